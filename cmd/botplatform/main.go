@@ -1,0 +1,65 @@
+// Command botplatform is the bot platform server: `serve` runs every API in
+// one process, `migrate` prepares the database, `token` issues an access
+// token, `version` prints the version.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "botplatform:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = `botplatform: a self-hosted bot platform server
+
+Usage:
+  botplatform serve   [flags]   run the server (botplatform serve -h lists the flags)
+  botplatform migrate [flags]   apply database migrations and exit
+  botplatform token   [flags] --email EMAIL [--note NOTE]
+                                print a new personal access token for that account
+  botplatform version           print the version
+`
+
+// run is main without the process: tests call it with their own context
+// and writers.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("missing command")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		return migrate(ctx, args[1:], stdout, stderr)
+	case "token":
+		return issueToken(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "botplatform", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}

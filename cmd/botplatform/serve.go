@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/config"
+	"github.com/botplatform/botplatform/internal/httpapi"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store/postgres"
+	"github.com/botplatform/botplatform/internal/store/sqlite"
+	"github.com/botplatform/botplatform/internal/store/sqlstore"
+)
+
+func newLogger(c config.Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// openStore opens the configured database and applies pending migrations.
+func openStore(ctx context.Context, c config.Config) (*sqlstore.Store, error) {
+	if c.DatabaseURL != "" {
+		s, err := postgres.Open(ctx, c.DatabaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
+		return s, nil
+	}
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(c.DataDir, "botplatform.db")
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := config.Parse("serve", args, stderr)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	cfg.Resolve(ln.Addr().String())
+
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	adm := admin.New(st, platform.SystemClock{}, cfg.ChatURL)
+	boot, err := adm.Bootstrap(ctx, cfg.AdminToken)
+	if err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if boot.Created {
+		if err := writeBootstrap(cfg, boot); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "First start: created an owner account, a workspace and an access token.\n")
+		fmt.Fprintf(stdout, "  token:        %s\n  workspace id: %s\n  (also in %s; shown only once)\n",
+			boot.Token, boot.WorkspaceID, filepath.Join(cfg.DataDir, "bootstrap.json"))
+	}
+
+	srv := &http.Server{
+		Handler: httpapi.New(httpapi.Deps{Log: log, Store: st, Admin: adm, Version: version}),
+		// Uploads and event streams extend their own deadlines.
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("listening", "api_url", cfg.PublicURL, "chat_url", cfg.ChatURL, "database", st.Dialect(), "version", version)
+	fmt.Fprintf(stdout, "botplatform %s listening on %s\n", version, cfg.PublicURL)
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// writeBootstrap records the first start's credentials for scripts, readable
+// by the owner only.
+func writeBootstrap(cfg config.Config, b admin.Bootstrap) error {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return err
+	}
+	body, _ := json.MarshalIndent(map[string]string{
+		"token": b.Token, "workspaceId": b.WorkspaceID, "apiUrl": cfg.PublicURL, "chatUrl": cfg.ChatURL,
+	}, "", "  ")
+	path := filepath.Join(cfg.DataDir, "bootstrap.json")
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(body, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := config.Parse("migrate", args, stderr)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg) // opening applies the migrations
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	fmt.Fprintf(stdout, "%s database is up to date\n", st.Dialect())
+	return nil
+}
+
+func issueToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var email, note string
+	var rest []string
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&email, "email", "", "account email (the account is created if it does not exist)")
+	fs.StringVar(&note, "note", "issued by botplatform token", "note stored with the token")
+	// token shares serve's database flags; split them from its own.
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-")
+		if name == "email" || name == "note" {
+			if !strings.Contains(a, "=") && i+1 < len(args) {
+				i++
+				a += "=" + args[i]
+			}
+			if err := fs.Parse([]string{a}); err != nil {
+				return err
+			}
+			continue
+		}
+		rest = append(rest, a)
+	}
+	if email == "" {
+		return errors.New("token: --email is required")
+	}
+	cfg, err := config.Parse("token", rest, stderr)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	value, err := admin.New(st, platform.SystemClock{}, "").IssueToken(ctx, email, note)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, value)
+	return nil
+}

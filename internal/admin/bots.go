@@ -1,0 +1,345 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// ChatIntegrationID names the built-in chat integration that every bot has.
+// The Bot object's integrations map is keyed by it.
+const ChatIntegrationID = "chat"
+
+// BotInput is the body of createBot and updateBot. In maps, a JSON null
+// (a nil pointer, or the raw text null) removes the entry on update.
+type BotInput struct {
+	Name             *string                    `json:"name"`
+	Description      *string                    `json:"description"`
+	Tags             map[string]*string         `json:"tags"`
+	URL              json.RawMessage            `json:"url"`
+	Dev              *bool                      `json:"dev"`
+	Code             *string                    `json:"code"`
+	Secrets          map[string]*string         `json:"secrets"`
+	Type             *string                    `json:"type"`
+	MaxExecutionTime *int                       `json:"maxExecutionTime"`
+	Medias           *[]platform.Media          `json:"medias"`
+	States           map[string]json.RawMessage `json:"states"`
+	Events           map[string]json.RawMessage `json:"events"`
+	RecurringEvents  map[string]json.RawMessage `json:"recurringEvents"`
+	Actions          map[string]json.RawMessage `json:"actions"`
+	Subscriptions    json.RawMessage            `json:"subscriptions"`
+	Configuration    *struct {
+		Data   json.RawMessage `json:"data"`
+		Schema json.RawMessage `json:"schema"`
+	} `json:"configuration"`
+	User           *TagDefs                   `json:"user"`
+	Conversation   *TagDefs                   `json:"conversation"`
+	Message        *TagDefs                   `json:"message"`
+	Authentication *string                    `json:"authentication"`
+	Blocked        *bool                      `json:"blocked"`
+	AlwaysAlive    *bool                      `json:"alwaysAlive"`
+	Layers         *[]string                  `json:"layers"`
+	Integrations   map[string]json.RawMessage `json:"integrations"`
+	Plugins        map[string]json.RawMessage `json:"plugins"`
+}
+
+// TagDefs declares the tags of users, conversations or messages.
+type TagDefs struct {
+	Tags map[string]json.RawMessage `json:"tags"`
+}
+
+// MaxExecutionTimeCeiling is the largest maxExecutionTime a bot may ask for, in seconds.
+const MaxExecutionTimeCeiling = 900
+
+func isNull(v json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(v), []byte("null")) }
+
+// mergeMap applies patch to the stored JSON object: null removes a key.
+func mergeMap(stored json.RawMessage, patch map[string]json.RawMessage) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	if len(stored) > 0 {
+		_ = json.Unmarshal(stored, &m)
+	}
+	for k, v := range patch {
+		if isNull(v) {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	out, _ := json.Marshal(m)
+	return out
+}
+
+func (s *Service) CreateBot(ctx context.Context, a *Actor, in BotInput) (platform.Bot, error) {
+	if err := require(a, platform.RoleDeveloper, "creating a bot"); err != nil {
+		return platform.Bot{}, err
+	}
+	now := s.clock.Now()
+	b := platform.Bot{
+		ID: platform.NewID(platform.PrefixBot), WorkspaceID: a.Member.WorkspaceID, Name: "My Bot", Type: "studio",
+		Status: "active", SigningSecret: platform.RandomToken(32), CreatedBy: a.Account.ID, Tags: map[string]string{},
+		CreatedAt: now, UpdatedAt: now,
+	}
+	if in.Dev != nil {
+		b.Dev = *in.Dev
+	}
+	b.Integrations = []platform.BotIntegration{{
+		BotID: b.ID, IntegrationID: ChatIntegrationID, Name: "chat", Version: "1.0.0",
+		WebhookID: strings.ToLower(platform.NewID("")), Enabled: true,
+		Configuration: map[string]any{"encryptionKey": platform.RandomToken(32)}, DisabledChannels: []string{},
+		CreatedAt: now, UpdatedAt: now,
+	}}
+	if err := s.apply(&b, in); err != nil {
+		return b, err
+	}
+	return b, s.store.CreateBot(ctx, b)
+}
+
+func (s *Service) GetBot(ctx context.Context, a *Actor, id string) (platform.Bot, error) {
+	b, err := s.store.GetBot(ctx, a.Member.WorkspaceID, id)
+	return b, notFound(err, "bot", id)
+}
+
+func (s *Service) UpdateBot(ctx context.Context, a *Actor, id string, in BotInput) (platform.Bot, error) {
+	if err := require(a, platform.RoleDeveloper, "updating a bot"); err != nil {
+		return platform.Bot{}, err
+	}
+	if in.Dev != nil {
+		return platform.Bot{}, platform.Invalid("dev", "cannot be changed after the bot is created")
+	}
+	b, err := s.GetBot(ctx, a, id)
+	if err != nil {
+		return b, err
+	}
+	if err := s.apply(&b, in); err != nil {
+		return b, err
+	}
+	b.UpdatedAt = s.clock.Now()
+	return b, notFound(s.store.UpdateBot(ctx, b), "bot", id)
+}
+
+func (s *Service) DeleteBot(ctx context.Context, a *Actor, id string) error {
+	if err := require(a, platform.RoleDeveloper, "deleting a bot"); err != nil {
+		return err
+	}
+	return notFound(s.store.DeleteBot(ctx, a.Member.WorkspaceID, id), "bot", id)
+}
+
+func (s *Service) ListBots(ctx context.Context, a *Actor, f store.BotFilter, pluginNames []string) ([]platform.Bot, string, error) {
+	if len(pluginNames) > 0 {
+		return []platform.Bot{}, "", nil // no plugin can be installed on this server
+	}
+	return s.store.ListBots(ctx, a.Member.WorkspaceID, f)
+}
+
+// WebhookURL is the Chat API address of a bot's chat integration.
+func (s *Service) WebhookURL(webhookID string) string { return s.chatURL + "/" + webhookID }
+
+// apply validates in and applies it to b (create and update alike).
+func (s *Service) apply(b *platform.Bot, in BotInput) error {
+	sp := &b.Spec
+	if in.Name != nil {
+		if err := checkName("name", *in.Name); err != nil {
+			return err
+		}
+		b.Name = *in.Name
+	}
+	if in.Description != nil {
+		if len(*in.Description) > 2000 {
+			return platform.Invalid("description", "at most 2000 characters")
+		}
+		sp.Description = *in.Description
+	}
+	for _, k := range sortedKeys(in.Tags) {
+		v := in.Tags[k]
+		if v == nil {
+			delete(b.Tags, k)
+			continue
+		}
+		if k == "" || len(k) > 500 {
+			return platform.Invalid("tags", "keys are 1 to 500 characters")
+		}
+		if len(*v) > 500 {
+			return platform.Invalid("tags."+k, "at most 500 characters")
+		}
+		b.Tags[k] = *v
+	}
+	if len(in.URL) > 0 {
+		var u *string
+		if err := json.Unmarshal(in.URL, &u); err != nil {
+			return platform.Invalid("url", "must be a string or null")
+		}
+		sp.URL = ""
+		if u != nil {
+			sp.URL = *u
+		}
+	}
+	if in.Code != nil {
+		b.Code = *in.Code
+		now := s.clock.Now()
+		b.DeployedAt = &now
+	}
+	for k, v := range in.Secrets {
+		if sp.Secrets == nil {
+			sp.Secrets = map[string]string{}
+		}
+		if v == nil {
+			delete(sp.Secrets, k)
+		} else {
+			sp.Secrets[k] = *v
+		}
+	}
+	if in.Type != nil {
+		b.Type = *in.Type
+	}
+	if in.MaxExecutionTime != nil {
+		if *in.MaxExecutionTime < 1 || *in.MaxExecutionTime > MaxExecutionTimeCeiling {
+			return platform.Invalid("maxExecutionTime", "must be between 1 and %d seconds", MaxExecutionTimeCeiling)
+		}
+		sp.MaxExecutionTime = in.MaxExecutionTime
+	}
+	if in.Medias != nil {
+		sp.Medias = *in.Medias
+	}
+	if in.States != nil {
+		sp.States = mergeMap(sp.States, in.States)
+	}
+	if in.Events != nil {
+		sp.Events = mergeMap(sp.Events, in.Events)
+	}
+	if in.RecurringEvents != nil {
+		sp.RecurringEvents = mergeMap(sp.RecurringEvents, in.RecurringEvents)
+	}
+	if in.Actions != nil {
+		sp.Actions = mergeMap(sp.Actions, in.Actions)
+	}
+	if len(in.Subscriptions) > 0 {
+		sp.Subscriptions = in.Subscriptions
+	}
+	if c := in.Configuration; c != nil {
+		cfg := map[string]json.RawMessage{}
+		if len(sp.Configuration) > 0 {
+			_ = json.Unmarshal(sp.Configuration, &cfg)
+		}
+		if len(c.Data) > 0 {
+			cfg["data"] = c.Data
+		}
+		if len(c.Schema) > 0 {
+			cfg["schema"] = c.Schema
+		}
+		sp.Configuration, _ = json.Marshal(cfg)
+	}
+	for _, t := range []struct {
+		in  *TagDefs
+		dst *json.RawMessage
+	}{{in.User, &sp.UserTags}, {in.Conversation, &sp.ConversationTags}, {in.Message, &sp.MessageTags}} {
+		if t.in != nil && t.in.Tags != nil {
+			*t.dst = mergeMap(*t.dst, t.in.Tags)
+		}
+	}
+	if in.Authentication != nil {
+		sp.Authentication = *in.Authentication
+	}
+	if in.Blocked != nil {
+		sp.Blocked = *in.Blocked
+	}
+	if in.AlwaysAlive != nil {
+		sp.AlwaysAlive = *in.AlwaysAlive
+	}
+	if in.Layers != nil {
+		sp.Layers = *in.Layers
+	}
+	for _, k := range sortedKeys(in.Plugins) {
+		if !isNull(in.Plugins[k]) {
+			return platform.Errorf(platform.ErrReferenceNotFound, "plugins.%s: plugin not found; this server has no plugin registry", k)
+		}
+	}
+	for _, k := range sortedKeys(in.Integrations) {
+		if err := s.applyIntegration(b, k, in.Integrations[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// integrationPatch is one entry of updateBot's integrations map.
+type integrationPatch struct {
+	Enabled           *bool          `json:"enabled"`
+	IntegrationID     *string        `json:"integrationId"`
+	ConfigurationType *string        `json:"configurationType"`
+	Configuration     map[string]any `json:"configuration"`
+	DisabledChannels  *[]string      `json:"disabledChannels"`
+}
+
+func (s *Service) applyIntegration(b *platform.Bot, key string, raw json.RawMessage) error {
+	var in *platform.BotIntegration
+	for i := range b.Integrations {
+		if b.Integrations[i].IntegrationID == key || b.Integrations[i].Name == key {
+			in = &b.Integrations[i]
+		}
+	}
+	if in == nil {
+		return platform.Errorf(platform.ErrReferenceNotFound, "integrations.%s: integration not found; the only integration on this server is %q", key, ChatIntegrationID)
+	}
+	field := "integrations." + key
+	if isNull(raw) {
+		return platform.Invalid(field, "the built-in chat integration cannot be removed; set enabled to false instead")
+	}
+	var p integrationPatch
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return platform.Invalid(field, "must be an object")
+	}
+	if p.IntegrationID != nil && *p.IntegrationID != in.IntegrationID {
+		return platform.Invalid(field+".integrationId", "must be %q", in.IntegrationID)
+	}
+	if p.Enabled != nil {
+		in.Enabled = *p.Enabled
+	}
+	if p.DisabledChannels != nil {
+		in.DisabledChannels = *p.DisabledChannels
+	}
+	if p.Configuration != nil {
+		cfg := p.Configuration
+		switch k := cfg["encryptionKey"].(type) {
+		case nil:
+			cfg["encryptionKey"] = in.Configuration["encryptionKey"] // the chat integration always has a key
+		case string:
+			if len(k) < 16 || len(k) > 512 {
+				return platform.Invalid(field+".configuration.encryptionKey", "must be 16 to 512 characters")
+			}
+		default:
+			return platform.Invalid(field+".configuration.encryptionKey", "must be a string")
+		}
+		in.Configuration = cfg
+	}
+	in.UpdatedAt = s.clock.Now()
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// RotateSigningSecret gives the bot a new signing secret and returns it.
+func (s *Service) RotateSigningSecret(ctx context.Context, a *Actor, id string) (string, error) {
+	if err := require(a, platform.RoleDeveloper, "rotating a bot's signing secret"); err != nil {
+		return "", err
+	}
+	b, err := s.GetBot(ctx, a, id)
+	if err != nil {
+		return "", err
+	}
+	b.SigningSecret = platform.RandomToken(32)
+	b.UpdatedAt = s.clock.Now()
+	return b.SigningSecret, notFound(s.store.UpdateBot(ctx, b), "bot", id)
+}

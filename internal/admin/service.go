@@ -1,0 +1,119 @@
+// Package admin holds the Admin API's rules: who may do what in a workspace,
+// accounts and their tokens, workspaces and members, bots and bot keys.
+package admin
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"strings"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Service implements the Admin API on a store.
+type Service struct {
+	store   store.Store
+	clock   platform.Clock
+	chatURL string // base of every chat webhook URL
+}
+
+// New returns a Service; chatURL is the Chat API base, without trailing slash.
+func New(s store.Store, clock platform.Clock, chatURL string) *Service {
+	return &Service{store: s, clock: clock, chatURL: strings.TrimRight(chatURL, "/")}
+}
+
+// Token prefixes tell a personal access token from a bot API key.
+const (
+	patPrefix = "bp_pat_"
+	bakPrefix = "bp_bak_"
+)
+
+func newSecret(prefix string) (value string, hash []byte) {
+	value = prefix + platform.RandomToken(30)
+	return value, hashToken(value)
+}
+
+func hashToken(v string) []byte {
+	h := sha256.Sum256([]byte(v))
+	return h[:]
+}
+
+var errBadToken = platform.Errorf(platform.ErrUnauthorized, "invalid or missing access token")
+
+// Actor is an authenticated caller. Member is set once a workspace is known.
+type Actor struct {
+	Account platform.Account
+	Member  platform.Member
+}
+
+// Authenticate resolves a personal access token to its account. The lookup
+// is by the token's SHA-256 hash; the stored hash is then compared in
+// constant time.
+func (s *Service) Authenticate(ctx context.Context, token string) (*Actor, error) {
+	if !strings.HasPrefix(token, patPrefix) {
+		return nil, errBadToken
+	}
+	h := hashToken(token)
+	t, err := s.store.GetPATByHash(ctx, h)
+	if errors.Is(err, platform.ErrNotFound) || (err == nil && subtle.ConstantTimeCompare(t.Hash, h) != 1) {
+		return nil, errBadToken
+	}
+	if err != nil {
+		return nil, err
+	}
+	acc, err := s.store.GetAccount(ctx, t.OwnerID)
+	if errors.Is(err, platform.ErrNotFound) {
+		return nil, errBadToken
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Actor{Account: acc}, nil
+}
+
+// Enter sets the actor's workspace. A workspace that does not exist, or of
+// which the account is not a member, is 401 (spec section 7).
+func (s *Service) Enter(ctx context.Context, a *Actor, workspaceID string) error {
+	if workspaceID == "" {
+		return platform.Errorf(platform.ErrUnauthorized, "x-workspace-id header is required")
+	}
+	m, err := s.store.GetMember(ctx, workspaceID, a.Account.ID)
+	if errors.Is(err, platform.ErrNotFound) {
+		return platform.Errorf(platform.ErrUnauthorized, "x-workspace-id: unknown workspace, or this account is not a member of it")
+	}
+	if err != nil {
+		return err
+	}
+	a.Member = m
+	return nil
+}
+
+// require fails with 403 unless the actor's role is at least min.
+func require(a *Actor, min platform.Role, action string) error {
+	if !a.Member.Role.AtLeast(min) {
+		return platform.Errorf(platform.ErrForbidden, "%s requires the %s role or higher; your role in this workspace is %s", action, min, a.Member.Role)
+	}
+	return nil
+}
+
+// notFound maps a store's ErrNotFound to a 404 naming the resource.
+func notFound(err error, kind, id string) error {
+	if errors.Is(err, platform.ErrNotFound) {
+		return platform.NotFound(kind, id)
+	}
+	return err
+}
+
+// PageSize validates a requested page size: default def, 1 to 100.
+func PageSize(v *int, def int) (int, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v < 1 || *v > 100 {
+		return 0, platform.Errorf(platform.ErrInvalidQuery, "pageSize: must be between 1 and 100")
+	}
+	return *v, nil
+}

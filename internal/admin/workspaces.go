@@ -1,0 +1,151 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// DefaultSpendingLimit is a new workspace's AI spending limit in US dollars.
+const DefaultSpendingLimit = 100
+
+func newWorkspace(ownerID, name, billingVersion string, now time.Time) platform.Workspace {
+	return platform.Workspace{
+		ID: platform.NewID(platform.PrefixWorkspace), Name: name, OwnerID: ownerID,
+		Plan: "community", BillingVersion: billingVersion, SpendingLimit: DefaultSpendingLimit,
+		CreatedAt: now, UpdatedAt: now,
+	}
+}
+
+func checkName(field, name string) error {
+	if strings.TrimSpace(name) == "" {
+		return platform.Invalid(field, "must not be empty")
+	}
+	if len(name) > 200 {
+		return platform.Invalid(field, "at most 200 characters")
+	}
+	return nil
+}
+
+// CreateWorkspace creates a workspace owned by the caller.
+func (s *Service) CreateWorkspace(ctx context.Context, a *Actor, name, billingVersion string) (platform.Workspace, error) {
+	if err := checkName("name", name); err != nil {
+		return platform.Workspace{}, err
+	}
+	if billingVersion == "" {
+		billingVersion = "v4"
+	}
+	now := s.clock.Now()
+	w := newWorkspace(a.Account.ID, name, billingVersion, now)
+	m := platform.Member{ID: platform.NewID(platform.PrefixMember), WorkspaceID: w.ID, AccountID: a.Account.ID, Role: platform.RoleOwner, CreatedAt: now}
+	if err := s.store.CreateWorkspace(ctx, w, m); err != nil {
+		return w, err
+	}
+	return w, nil
+}
+
+// workspaceAs loads workspace id and enters it as the actor's workspace. A
+// workspace the account is not a member of is reported as not found, so its
+// existence is not revealed.
+func (s *Service) workspaceAs(ctx context.Context, a *Actor, id string) (platform.Workspace, error) {
+	m, err := s.store.GetMember(ctx, id, a.Account.ID)
+	if err != nil {
+		return platform.Workspace{}, notFound(err, "workspace", id)
+	}
+	a.Member = m
+	w, err := s.store.GetWorkspace(ctx, id)
+	return w, notFound(err, "workspace", id)
+}
+
+func (s *Service) GetWorkspace(ctx context.Context, a *Actor, id string) (platform.Workspace, error) {
+	return s.workspaceAs(ctx, a, id)
+}
+
+func (s *Service) ListWorkspaces(ctx context.Context, a *Actor, f store.WorkspaceFilter) ([]platform.Workspace, string, error) {
+	return s.store.ListWorkspaces(ctx, a.Account.ID, f)
+}
+
+// WorkspaceUpdate holds the fields updateWorkspace may change; nil is unchanged.
+type WorkspaceUpdate struct {
+	Name           *string
+	SpendingLimit  *int64
+	About          *string
+	ProfilePicture *string
+	ContactEmail   *string
+	Website        *string
+	SocialAccounts *[]string
+	IsPublic       *bool
+	Handle         *string
+}
+
+var handleRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,48}[a-z0-9]$`)
+
+// UpdateWorkspace needs the administrator role.
+func (s *Service) UpdateWorkspace(ctx context.Context, a *Actor, id string, u WorkspaceUpdate) (platform.Workspace, error) {
+	w, err := s.workspaceAs(ctx, a, id)
+	if err != nil {
+		return w, err
+	}
+	if err := require(a, platform.RoleAdministrator, "updating the workspace"); err != nil {
+		return w, err
+	}
+	if u.Name != nil {
+		if err := checkName("name", *u.Name); err != nil {
+			return w, err
+		}
+		w.Name = *u.Name
+	}
+	if u.SpendingLimit != nil {
+		if *u.SpendingLimit < 0 {
+			return w, platform.Invalid("spendingLimit", "must not be negative")
+		}
+		w.SpendingLimit = *u.SpendingLimit
+	}
+	if u.Handle != nil {
+		if *u.Handle != "" && !handleRe.MatchString(*u.Handle) {
+			return w, platform.Invalid("handle", "3 to 50 lower-case letters, digits or dashes, not starting or ending with a dash")
+		}
+		w.Handle = *u.Handle
+	}
+	if u.SocialAccounts != nil {
+		if len(*u.SocialAccounts) > 5 {
+			return w, platform.Invalid("socialAccounts", "at most 5 items")
+		}
+		w.SocialAccounts = *u.SocialAccounts
+	}
+	for _, f := range []struct {
+		v   *string
+		dst *string
+	}{{u.About, &w.About}, {u.ProfilePicture, &w.ProfilePicture}, {u.ContactEmail, &w.ContactEmail}, {u.Website, &w.Website}} {
+		if f.v != nil {
+			*f.dst = *f.v
+		}
+	}
+	if u.IsPublic != nil {
+		w.IsPublic = *u.IsPublic
+	}
+	w.UpdatedAt = s.clock.Now()
+	if err := s.store.UpdateWorkspace(ctx, w); err != nil {
+		if errors.Is(err, platform.ErrConflict) {
+			return w, platform.Errorf(platform.ErrAlreadyExists, "handle: %q is taken by another workspace", w.Handle)
+		}
+		return w, notFound(err, "workspace", id)
+	}
+	return w, nil
+}
+
+// DeleteWorkspace needs the owner role and removes the workspace's bots too.
+func (s *Service) DeleteWorkspace(ctx context.Context, a *Actor, id string) error {
+	if _, err := s.workspaceAs(ctx, a, id); err != nil {
+		return err
+	}
+	if err := require(a, platform.RoleOwner, "deleting the workspace"); err != nil {
+		return err
+	}
+	return notFound(s.store.DeleteWorkspace(ctx, id), "workspace", id)
+}

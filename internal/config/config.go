@@ -1,0 +1,117 @@
+// Package config reads botplatform's settings from flags and BOTPLATFORM_*
+// environment variables (a flag wins over its variable, which wins over the
+// default) and validates them. docs/configuration.md lists every setting.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config is every setting of `botplatform serve`.
+type Config struct {
+	Addr            string
+	DataDir         string
+	DatabaseURL     string
+	PublicURL       string
+	ChatURL         string
+	LogFormat       string
+	LogLevel        string
+	AdminToken      string
+	ShutdownTimeout time.Duration
+}
+
+// env returns BOTPLATFORM_<name>, or the content of the file named by
+// BOTPLATFORM_<name>_FILE (for secrets), or def.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv("BOTPLATFORM_" + name); ok {
+		return v
+	}
+	if p, ok := os.LookupEnv("BOTPLATFORM_" + name + "_FILE"); ok {
+		if b, err := os.ReadFile(p); err == nil {
+			return strings.TrimSpace(string(b))
+		}
+	}
+	return def
+}
+
+// Parse reads the flags of a subcommand (args excludes the subcommand name).
+func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.Addr, "addr", env("ADDR", "127.0.0.1:8080"), "address to listen on (BOTPLATFORM_ADDR)")
+	fs.StringVar(&c.DataDir, "data", env("DATA", "./data"), "data directory: SQLite database, blobs, bootstrap.json (BOTPLATFORM_DATA)")
+	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "empty for SQLite in the data directory, or postgres://… (BOTPLATFORM_DATABASE_URL)")
+	fs.StringVar(&c.PublicURL, "public-url", env("PUBLIC_URL", ""), "absolute base URL of every URL the server hands out; default http://<addr> (BOTPLATFORM_PUBLIC_URL)")
+	fs.StringVar(&c.ChatURL, "chat-url", env("CHAT_URL", ""), "base URL of the Chat API; default <public-url>/chat (BOTPLATFORM_CHAT_URL)")
+	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "text or json (BOTPLATFORM_LOG_FORMAT)")
+	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (BOTPLATFORM_LOG_LEVEL)")
+	shutdown := env("SHUTDOWN_TIMEOUT", "15s")
+	fs.Func("shutdown-timeout", "time allowed to drain requests on SIGINT/SIGTERM (BOTPLATFORM_SHUTDOWN_TIMEOUT, default 15s)", func(s string) error {
+		shutdown = s
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	c.AdminToken = env("ADMIN_TOKEN", "")
+	var err error
+	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil {
+		return c, fmt.Errorf("shutdown-timeout: %v", err)
+	}
+	return c, c.validate()
+}
+
+func (c *Config) validate() error {
+	var errs []error
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		errs = append(errs, errors.New("database-url: must be empty (SQLite) or start with postgres://"))
+	}
+	for name, v := range map[string]string{"public-url": c.PublicURL, "chat-url": c.ChatURL} {
+		if v == "" {
+			continue
+		}
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("%s: must be an absolute http(s) URL", name))
+		}
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, errors.New("log-format: must be text or json"))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, errors.New("log-level: must be debug, info, warn or error"))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("data: must not be empty"))
+	}
+	return errors.Join(errs...)
+}
+
+// Resolve fills the URLs derived from the address the server listens on.
+func (c *Config) Resolve(listenAddr string) {
+	if c.PublicURL == "" {
+		host := listenAddr
+		if h, p, err := net.SplitHostPort(listenAddr); err == nil && (h == "" || h == "0.0.0.0" || h == "::") {
+			host = net.JoinHostPort("localhost", p)
+		}
+		c.PublicURL = "http://" + host
+	}
+	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	if c.ChatURL == "" {
+		c.ChatURL = c.PublicURL + "/chat"
+	}
+	c.ChatURL = strings.TrimRight(c.ChatURL, "/")
+}

@@ -1,0 +1,471 @@
+package httpapi
+
+import (
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// adminRoutes is the Admin API's route table (compat-notes §2.3).
+// Account routes need only the token; an x-workspace-id sent with them must
+// still be valid. Every other route needs x-workspace-id.
+func (a *api) adminRoutes() *http.ServeMux {
+	m := http.NewServeMux()
+	m.Handle("GET /v1/admin/account/me", a.account(a.getAccount))
+	m.Handle("POST /v1/admin/account/pats", a.account(a.createPAT))
+	m.Handle("GET /v1/admin/account/pats", a.account(a.listPATs))
+	m.Handle("DELETE /v1/admin/account/pats/{id}", a.account(a.deletePAT))
+
+	m.Handle("POST /v1/admin/workspaces", a.account(a.createWorkspace))
+	m.Handle("GET /v1/admin/workspaces", a.account(a.listWorkspaces))
+	m.Handle("GET /v1/admin/workspaces/{id}", a.account(a.getWorkspace))
+	m.Handle("PUT /v1/admin/workspaces/{id}", a.account(a.updateWorkspace))
+	m.Handle("DELETE /v1/admin/workspaces/{id}", a.account(a.deleteWorkspace))
+
+	m.Handle("GET /v1/admin/workspace-members", a.workspace(a.listMembers))
+	m.Handle("GET /v1/admin/workspace-members/me", a.workspace(a.getMyMember))
+	m.Handle("POST /v1/admin/workspace-members", a.workspace(a.addMember))
+	m.Handle("PUT /v1/admin/workspace-members/{id}", a.workspace(a.updateMember))
+	m.Handle("DELETE /v1/admin/workspace-members/{id}", a.workspace(a.removeMember))
+
+	m.Handle("POST /v1/admin/bots", a.workspace(a.createBot))
+	m.Handle("GET /v1/admin/bots", a.workspace(a.listBots))
+	m.Handle("GET /v1/admin/bots/{id}", a.workspace(a.getBot))
+	m.Handle("PUT /v1/admin/bots/{id}", a.workspace(a.updateBot))
+	m.Handle("DELETE /v1/admin/bots/{id}", a.workspace(a.deleteBot))
+	m.Handle("GET /v1/admin/bots/{id}/logs", a.workspace(a.getBotLogs))
+	m.Handle("POST /v1/admin/bots/{id}/signing-secrets/rotate", a.workspace(a.rotateSigningSecret))
+
+	m.Handle("POST /v1/admin/bots/baks", a.workspace(a.createBotKey))
+	m.Handle("GET /v1/admin/bots/baks", a.workspace(a.listBotKeys))
+	m.Handle("DELETE /v1/admin/bots/baks/{id}", a.workspace(a.deleteBotKey))
+	return m
+}
+
+type actorFunc func(w http.ResponseWriter, r *http.Request, act *admin.Actor) error
+
+// authenticate checks the bearer token, then x-workspace-id when required
+// or present. Both failures are 401 (spec sections 5 and 7).
+func (a *api) authenticate(r *http.Request, needWorkspace bool) (*admin.Actor, error) {
+	act, err := a.Admin.Authenticate(r.Context(), bearer(r))
+	if err != nil {
+		return nil, err
+	}
+	if ws := r.Header.Get("x-workspace-id"); ws != "" || needWorkspace {
+		if err := a.Admin.Enter(r.Context(), act, ws); err != nil {
+			return nil, err
+		}
+	}
+	return act, nil
+}
+
+func (a *api) account(f actorFunc) http.Handler { return a.withActor(false, f) }
+
+func (a *api) workspace(f actorFunc) http.Handler { return a.withActor(true, f) }
+
+func (a *api) withActor(needWorkspace bool, f actorFunc) http.Handler {
+	return a.h(func(w http.ResponseWriter, r *http.Request) error {
+		act, err := a.authenticate(r, needWorkspace)
+		if err != nil {
+			return err
+		}
+		return f(w, r, act)
+	})
+}
+
+var (
+	noBody     = schema("empty.json", `{"type":"object","additionalProperties":false}`)
+	noteSchema = schema("pat.json", `{"type":"object","additionalProperties":false,"required":["note"],"properties":{"note":{"type":"string"}}}`)
+)
+
+func (a *api) getAccount(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	acc := act.Account
+	writeJSON(w, http.StatusOK, map[string]any{"account": map[string]any{
+		"id": acc.ID, "email": acc.Email, "displayName": acc.DisplayName, "emailVerified": true,
+		"createdAt": platform.FormatTime(acc.CreatedAt),
+	}})
+	return nil
+}
+
+func (a *api) createPAT(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in struct{ Note string }
+	if err := decode(r, noteSchema, &in); err != nil {
+		return err
+	}
+	t, value, err := a.Admin.CreatePAT(r.Context(), act, in.Note)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"pat": toToken(t, value)})
+	return nil
+}
+
+func (a *api) listPATs(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	ts, err := a.Admin.ListPATs(r.Context(), act)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"pats": tokensJSON(ts)})
+	return nil
+}
+
+func tokensJSON(ts []platform.Token) []tokenJSON {
+	out := make([]tokenJSON, len(ts))
+	for i, t := range ts {
+		out[i] = toToken(t, "")
+	}
+	return out
+}
+
+func (a *api) deletePAT(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Admin.DeletePAT(r.Context(), act, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+var createWorkspaceSchema = schema("create-workspace.json", `{"type":"object","additionalProperties":false,"required":["name"],
+	"properties":{"name":{"type":"string"},"billingVersion":{"enum":["v4"]}}}`)
+
+func (a *api) createWorkspace(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in struct{ Name, BillingVersion string }
+	if err := decode(r, createWorkspaceSchema, &in); err != nil {
+		return err
+	}
+	ws, err := a.Admin.CreateWorkspace(r.Context(), act, in.Name, in.BillingVersion)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toWorkspace(ws))
+	return nil
+}
+
+// page reads nextToken and pageSize.
+func page(q query, def int) (store.Page, error) {
+	n, err := q.integer("pageSize")
+	if err != nil {
+		return store.Page{}, err
+	}
+	size, err := admin.PageSize(n, def)
+	return store.Page{Token: q.str("nextToken"), Limit: size}, err
+}
+
+func (a *api) listWorkspaces(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	q := newQuery(r)
+	p, err := page(q, 20)
+	if err != nil {
+		return err
+	}
+	wss, next, err := a.Admin.ListWorkspaces(r.Context(), act, store.WorkspaceFilter{Page: p, Handle: q.str("handle")})
+	if err != nil {
+		return err
+	}
+	out := make([]workspaceJSON, len(wss))
+	for i, ws := range wss {
+		out[i] = toWorkspace(ws)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out, "meta": metaJSON{next}})
+	return nil
+}
+
+func (a *api) getWorkspace(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	ws, err := a.Admin.GetWorkspace(r.Context(), act, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toWorkspace(ws))
+	return nil
+}
+
+var updateWorkspaceSchema = schema("update-workspace.json", `{"type":"object","additionalProperties":false,"properties":{
+	"name":{"type":"string"},"spendingLimit":{"type":"integer"},"about":{"type":"string"},"profilePicture":{"type":"string"},
+	"contactEmail":{"type":"string"},"website":{"type":"string"},"socialAccounts":{"type":"array","items":{"type":"string"},"maxItems":5},
+	"isPublic":{"type":"boolean"},"handle":{"type":"string"}}}`)
+
+func (a *api) updateWorkspace(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in admin.WorkspaceUpdate
+	if err := decode(r, updateWorkspaceSchema, &in); err != nil {
+		return err
+	}
+	ws, err := a.Admin.UpdateWorkspace(r.Context(), act, r.PathValue("id"), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toWorkspace(ws))
+	return nil
+}
+
+func (a *api) deleteWorkspace(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Admin.DeleteWorkspace(r.Context(), act, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+func (a *api) listMembers(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	p, err := page(newQuery(r), 20)
+	if err != nil {
+		return err
+	}
+	ms, next, err := a.Admin.ListMembers(r.Context(), act, p)
+	if err != nil {
+		return err
+	}
+	out := make([]memberJSON, len(ms))
+	for i, m := range ms {
+		out[i] = toMember(m)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"members": out, "meta": metaJSON{next}})
+	return nil
+}
+
+func (a *api) getMyMember(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	writeJSON(w, http.StatusOK, toMember(act.Member))
+	return nil
+}
+
+const roleEnum = `{"enum":["viewer","billing","developer","manager","administrator","owner"]}`
+
+var (
+	addMemberSchema = schema("add-member.json", `{"type":"object","additionalProperties":false,"required":["email","role"],
+		"properties":{"email":{"type":"string"},"role":`+roleEnum+`,"sendEmail":{"type":"boolean"}}}`)
+	updateMemberSchema = schema("update-member.json", `{"type":"object","additionalProperties":false,"properties":{"role":`+roleEnum+`}}`)
+)
+
+func (a *api) addMember(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in struct {
+		Email string
+		Role  platform.Role
+	}
+	if err := decode(r, addMemberSchema, &in); err != nil {
+		return err
+	}
+	m, err := a.Admin.AddMember(r.Context(), act, in.Email, in.Role)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toMember(m))
+	return nil
+}
+
+func (a *api) updateMember(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in struct{ Role *platform.Role }
+	if err := decode(r, updateMemberSchema, &in); err != nil {
+		return err
+	}
+	m, err := a.Admin.UpdateMember(r.Context(), act, r.PathValue("id"), in.Role)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toMember(m))
+	return nil
+}
+
+func (a *api) removeMember(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Admin.RemoveMember(r.Context(), act, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+func (a *api) createBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in admin.BotInput
+	if err := decode(r, createBotSchema, &in); err != nil {
+		return err
+	}
+	b, err := a.Admin.CreateBot(r.Context(), act, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(b, a.Admin)})
+	return nil
+}
+
+func (a *api) getBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	b, err := a.Admin.GetBot(r.Context(), act, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(b, a.Admin)})
+	return nil
+}
+
+func (a *api) updateBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in admin.BotInput
+	if err := decode(r, updateBotSchema, &in); err != nil {
+		return err
+	}
+	b, err := a.Admin.UpdateBot(r.Context(), act, r.PathValue("id"), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(b, a.Admin)})
+	return nil
+}
+
+func (a *api) deleteBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Admin.DeleteBot(r.Context(), act, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+func (a *api) rotateSigningSecret(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	secret, err := a.Admin.RotateSigningSecret(r.Context(), act, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"newSigningSecret": secret})
+	return nil
+}
+
+func (a *api) listBots(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	q := newQuery(r)
+	p, err := page(q, 20)
+	if err != nil {
+		return err
+	}
+	f := store.BotFilter{Page: p, IntegrationNames: q.list("integrationNames")}
+	dev, err := q.boolean("dev")
+	if err != nil {
+		return err
+	}
+	f.Dev = dev != nil && *dev
+	if f.Tags, err = q.tags(); err != nil {
+		return err
+	}
+	if f.SortField, err = q.enum("sortField", "createdAt", "updatedAt"); err != nil {
+		return err
+	}
+	dir, err := q.enum("sortDirection", "asc", "desc")
+	if err != nil {
+		return err
+	}
+	f.Descending = dir == "desc"
+	bots, next, err := a.Admin.ListBots(r.Context(), act, f, q.list("pluginNames"))
+	if err != nil {
+		return err
+	}
+	out := make([]botListItemJSON, len(bots))
+	for i, b := range bots {
+		out[i] = toBotListItem(b)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"bots": out, "meta": metaJSON{next}})
+	return nil
+}
+
+// parseTime reads an ISO 8601 query parameter.
+func parseTime(q query, name string) (time.Time, error) {
+	s := q.str(name)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return t, platform.Errorf(platform.ErrInvalidQuery, "%s: must be an ISO 8601 date-time such as 2025-01-31T12:00:00Z", name)
+	}
+	return t, nil
+}
+
+func (a *api) getBotLogs(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	q := newQuery(r)
+	if q.str("timeStart") == "" {
+		return platform.Errorf(platform.ErrInvalidQuery, "timeStart: is required")
+	}
+	f := store.LogFilter{Page: store.Page{Token: q.str("nextToken")}, BotID: r.PathValue("id"), Level: q.str("level"),
+		UserID: q.str("userId"), ConversationID: q.str("conversationId"), WorkflowID: q.str("workflowId"), MessageContains: q.str("messageContains")}
+	var err error
+	if f.Start, err = parseTime(q, "timeStart"); err != nil {
+		return err
+	}
+	if f.End, err = parseTime(q, "timeEnd"); err != nil {
+		return err
+	}
+	logs, next, err := a.Admin.BotLogs(r.Context(), act, f)
+	if err != nil {
+		return err
+	}
+	type logJSON struct {
+		Timestamp      string `json:"timestamp"`
+		Level          string `json:"level"`
+		Message        string `json:"message"`
+		WorkflowID     string `json:"workflowId,omitempty"`
+		UserID         string `json:"userId,omitempty"`
+		ConversationID string `json:"conversationId,omitempty"`
+	}
+	out := make([]logJSON, len(logs))
+	for i, l := range logs {
+		out[i] = logJSON{platform.FormatTime(l.Timestamp), l.Level, l.Message, l.WorkflowID, l.UserID, l.ConversationID}
+	}
+	resp := map[string]any{"logs": out}
+	if next != "" {
+		resp["nextToken"] = next // top level, not in meta (compat-notes §2.3)
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+var createBotKeySchema = schema("create-bak.json", `{"type":"object","additionalProperties":false,"required":["botId"],
+	"properties":{"botId":{"type":"string"},"note":{"type":"string"}}}`)
+
+func (a *api) createBotKey(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in struct{ BotID, Note string }
+	if err := decode(r, createBotKeySchema, &in); err != nil {
+		return err
+	}
+	t, value, err := a.Admin.CreateBotKey(r.Context(), act, in.BotID, in.Note)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toToken(t, value))
+	return nil
+}
+
+func (a *api) listBotKeys(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	botID := newQuery(r).str("botId")
+	if botID == "" {
+		return platform.Errorf(platform.ErrInvalidQuery, "botId: is required")
+	}
+	ts, err := a.Admin.ListBotKeys(r.Context(), act, botID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"baks": tokensJSON(ts)})
+	return nil
+}
+
+func (a *api) deleteBotKey(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Admin.DeleteBotKey(r.Context(), act, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -1,0 +1,180 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// schema compiles a JSON Schema for a request body. Bodies are validated
+// against it before decoding, so every rule of shape (types, unknown
+// properties, bounds, enums) fails with the path of the field at fault.
+func schema(name, src string) *jsonschema.Schema {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(src))
+	if err != nil {
+		panic(fmt.Sprintf("schema %s: %v", name, err))
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(name, doc); err != nil {
+		panic(err)
+	}
+	return c.MustCompile(name)
+}
+
+var printer = message.NewPrinter(language.English)
+
+// decode reads the JSON body, validates it against sch and decodes it into dst.
+// An empty body counts as {} (the clients send {} with DELETE, and some
+// callers send nothing).
+func decode(r *http.Request, sch *jsonschema.Schema, dst any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var maxErr *http.MaxBytesError
+		if errors.As(err, &maxErr) {
+			return err
+		}
+		return platform.Invalid("", "could not read the request body: %v", err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		return platform.Invalid("", "the request body is not valid JSON: %s", strings.TrimPrefix(err.Error(), "invalid character "))
+	}
+	if err := sch.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return validationError(ve)
+		}
+		return platform.Invalid("", "%v", err)
+	}
+	if err := json.Unmarshal(body, dst); err != nil {
+		return platform.Invalid("", "%v", err)
+	}
+	return nil
+}
+
+// validationError turns the first leaf of a schema failure into a message
+// naming the field: "tags.color: maxLength: got 1200, want 1000".
+func validationError(ve *jsonschema.ValidationError) error {
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	path := strings.Join(ve.InstanceLocation, ".")
+	join := func(p, k string) string {
+		if p == "" {
+			return k
+		}
+		return p + "." + k
+	}
+	switch k := ve.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		return platform.Invalid(join(path, k.Properties[0]), "unknown property; it is not allowed here")
+	case *kind.Required:
+		return platform.Invalid(join(path, k.Missing[0]), "is required")
+	}
+	if path == "" {
+		path = "body"
+	}
+	return platform.Invalid(path, "%s", ve.ErrorKind.LocalizedString(printer))
+}
+
+// query reads query parameters in the shape the official clients send:
+// repeated keys for lists and dot notation for objects (tags.k=v).
+type query struct{ v url.Values }
+
+func newQuery(r *http.Request) query { return query{r.URL.Query()} }
+
+func (q query) str(name string) string { return q.v.Get(name) }
+
+func (q query) list(name string) []string { return q.v[name] }
+
+func (q query) boolean(name string) (*bool, error) {
+	s := q.v.Get(name)
+	if s == "" {
+		return nil, nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil || (s != "true" && s != "false") {
+		return nil, platform.Errorf(platform.ErrInvalidQuery, "%s: must be true or false", name)
+	}
+	return &b, nil
+}
+
+func (q query) integer(name string) (*int, error) {
+	s := q.v.Get(name)
+	if s == "" {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return nil, platform.Errorf(platform.ErrInvalidQuery, "%s: must be an integer", name)
+	}
+	return &n, nil
+}
+
+func (q query) enum(name string, allowed ...string) (string, error) {
+	s := q.v.Get(name)
+	if s == "" {
+		return "", nil
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s, nil
+		}
+	}
+	return "", platform.Errorf(platform.ErrInvalidQuery, "%s: must be one of %s", name, strings.Join(allowed, ", "))
+}
+
+// tags reads a tag filter: tags.k=v (repeat for OR), or tags={"k":"v"} /
+// {"k":["v1","v2"]} as URL-encoded JSON.
+func (q query) tags() (map[string][]string, error) {
+	out := map[string][]string{}
+	if raw := q.v.Get("tags"); raw != "" {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(raw), &m); err != nil {
+			return nil, platform.Errorf(platform.ErrInvalidQuery, "tags: must be a JSON object or tags.<key>=<value> parameters")
+		}
+		for k, v := range m {
+			switch v := v.(type) {
+			case string:
+				out[k] = append(out[k], v)
+			case []any:
+				for _, x := range v {
+					s, ok := x.(string)
+					if !ok {
+						return nil, platform.Errorf(platform.ErrInvalidQuery, "tags.%s: values must be strings", k)
+					}
+					out[k] = append(out[k], s)
+				}
+			default:
+				return nil, platform.Errorf(platform.ErrInvalidQuery, "tags.%s: must be a string or a list of strings", k)
+			}
+		}
+	}
+	keys := make([]string, 0)
+	for k := range q.v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if tag, ok := strings.CutPrefix(k, "tags."); ok && tag != "" {
+			out[tag] = append(out[tag], q.v[k]...)
+		}
+	}
+	return out, nil
+}

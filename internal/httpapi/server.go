@@ -1,0 +1,173 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Payload limits per surface (spec section 8).
+const (
+	AdminLimit = 50 << 20
+	FilesLimit = 1 << 20
+	ChatLimit  = 1 << 20
+)
+
+// Deps are what the surfaces are built from.
+type Deps struct {
+	Log     *slog.Logger
+	Store   store.Store
+	Admin   *admin.Service
+	Version string
+}
+
+// handlerFunc is a handler that returns its error instead of writing it, so
+// no branch can forget to answer.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// api adapts handlerFuncs and holds what handlers share.
+type api struct{ Deps }
+
+func (a *api) h(f handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := f(w, r); err != nil {
+			writeError(w, r, a.Log, err)
+		}
+	})
+}
+
+// New returns the whole server's handler: every surface behind the shared
+// middleware (request id, access log, panic recovery).
+func New(d Deps) http.Handler {
+	a := &api{d}
+	root := http.NewServeMux()
+	root.Handle("GET /healthz", a.h(a.healthz))
+	root.Handle("/v1/admin/", limit(AdminLimit, a.routed(a.adminRoutes())))
+	return a.middleware(a.routed(root))
+}
+
+// limit caps request bodies at n bytes; reading past it fails with
+// *http.MaxBytesError, which writeError turns into 413 PayloadTooLarge.
+func limit(n int64, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, n)
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (a *api) healthz(w http.ResponseWriter, r *http.Request) error {
+	if err := a.Store.Ping(r.Context()); err != nil {
+		return fmt.Errorf("database: %w", err)
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": a.Version})
+	return nil
+}
+
+// routed serves a route table, answering unknown routes (404
+// ResourceNotFound) and wrong methods (405 MethodNotFound) with the standard
+// error body instead of the mux's plain text.
+func (a *api) routed(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern == "" {
+			// Ask the mux what it would answer (404 or 405, with Allow), then
+			// answer that in our own format.
+			probe := &statusProbe{header: http.Header{}}
+			h.ServeHTTP(probe, r)
+			if probe.status == http.StatusMethodNotAllowed {
+				w.Header().Set("Allow", probe.header.Get("Allow"))
+				writeError(w, r, a.Log, platform.Errorf(platform.ErrMethodNotFound, "method %s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, probe.header.Get("Allow")))
+				return
+			}
+			writeError(w, r, a.Log, platform.Errorf(platform.ErrResourceNotFound, "no route for %s %s", r.Method, r.URL.Path))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// statusProbe records the status and headers a handler writes, discarding the body.
+type statusProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *statusProbe) Header() http.Header         { return p.header }
+func (p *statusProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *statusProbe) WriteHeader(s int)           { p.status = s }
+
+var requestIDRe = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// middleware gives every response an x-request-id (the caller's, when it is
+// sane), logs every request, and turns a panic into a 500.
+func (a *api) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("x-request-id")
+		if !requestIDRe.MatchString(id) {
+			var b [12]byte
+			_, _ = rand.Read(b[:])
+			id = "req_" + hex.EncodeToString(b[:])
+		}
+		w.Header().Set("x-request-id", id)
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				a.Log.Error("panic", "panic", p, "stack", string(debug.Stack()), "request_id", id)
+				if !rec.wrote {
+					writeError(rec, r, a.Log, fmt.Errorf("panic: %v", p))
+				}
+			}
+			a.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000, "request_id", id)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// recorder notes the status and size of a response for the access log. It
+// passes Flush and the rest through Unwrap (http.ResponseController).
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+	wrote  bool
+}
+
+func (r *recorder) WriteHeader(s int) {
+	if !r.wrote {
+		r.status, r.wrote = s, true
+	}
+	r.ResponseWriter.WriteHeader(s)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// bearer returns the token of an Authorization: Bearer header.
+func bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}

@@ -1,0 +1,151 @@
+package platform
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Role is a workspace member's role. Roles are ordered: each can do what the
+// ones before it can (see Role.AtLeast and docs/admin-api.md).
+type Role string
+
+const (
+	RoleViewer        Role = "viewer"
+	RoleDeveloper     Role = "developer"
+	RoleManager       Role = "manager"
+	RoleAdministrator Role = "administrator"
+	RoleOwner         Role = "owner"
+)
+
+var roleRank = map[Role]int{RoleViewer: 1, RoleDeveloper: 2, RoleManager: 3, RoleAdministrator: 4, RoleOwner: 5}
+
+// Valid reports whether r is one of the five roles.
+func (r Role) Valid() bool { return roleRank[r] > 0 }
+
+// AtLeast reports whether r grants everything min grants.
+func (r Role) AtLeast(min Role) bool { return roleRank[r] >= roleRank[min] }
+
+// Account is a person who signs in with personal access tokens.
+type Account struct {
+	ID          string
+	Email       string
+	DisplayName string
+	CreatedAt   time.Time
+}
+
+// Workspace groups bots, members and quotas.
+type Workspace struct {
+	ID             string
+	Name           string
+	OwnerID        string
+	Plan           string
+	BillingVersion string
+	Blocked        bool
+	SpendingLimit  int64
+	About          string
+	ProfilePicture string
+	ContactEmail   string
+	Website        string
+	SocialAccounts []string
+	IsPublic       bool
+	Handle         string
+	BotCount       int
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// Member is an account's membership of a workspace.
+type Member struct {
+	ID          string
+	WorkspaceID string
+	AccountID   string
+	Email       string // from the account, filled on reads
+	DisplayName string // from the account, filled on reads
+	Role        Role
+	CreatedAt   time.Time
+}
+
+// Token is a personal access token (PAT) or a bot API key. Only the SHA-256
+// hash of its value is stored.
+type Token struct {
+	ID        string
+	OwnerID   string // account id for a PAT, bot id for a bot key
+	Note      string
+	Hash      []byte
+	CreatedAt time.Time
+}
+
+// Bot is a bot of a workspace. Descriptive fields that no query filters on
+// live in Spec, stored as one JSON document.
+type Bot struct {
+	ID            string
+	WorkspaceID   string
+	Name          string
+	Dev           bool
+	Type          string
+	Status        string
+	SigningSecret string
+	Code          string
+	CreatedBy     string
+	Tags          map[string]string
+	Spec          BotSpec
+	DeployedAt    *time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	Integrations  []BotIntegration
+}
+
+// BotSpec holds the bot's definition as given to createBot/updateBot.
+type BotSpec struct {
+	Description      string            `json:"description,omitempty"`
+	URL              string            `json:"url,omitempty"`
+	Secrets          map[string]string `json:"secrets,omitempty"`
+	MaxExecutionTime *int              `json:"maxExecutionTime,omitempty"`
+	Medias           []Media           `json:"medias,omitempty"`
+	States           json.RawMessage   `json:"states,omitempty"`
+	Events           json.RawMessage   `json:"events,omitempty"`
+	RecurringEvents  json.RawMessage   `json:"recurringEvents,omitempty"`
+	Subscriptions    json.RawMessage   `json:"subscriptions,omitempty"`
+	Actions          json.RawMessage   `json:"actions,omitempty"`
+	Configuration    json.RawMessage   `json:"configuration,omitempty"`
+	UserTags         json.RawMessage   `json:"userTags,omitempty"`
+	ConversationTags json.RawMessage   `json:"conversationTags,omitempty"`
+	MessageTags      json.RawMessage   `json:"messageTags,omitempty"`
+	Authentication   string            `json:"authentication,omitempty"`
+	Blocked          bool              `json:"blocked,omitempty"`
+	AlwaysAlive      bool              `json:"alwaysAlive,omitempty"`
+	Layers           []string          `json:"layers,omitempty"`
+}
+
+// Media is a file attached to a bot's description.
+type Media struct {
+	URL  string `json:"url"`
+	Name string `json:"name"`
+}
+
+// BotIntegration is an integration instance installed in a bot. Every bot has
+// the built-in chat integration; its WebhookID addresses the Chat API.
+type BotIntegration struct {
+	BotID            string
+	IntegrationID    string
+	Name             string
+	Version          string
+	WebhookID        string
+	Enabled          bool
+	Configuration    map[string]any
+	DisabledChannels []string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+// LogEntry is one line of a bot's logs.
+type LogEntry struct {
+	ID             string
+	BotID          string
+	Timestamp      time.Time
+	Level          string
+	Message        string
+	UserID         string
+	ConversationID string
+	WorkflowID     string
+}

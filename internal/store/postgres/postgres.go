@@ -1,0 +1,56 @@
+// Package postgres opens a PostgreSQL database through pgx's database/sql
+// driver. Every serve process may share the database; migrations take an
+// advisory lock so concurrent starts apply them once.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"io/fs"
+
+	"github.com/botplatform/botplatform/internal/store/sqlstore"
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Dialect returns the PostgreSQL dialect.
+func Dialect() sqlstore.Dialect {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return sqlstore.Dialect{
+		Name:          "postgres",
+		Numbered:      true,
+		IsUnique:      isUnique,
+		Migrations:    sub,
+		MigrationLock: "SELECT pg_advisory_xact_lock(7245190331)",
+	}
+}
+
+func isUnique(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == "23505"
+}
+
+// Open connects to url and migrates the database.
+func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(20)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s := sqlstore.New(db, db, Dialect())
+	if _, err := s.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,84 @@
+// Package sqlite opens the embedded SQLite database: one writer connection
+// (SQLite allows one writer at a time; queueing in Go beats busy-waiting in
+// the driver) and a read-only pool, in WAL mode.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"io/fs"
+	"net/url"
+	"runtime"
+
+	"github.com/botplatform/botplatform/internal/store/sqlstore"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Dialect returns the SQLite dialect.
+func Dialect() sqlstore.Dialect {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return sqlstore.Dialect{
+		Name:       "sqlite",
+		IsUnique:   isUnique,
+		Migrations: sub,
+	}
+}
+
+func isUnique(err error) bool {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		c := e.Code()
+		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+// dsn builds the connection string; busy_timeout comes first so it already
+// applies while the other pragmas run.
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database file at path and migrates it.
+func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
+	w, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	// Migrate before opening readers so they never see a half-created schema.
+	s := sqlstore.New(w, w, Dialect())
+	if _, err := s.Migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	n := max(4, runtime.NumCPU()*2)
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	r.SetConnMaxIdleTime(0)
+	return sqlstore.New(w, r, Dialect()), nil
+}

@@ -1,0 +1,96 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+func (s *Store) CreateAccount(ctx context.Context, a platform.Account) error {
+	return s.insertAccount(ctx, s.w, a)
+}
+
+func (s *Store) insertAccount(ctx context.Context, db querier, a platform.Account) error {
+	_, err := s.exec(ctx, db, `INSERT INTO accounts (id, email, display_name, created_at) VALUES (?, ?, ?, ?)`,
+		a.ID, a.Email, a.DisplayName, micros(a.CreatedAt))
+	return err
+}
+
+func (s *Store) GetAccount(ctx context.Context, id string) (platform.Account, error) {
+	return s.getAccount(ctx, `id = ?`, id)
+}
+
+func (s *Store) GetAccountByEmail(ctx context.Context, email string) (platform.Account, error) {
+	return s.getAccount(ctx, `email = ?`, email)
+}
+
+func (s *Store) getAccount(ctx context.Context, where string, arg any) (platform.Account, error) {
+	var a platform.Account
+	var created int64
+	err := s.r.QueryRowContext(ctx, s.q(`SELECT id, email, display_name, created_at FROM accounts WHERE `+where), arg).
+		Scan(&a.ID, &a.Email, &a.DisplayName, &created)
+	a.CreatedAt = fromMicros(created)
+	return a, noRows(err)
+}
+
+func (s *Store) CreatePAT(ctx context.Context, t platform.Token) error {
+	return s.insertPAT(ctx, s.w, t)
+}
+
+func (s *Store) insertPAT(ctx context.Context, db querier, t platform.Token) error {
+	_, err := s.exec(ctx, db, `INSERT INTO pats (id, account_id, note, hash, created_at) VALUES (?, ?, ?, ?, ?)`,
+		t.ID, t.OwnerID, t.Note, t.Hash, micros(t.CreatedAt))
+	return err
+}
+
+func (s *Store) ListPATs(ctx context.Context, accountID string) ([]platform.Token, error) {
+	return s.listTokens(ctx, `SELECT id, account_id, note, created_at FROM pats WHERE account_id = ? ORDER BY id`, accountID)
+}
+
+func (s *Store) DeletePAT(ctx context.Context, accountID, id string) error {
+	return s.execOne(ctx, s.w, `DELETE FROM pats WHERE id = ? AND account_id = ?`, id, accountID)
+}
+
+func (s *Store) GetPATByHash(ctx context.Context, hash []byte) (platform.Token, error) {
+	var t platform.Token
+	var created int64
+	err := s.r.QueryRowContext(ctx, s.q(`SELECT id, account_id, note, hash, created_at FROM pats WHERE hash = ?`), hash).
+		Scan(&t.ID, &t.OwnerID, &t.Note, &t.Hash, &created)
+	t.CreatedAt = fromMicros(created)
+	return t, noRows(err)
+}
+
+func (s *Store) listTokens(ctx context.Context, query string, args ...any) ([]platform.Token, error) {
+	rows, err := s.r.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []platform.Token{}
+	for rows.Next() {
+		var t platform.Token
+		var created int64
+		if err := rows.Scan(&t.ID, &t.OwnerID, &t.Note, &created); err != nil {
+			return nil, err
+		}
+		t.CreatedAt = fromMicros(created)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) CreateOwner(ctx context.Context, a platform.Account, w platform.Workspace, m platform.Member, t platform.Token) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.insertAccount(ctx, tx, a); err != nil {
+			return err
+		}
+		if err := s.insertWorkspace(ctx, tx, w); err != nil {
+			return err
+		}
+		if err := s.insertMember(ctx, tx, m); err != nil {
+			return err
+		}
+		return s.insertPAT(ctx, tx, t)
+	})
+}

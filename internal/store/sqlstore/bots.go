@@ -1,0 +1,255 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"sort"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+func (s *Store) CreateBot(ctx context.Context, b platform.Bot) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		spec, tags, err := botJSON(b)
+		if err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, tx, `INSERT INTO bots (id, workspace_id, name, dev, type, status, signing_secret, code, tags, created_by, spec, deployed_at, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			b.ID, b.WorkspaceID, b.Name, b.Dev, b.Type, b.Status, b.SigningSecret, b.Code, tags, b.CreatedBy, spec,
+			nullMicros(b.DeployedAt), micros(b.CreatedAt), micros(b.UpdatedAt)); err != nil {
+			return err
+		}
+		return s.writeBotChildren(ctx, tx, b)
+	})
+}
+
+func botJSON(b platform.Bot) (spec, tags string, err error) {
+	sb, err := json.Marshal(b.Spec)
+	if err != nil {
+		return "", "", err
+	}
+	if b.Tags == nil {
+		b.Tags = map[string]string{}
+	}
+	tb, err := json.Marshal(b.Tags)
+	return string(sb), string(tb), err
+}
+
+// writeBotChildren replaces the bot's tag rows and integrations.
+func (s *Store) writeBotChildren(ctx context.Context, tx *sql.Tx, b platform.Bot) error {
+	if _, err := s.exec(ctx, tx, `DELETE FROM bot_tags WHERE bot_id = ?`, b.ID); err != nil {
+		return err
+	}
+	for k, v := range b.Tags {
+		if _, err := s.exec(ctx, tx, `INSERT INTO bot_tags (bot_id, key, value) VALUES (?, ?, ?)`, b.ID, k, v); err != nil {
+			return err
+		}
+	}
+	if _, err := s.exec(ctx, tx, `DELETE FROM bot_integrations WHERE bot_id = ?`, b.ID); err != nil {
+		return err
+	}
+	for _, in := range b.Integrations {
+		cfg, err := json.Marshal(in.Configuration)
+		if err != nil {
+			return err
+		}
+		dc := in.DisabledChannels
+		if dc == nil {
+			dc = []string{}
+		}
+		dcj, _ := json.Marshal(dc)
+		if _, err := s.exec(ctx, tx, `INSERT INTO bot_integrations (bot_id, integration_id, name, version, webhook_id, enabled, configuration, disabled_channels, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			b.ID, in.IntegrationID, in.Name, in.Version, in.WebhookID, in.Enabled, string(cfg), string(dcj),
+			micros(in.CreatedAt), micros(in.UpdatedAt)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) GetBot(ctx context.Context, workspaceID, id string) (platform.Bot, error) {
+	var b platform.Bot
+	var spec, tags string
+	var deployed sql.NullInt64
+	var created, updated int64
+	err := s.r.QueryRowContext(ctx, s.q(`SELECT id, workspace_id, name, dev, type, status, signing_secret, code, tags, created_by, spec, deployed_at, created_at, updated_at
+		FROM bots WHERE workspace_id = ? AND id = ?`), workspaceID, id).
+		Scan(&b.ID, &b.WorkspaceID, &b.Name, &b.Dev, &b.Type, &b.Status, &b.SigningSecret, &b.Code, &tags, &b.CreatedBy, &spec, &deployed, &created, &updated)
+	if err != nil {
+		return b, noRows(err)
+	}
+	if err := json.Unmarshal([]byte(spec), &b.Spec); err != nil {
+		return b, err
+	}
+	if err := json.Unmarshal([]byte(tags), &b.Tags); err != nil {
+		return b, err
+	}
+	b.DeployedAt = fromNullMicros(deployed)
+	b.CreatedAt, b.UpdatedAt = fromMicros(created), fromMicros(updated)
+	b.Integrations, err = s.integrations(ctx, `bot_id = ?`, b.ID)
+	return b, err
+}
+
+func (s *Store) integrations(ctx context.Context, where string, arg any) ([]platform.BotIntegration, error) {
+	rows, err := s.r.QueryContext(ctx, s.q(`SELECT bot_id, integration_id, name, version, webhook_id, enabled, configuration, disabled_channels, created_at, updated_at
+		FROM bot_integrations WHERE `+where+` ORDER BY integration_id`), arg)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []platform.BotIntegration
+	for rows.Next() {
+		var in platform.BotIntegration
+		var cfg, dc string
+		var created, updated int64
+		if err := rows.Scan(&in.BotID, &in.IntegrationID, &in.Name, &in.Version, &in.WebhookID, &in.Enabled, &cfg, &dc, &created, &updated); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(cfg), &in.Configuration); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(dc), &in.DisabledChannels); err != nil {
+			return nil, err
+		}
+		in.CreatedAt, in.UpdatedAt = fromMicros(created), fromMicros(updated)
+		out = append(out, in)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) GetIntegrationByWebhook(ctx context.Context, webhookID string) (platform.BotIntegration, error) {
+	ins, err := s.integrations(ctx, `webhook_id = ?`, webhookID)
+	if err != nil {
+		return platform.BotIntegration{}, err
+	}
+	if len(ins) == 0 {
+		return platform.BotIntegration{}, platform.ErrNotFound
+	}
+	return ins[0], nil
+}
+
+func (s *Store) UpdateBot(ctx context.Context, b platform.Bot) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		spec, tags, err := botJSON(b)
+		if err != nil {
+			return err
+		}
+		if err := s.execOne(ctx, tx, `UPDATE bots SET name = ?, type = ?, status = ?, signing_secret = ?, code = ?, tags = ?, spec = ?, deployed_at = ?, updated_at = ?
+			WHERE workspace_id = ? AND id = ?`,
+			b.Name, b.Type, b.Status, b.SigningSecret, b.Code, tags, spec, nullMicros(b.DeployedAt), micros(b.UpdatedAt),
+			b.WorkspaceID, b.ID); err != nil {
+			return err
+		}
+		return s.writeBotChildren(ctx, tx, b)
+	})
+}
+
+func (s *Store) DeleteBot(ctx context.Context, workspaceID, id string) error {
+	return s.execOne(ctx, s.w, `DELETE FROM bots WHERE workspace_id = ? AND id = ?`, workspaceID, id)
+}
+
+// ListBots returns one page of bots in keyset order (sort column, then id).
+// The listing carries what listBots shows: no code, spec or integrations.
+func (s *Store) ListBots(ctx context.Context, workspaceID string, f store.BotFilter) ([]platform.Bot, string, error) {
+	cur, err := store.DecodeCursor(f.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	col := "b.created_at"
+	if f.SortField == "updatedAt" {
+		col = "b.updated_at"
+	}
+	dir, cmp := "ASC", ">"
+	if f.Descending {
+		dir, cmp = "DESC", "<"
+	}
+	query := `SELECT b.id, b.workspace_id, b.name, b.dev, b.type, b.status, b.tags, b.deployed_at, b.created_at, b.updated_at
+		FROM bots b WHERE b.workspace_id = ? AND b.dev = ?`
+	args := []any{workspaceID, f.Dev}
+	keys := make([]string, 0, len(f.Tags))
+	for k := range f.Tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // a stable query text keeps the statement cache useful
+	for _, k := range keys {
+		vals := f.Tags[k]
+		query += ` AND EXISTS (SELECT 1 FROM bot_tags t WHERE t.bot_id = b.id AND t.key = ? AND t.value IN (` + placeholders(len(vals)) + `))`
+		args = append(args, k)
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	for _, name := range f.IntegrationNames {
+		query += ` AND EXISTS (SELECT 1 FROM bot_integrations i WHERE i.bot_id = b.id AND i.name = ?)`
+		args = append(args, name)
+	}
+	if cur != nil {
+		query += ` AND (` + col + ` ` + cmp + ` ? OR (` + col + ` = ? AND b.id ` + cmp + ` ?))`
+		args = append(args, cur.Value, cur.Value, cur.ID)
+	}
+	query += ` ORDER BY ` + col + ` ` + dir + `, b.id ` + dir + ` LIMIT ?`
+	args = append(args, f.Limit+1)
+
+	rows, err := s.r.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	out := []platform.Bot{}
+	for rows.Next() {
+		var b platform.Bot
+		var tags string
+		var deployed sql.NullInt64
+		var created, updated int64
+		if err := rows.Scan(&b.ID, &b.WorkspaceID, &b.Name, &b.Dev, &b.Type, &b.Status, &tags, &deployed, &created, &updated); err != nil {
+			return nil, "", err
+		}
+		if err := json.Unmarshal([]byte(tags), &b.Tags); err != nil {
+			return nil, "", err
+		}
+		b.DeployedAt = fromNullMicros(deployed)
+		b.CreatedAt, b.UpdatedAt = fromMicros(created), fromMicros(updated)
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	page, next := pageOf(out, f.Limit, func(b platform.Bot) store.Cursor {
+		v := b.CreatedAt
+		if f.SortField == "updatedAt" {
+			v = b.UpdatedAt
+		}
+		return store.Cursor{Value: micros(v), ID: b.ID}
+	})
+	return page, next, nil
+}
+
+func (s *Store) CreateBotKey(ctx context.Context, workspaceID string, t platform.Token) error {
+	// The INSERT … SELECT only inserts when the bot is in the workspace.
+	return s.execOne(ctx, s.w, `INSERT INTO bot_keys (id, bot_id, note, hash, created_at)
+		SELECT ?, b.id, ?, ?, ? FROM bots b WHERE b.id = ? AND b.workspace_id = ?`,
+		t.ID, t.Note, t.Hash, micros(t.CreatedAt), t.OwnerID, workspaceID)
+}
+
+func (s *Store) ListBotKeys(ctx context.Context, workspaceID, botID string) ([]platform.Token, error) {
+	return s.listTokens(ctx, `SELECT k.id, k.bot_id, k.note, k.created_at FROM bot_keys k JOIN bots b ON b.id = k.bot_id
+		WHERE b.workspace_id = ? AND k.bot_id = ? ORDER BY k.id`, workspaceID, botID)
+}
+
+func (s *Store) DeleteBotKey(ctx context.Context, workspaceID, id string) error {
+	return s.execOne(ctx, s.w, `DELETE FROM bot_keys WHERE id = ? AND bot_id IN (SELECT id FROM bots WHERE workspace_id = ?)`, id, workspaceID)
+}
+
+func (s *Store) GetBotKeyByHash(ctx context.Context, hash []byte) (platform.Token, string, error) {
+	var t platform.Token
+	var ws string
+	var created int64
+	err := s.r.QueryRowContext(ctx, s.q(`SELECT k.id, k.bot_id, k.note, k.hash, k.created_at, b.workspace_id FROM bot_keys k JOIN bots b ON b.id = k.bot_id WHERE k.hash = ?`), hash).
+		Scan(&t.ID, &t.OwnerID, &t.Note, &t.Hash, &created, &ws)
+	t.CreatedAt = fromMicros(created)
+	return t, ws, noRows(err)
+}

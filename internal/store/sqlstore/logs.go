@@ -1,0 +1,75 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+func (s *Store) AppendLogs(ctx context.Context, entries []platform.LogEntry) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		for _, e := range entries {
+			if _, err := s.exec(ctx, tx, `INSERT INTO bot_logs (id, bot_id, ts, level, message, user_id, conversation_id, workflow_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				e.ID, e.BotID, micros(e.Timestamp), e.Level, e.Message, e.UserID, e.ConversationID, e.WorkflowID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ListLogs returns a bot's log lines in time order within [Start, End).
+func (s *Store) ListLogs(ctx context.Context, f store.LogFilter) ([]platform.LogEntry, string, error) {
+	cur, err := store.DecodeCursor(f.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	query := `SELECT id, bot_id, ts, level, message, user_id, conversation_id, workflow_id FROM bot_logs WHERE bot_id = ? AND ts >= ? AND ts < ?`
+	args := []any{f.BotID, micros(f.Start), micros(f.End)}
+	for col, v := range map[string]string{"level": f.Level, "user_id": f.UserID, "conversation_id": f.ConversationID, "workflow_id": f.WorkflowID} {
+		if v != "" {
+			query += ` AND ` + col + ` = ?`
+			args = append(args, v)
+		}
+	}
+	if f.MessageContains != "" {
+		// instr/strpos differ by dialect; LIKE with escaped wildcards does not.
+		query += ` AND message LIKE ? ESCAPE '\'`
+		args = append(args, "%"+likeEscape(f.MessageContains)+"%")
+	}
+	if cur != nil {
+		query += ` AND (ts > ? OR (ts = ? AND id > ?))`
+		args = append(args, cur.Value, cur.Value, cur.ID)
+	}
+	query += ` ORDER BY ts, id LIMIT ?`
+	args = append(args, f.Limit+1)
+	rows, err := s.r.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	out := []platform.LogEntry{}
+	for rows.Next() {
+		var e platform.LogEntry
+		var ts int64
+		if err := rows.Scan(&e.ID, &e.BotID, &ts, &e.Level, &e.Message, &e.UserID, &e.ConversationID, &e.WorkflowID); err != nil {
+			return nil, "", err
+		}
+		e.Timestamp = fromMicros(ts)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	page, next := pageOf(out, f.Limit, func(e platform.LogEntry) store.Cursor {
+		return store.Cursor{Value: micros(e.Timestamp), ID: e.ID}
+	})
+	return page, next, nil
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

@@ -1,0 +1,232 @@
+// Package sqlstore implements store.Store once for both SQL backends. The
+// queries are standard SQL written with `?` placeholders; a Dialect supplies
+// what differs: placeholder style, unique-violation detection, migrations and
+// the migration lock. Connection set-up lives in the sqlite and postgres
+// packages.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Dialect is what differs between SQLite and PostgreSQL.
+type Dialect struct {
+	Name string
+	// Numbered turns `?` placeholders into `$1, $2, …`.
+	Numbered bool
+	// IsUnique reports whether err is a unique-constraint violation.
+	IsUnique func(error) bool
+	// Migrations holds the numbered NNNN_name.sql files of this dialect.
+	Migrations fs.FS
+	// MigrationLock, when set, runs first in the migration transaction so
+	// that concurrent processes migrate one at a time.
+	MigrationLock string
+}
+
+// Store is a store.Store on a database/sql connection. Writes go to w; reads
+// to r (SQLite keeps one writer connection and a separate read pool; with
+// PostgreSQL both are the same pool).
+type Store struct {
+	w, r    *sql.DB
+	d       Dialect
+	rebinds sync.Map // query text -> numbered query text
+}
+
+var _ store.Store = (*Store)(nil)
+
+// New wraps the two pools. It does not migrate; call Migrate.
+func New(w, r *sql.DB, d Dialect) *Store { return &Store{w: w, r: r, d: d} }
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	err := s.w.Close()
+	if s.r != s.w {
+		err = errors.Join(err, s.r.Close())
+	}
+	return err
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.r.PingContext(ctx) }
+
+// Dialect names the backend ("sqlite" or "postgres").
+func (s *Store) Dialect() string { return s.d.Name }
+
+// q adapts a query written with `?` placeholders to the dialect.
+func (s *Store) q(query string) string {
+	if !s.d.Numbered {
+		return query
+	}
+	if v, ok := s.rebinds.Load(query); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for _, c := range query {
+		if c == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	s.rebinds.Store(query, b.String())
+	return b.String()
+}
+
+// querier is what both *sql.DB and *sql.Tx offer; helpers take it so they
+// compose inside or outside a transaction.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// tx runs f in a write transaction, committing when f returns nil.
+func (s *Store) tx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *Store) exec(ctx context.Context, db querier, query string, args ...any) (int64, error) {
+	res, err := db.ExecContext(ctx, s.q(query), args...)
+	if err != nil {
+		if s.d.IsUnique(err) {
+			return 0, fmt.Errorf("%w: %v", platform.ErrConflict, err)
+		}
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// execOne is exec that must touch exactly one row, else ErrNotFound.
+func (s *Store) execOne(ctx context.Context, db querier, query string, args ...any) error {
+	n, err := s.exec(ctx, db, query, args...)
+	if err == nil && n == 0 {
+		err = platform.ErrNotFound
+	}
+	return err
+}
+
+func noRows(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return platform.ErrNotFound
+	}
+	return err
+}
+
+// Migrate applies every migration not yet recorded in schema_migrations, each
+// in its own transaction.
+func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
+	entries, err := fs.ReadDir(s.d.Migrations, ".")
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
+		return nil, fmt.Errorf("create schema_migrations: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".sql") {
+			continue
+		}
+		num, perr := strconv.Atoi(strings.SplitN(name, "_", 2)[0])
+		if perr != nil {
+			return applied, fmt.Errorf("migration %s: name must start with its number", name)
+		}
+		body, err := fs.ReadFile(s.d.Migrations, name)
+		if err != nil {
+			return applied, err
+		}
+		did := false
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			if s.d.MigrationLock != "" {
+				if _, err := tx.ExecContext(ctx, s.d.MigrationLock); err != nil {
+					return err
+				}
+			}
+			var n int
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), num).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return err
+			}
+			did = true
+			_, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`), num, name, time.Now().UnixMicro())
+			return err
+		})
+		if err != nil {
+			return applied, fmt.Errorf("migration %s: %w", name, err)
+		}
+		if did {
+			applied = append(applied, name)
+		}
+	}
+	return applied, nil
+}
+
+// Empty reports whether no account exists yet.
+func (s *Store) Empty(ctx context.Context) (bool, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM accounts`).Scan(&n)
+	return n == 0, err
+}
+
+// micros and fromMicros convert between time.Time and the stored integer.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+func nullMicros(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func fromNullMicros(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMicros(v.Int64)
+	return &t
+}
+
+// placeholders returns "?, ?, …" for n values.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// pageOf trims rows fetched with limit+1 to the page and returns the
+// nextToken for the row that ends it.
+func pageOf[T any](rows []T, limit int, cursor func(T) store.Cursor) ([]T, string) {
+	if len(rows) <= limit {
+		return rows, ""
+	}
+	rows = rows[:limit]
+	return rows, cursor(rows[limit-1]).Encode()
+}
