@@ -75,6 +75,29 @@ func mergeMap(stored json.RawMessage, patch map[string]json.RawMessage) json.Raw
 	return out
 }
 
+// dropNullAttributes removes null values from the attributes of event and
+// action definitions: updateBot allows them there, meaning "no such attribute".
+func dropNullAttributes(defs map[string]json.RawMessage) map[string]json.RawMessage {
+	for k, raw := range defs {
+		var def map[string]json.RawMessage
+		if isNull(raw) || json.Unmarshal(raw, &def) != nil || def["attributes"] == nil {
+			continue
+		}
+		attrs := map[string]json.RawMessage{}
+		if json.Unmarshal(def["attributes"], &attrs) != nil {
+			continue
+		}
+		for name, v := range attrs {
+			if isNull(v) {
+				delete(attrs, name)
+			}
+		}
+		def["attributes"], _ = json.Marshal(attrs)
+		defs[k], _ = json.Marshal(def)
+	}
+	return defs
+}
+
 func (s *Service) CreateBot(ctx context.Context, a *Actor, in BotInput) (platform.Bot, error) {
 	if err := require(a, platform.RoleDeveloper, "creating a bot"); err != nil {
 		return platform.Bot{}, err
@@ -210,13 +233,13 @@ func (s *Service) apply(b *platform.Bot, in BotInput) error {
 		sp.States = mergeMap(sp.States, in.States)
 	}
 	if in.Events != nil {
-		sp.Events = mergeMap(sp.Events, in.Events)
+		sp.Events = mergeMap(sp.Events, dropNullAttributes(in.Events))
 	}
 	if in.RecurringEvents != nil {
 		sp.RecurringEvents = mergeMap(sp.RecurringEvents, in.RecurringEvents)
 	}
 	if in.Actions != nil {
-		sp.Actions = mergeMap(sp.Actions, in.Actions)
+		sp.Actions = mergeMap(sp.Actions, dropNullAttributes(in.Actions))
 	}
 	if len(in.Subscriptions) > 0 {
 		sp.Subscriptions = in.Subscriptions

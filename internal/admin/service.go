@@ -49,46 +49,31 @@ type Actor struct {
 	Member  platform.Member
 }
 
-// Authenticate resolves a personal access token to its account. The lookup
-// is by the token's SHA-256 hash; the stored hash is then compared in
-// constant time.
-func (s *Service) Authenticate(ctx context.Context, token string) (*Actor, error) {
+// Authenticate resolves a personal access token to its account and, when
+// workspaceID is not empty, to the account's membership of that workspace.
+// The lookup is by the token's SHA-256 hash; the stored hash is then
+// compared in constant time. A bad token, or a workspace that does not exist
+// or that the account is not a member of, is 401 (spec section 7).
+func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (*Actor, error) {
 	if !strings.HasPrefix(token, patPrefix) {
 		return nil, errBadToken
 	}
 	h := hashToken(token)
-	t, err := s.store.GetPATByHash(ctx, h)
+	t, acc, m, err := s.store.GetCredential(ctx, h, workspaceID)
 	if errors.Is(err, platform.ErrNotFound) || (err == nil && subtle.ConstantTimeCompare(t.Hash, h) != 1) {
 		return nil, errBadToken
 	}
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.store.GetAccount(ctx, t.OwnerID)
-	if errors.Is(err, platform.ErrNotFound) {
-		return nil, errBadToken
+	a := &Actor{Account: acc}
+	if workspaceID != "" {
+		if m == nil {
+			return nil, platform.Errorf(platform.ErrUnauthorized, "x-workspace-id: unknown workspace, or this account is not a member of it")
+		}
+		a.Member = *m
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &Actor{Account: acc}, nil
-}
-
-// Enter sets the actor's workspace. A workspace that does not exist, or of
-// which the account is not a member, is 401 (spec section 7).
-func (s *Service) Enter(ctx context.Context, a *Actor, workspaceID string) error {
-	if workspaceID == "" {
-		return platform.Errorf(platform.ErrUnauthorized, "x-workspace-id header is required")
-	}
-	m, err := s.store.GetMember(ctx, workspaceID, a.Account.ID)
-	if errors.Is(err, platform.ErrNotFound) {
-		return platform.Errorf(platform.ErrUnauthorized, "x-workspace-id: unknown workspace, or this account is not a member of it")
-	}
-	if err != nil {
-		return err
-	}
-	a.Member = m
-	return nil
+	return a, nil
 }
 
 // require fails with 403 unless the actor's role is at least min.

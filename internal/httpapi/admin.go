@@ -51,16 +51,15 @@ type actorFunc func(w http.ResponseWriter, r *http.Request, act *admin.Actor) er
 // authenticate checks the bearer token, then x-workspace-id when required
 // or present. Both failures are 401 (spec sections 5 and 7).
 func (a *api) authenticate(r *http.Request, needWorkspace bool) (*admin.Actor, error) {
-	act, err := a.Admin.Authenticate(r.Context(), bearer(r))
-	if err != nil {
-		return nil, err
-	}
-	if ws := r.Header.Get("x-workspace-id"); ws != "" || needWorkspace {
-		if err := a.Admin.Enter(r.Context(), act, ws); err != nil {
+	ws := r.Header.Get("x-workspace-id")
+	if ws == "" && needWorkspace {
+		// Check the token first, so a bad token is reported as such.
+		if _, err := a.Admin.Authenticate(r.Context(), bearer(r), ""); err != nil {
 			return nil, err
 		}
+		return nil, platform.Errorf(platform.ErrUnauthorized, "x-workspace-id header is required")
 	}
-	return act, nil
+	return a.Admin.Authenticate(r.Context(), bearer(r), ws)
 }
 
 func (a *api) account(f actorFunc) http.Handler { return a.withActor(false, f) }

@@ -35,7 +35,7 @@ func botSchema(update bool) *jsonschema.Schema {
 	}
 	mapOf := func(v obj) obj { return obj{"type": "object", "additionalProperties": nullable(v)} }
 	tagDefs := strict(obj{"tags": mapOf(strict(obj{"title": str, "description": str}))})
-	attributes := obj{"type": "object", "additionalProperties": str}
+	attributes := mapOf(str)
 	props := obj{
 		"name":             obj{"type": "string", "minLength": 1},
 		"description":      obj{"type": "string", "maxLength": 2000},

@@ -92,7 +92,7 @@ func (a *api) routed(mux *http.ServeMux) http.Handler {
 			writeError(w, r, a.Log, platform.Errorf(platform.ErrResourceNotFound, "no route for %s %s", r.Method, r.URL.Path))
 			return
 		}
-		h.ServeHTTP(w, r)
+		mux.ServeHTTP(w, r) // not h: only the mux fills r.PathValue
 	})
 }
 

@@ -30,6 +30,10 @@ type Store interface {
 	ListPATs(ctx context.Context, accountID string) ([]platform.Token, error)
 	DeletePAT(ctx context.Context, accountID, id string) error
 	GetPATByHash(ctx context.Context, hash []byte) (platform.Token, error)
+	// GetCredential resolves a PAT hash to its token and account, and the
+	// account's membership of workspaceID (nil when not a member, or when
+	// workspaceID is empty), in one round trip: it runs on every request.
+	GetCredential(ctx context.Context, hash []byte, workspaceID string) (platform.Token, platform.Account, *platform.Member, error)
 
 	// CreateWorkspace inserts the workspace and its owner membership at once.
 	CreateWorkspace(ctx context.Context, w platform.Workspace, owner platform.Member) error

@@ -28,7 +28,7 @@ func (s *Store) GetAccountByEmail(ctx context.Context, email string) (platform.A
 func (s *Store) getAccount(ctx context.Context, where string, arg any) (platform.Account, error) {
 	var a platform.Account
 	var created int64
-	err := s.r.QueryRowContext(ctx, s.q(`SELECT id, email, display_name, created_at FROM accounts WHERE `+where), arg).
+	err := s.queryRow(ctx, (`SELECT id, email, display_name, created_at FROM accounts WHERE `+where), arg).
 		Scan(&a.ID, &a.Email, &a.DisplayName, &created)
 	a.CreatedAt = fromMicros(created)
 	return a, noRows(err)
@@ -55,14 +55,14 @@ func (s *Store) DeletePAT(ctx context.Context, accountID, id string) error {
 func (s *Store) GetPATByHash(ctx context.Context, hash []byte) (platform.Token, error) {
 	var t platform.Token
 	var created int64
-	err := s.r.QueryRowContext(ctx, s.q(`SELECT id, account_id, note, hash, created_at FROM pats WHERE hash = ?`), hash).
+	err := s.queryRow(ctx, (`SELECT id, account_id, note, hash, created_at FROM pats WHERE hash = ?`), hash).
 		Scan(&t.ID, &t.OwnerID, &t.Note, &t.Hash, &created)
 	t.CreatedAt = fromMicros(created)
 	return t, noRows(err)
 }
 
 func (s *Store) listTokens(ctx context.Context, query string, args ...any) ([]platform.Token, error) {
-	rows, err := s.r.QueryContext(ctx, s.q(query), args...)
+	rows, err := s.query(ctx, (query), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -93,4 +93,26 @@ func (s *Store) CreateOwner(ctx context.Context, a platform.Account, w platform.
 		}
 		return s.insertPAT(ctx, tx, t)
 	})
+}
+
+func (s *Store) GetCredential(ctx context.Context, hash []byte, workspaceID string) (platform.Token, platform.Account, *platform.Member, error) {
+	var t platform.Token
+	var a platform.Account
+	var mID, mRole sql.NullString
+	var tCreated, aCreated int64
+	var mCreated sql.NullInt64
+	err := s.queryRow(ctx, `SELECT p.id, p.note, p.hash, p.created_at, a.id, a.email, a.display_name, a.created_at, m.id, m.role, m.created_at
+		FROM pats p JOIN accounts a ON a.id = p.account_id
+		LEFT JOIN members m ON m.account_id = a.id AND m.workspace_id = ?
+		WHERE p.hash = ?`, workspaceID, hash).
+		Scan(&t.ID, &t.Note, &t.Hash, &tCreated, &a.ID, &a.Email, &a.DisplayName, &aCreated, &mID, &mRole, &mCreated)
+	if err != nil {
+		return t, a, nil, noRows(err)
+	}
+	t.OwnerID, t.CreatedAt, a.CreatedAt = a.ID, fromMicros(tCreated), fromMicros(aCreated)
+	if !mID.Valid {
+		return t, a, nil, nil
+	}
+	return t, a, &platform.Member{ID: mID.String, WorkspaceID: workspaceID, AccountID: a.ID, Email: a.Email,
+		DisplayName: a.DisplayName, Role: platform.Role(mRole.String), CreatedAt: fromMicros(mCreated.Int64)}, nil
 }

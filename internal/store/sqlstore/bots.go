@@ -76,7 +76,7 @@ func (s *Store) GetBot(ctx context.Context, workspaceID, id string) (platform.Bo
 	var spec, tags string
 	var deployed sql.NullInt64
 	var created, updated int64
-	err := s.r.QueryRowContext(ctx, s.q(`SELECT id, workspace_id, name, dev, type, status, signing_secret, code, tags, created_by, spec, deployed_at, created_at, updated_at
+	err := s.queryRow(ctx, (`SELECT id, workspace_id, name, dev, type, status, signing_secret, code, tags, created_by, spec, deployed_at, created_at, updated_at
 		FROM bots WHERE workspace_id = ? AND id = ?`), workspaceID, id).
 		Scan(&b.ID, &b.WorkspaceID, &b.Name, &b.Dev, &b.Type, &b.Status, &b.SigningSecret, &b.Code, &tags, &b.CreatedBy, &spec, &deployed, &created, &updated)
 	if err != nil {
@@ -95,8 +95,8 @@ func (s *Store) GetBot(ctx context.Context, workspaceID, id string) (platform.Bo
 }
 
 func (s *Store) integrations(ctx context.Context, where string, arg any) ([]platform.BotIntegration, error) {
-	rows, err := s.r.QueryContext(ctx, s.q(`SELECT bot_id, integration_id, name, version, webhook_id, enabled, configuration, disabled_channels, created_at, updated_at
-		FROM bot_integrations WHERE `+where+` ORDER BY integration_id`), arg)
+	rows, err := s.query(ctx, (`SELECT bot_id, integration_id, name, version, webhook_id, enabled, configuration, disabled_channels, created_at, updated_at
+		FROM bot_integrations WHERE ` + where + ` ORDER BY integration_id`), arg)
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +152,18 @@ func (s *Store) DeleteBot(ctx context.Context, workspaceID, id string) error {
 	return s.execOne(ctx, s.w, `DELETE FROM bots WHERE workspace_id = ? AND id = ?`, workspaceID, id)
 }
 
+// decodeTags decodes a stored tag map; most bots have none.
+func decodeTags(raw []byte, dst *map[string]string) error {
+	if string(raw) == "{}" {
+		*dst = map[string]string{}
+		return nil
+	}
+	return json.Unmarshal(raw, dst)
+}
+
 // ListBots returns one page of bots in keyset order (sort column, then id).
-// The listing carries what listBots shows: no code, spec or integrations.
+// The listing carries what listBots shows: no code, status, spec or
+// integrations (fewer columns is most of the cost per row).
 func (s *Store) ListBots(ctx context.Context, workspaceID string, f store.BotFilter) ([]platform.Bot, string, error) {
 	cur, err := store.DecodeCursor(f.Token)
 	if err != nil {
@@ -167,7 +177,7 @@ func (s *Store) ListBots(ctx context.Context, workspaceID string, f store.BotFil
 	if f.Descending {
 		dir, cmp = "DESC", "<"
 	}
-	query := `SELECT b.id, b.workspace_id, b.name, b.dev, b.type, b.status, b.tags, b.deployed_at, b.created_at, b.updated_at
+	query := `SELECT b.id, b.name, b.type, b.tags, b.deployed_at, b.created_at, b.updated_at
 		FROM bots b WHERE b.workspace_id = ? AND b.dev = ?`
 	args := []any{workspaceID, f.Dev}
 	keys := make([]string, 0, len(f.Tags))
@@ -194,21 +204,21 @@ func (s *Store) ListBots(ctx context.Context, workspaceID string, f store.BotFil
 	query += ` ORDER BY ` + col + ` ` + dir + `, b.id ` + dir + ` LIMIT ?`
 	args = append(args, f.Limit+1)
 
-	rows, err := s.r.QueryContext(ctx, s.q(query), args...)
+	rows, err := s.query(ctx, (query), args...)
 	if err != nil {
 		return nil, "", err
 	}
 	defer rows.Close()
-	out := []platform.Bot{}
+	out := make([]platform.Bot, 0, f.Limit+1)
 	for rows.Next() {
-		var b platform.Bot
-		var tags string
+		b := platform.Bot{WorkspaceID: workspaceID, Dev: f.Dev}
+		var tags []byte
 		var deployed sql.NullInt64
 		var created, updated int64
-		if err := rows.Scan(&b.ID, &b.WorkspaceID, &b.Name, &b.Dev, &b.Type, &b.Status, &tags, &deployed, &created, &updated); err != nil {
+		if err := rows.Scan(&b.ID, &b.Name, &b.Type, &tags, &deployed, &created, &updated); err != nil {
 			return nil, "", err
 		}
-		if err := json.Unmarshal([]byte(tags), &b.Tags); err != nil {
+		if err := decodeTags(tags, &b.Tags); err != nil {
 			return nil, "", err
 		}
 		b.DeployedAt = fromNullMicros(deployed)
@@ -248,7 +258,7 @@ func (s *Store) GetBotKeyByHash(ctx context.Context, hash []byte) (platform.Toke
 	var t platform.Token
 	var ws string
 	var created int64
-	err := s.r.QueryRowContext(ctx, s.q(`SELECT k.id, k.bot_id, k.note, k.hash, k.created_at, b.workspace_id FROM bot_keys k JOIN bots b ON b.id = k.bot_id WHERE k.hash = ?`), hash).
+	err := s.queryRow(ctx, (`SELECT k.id, k.bot_id, k.note, k.hash, k.created_at, b.workspace_id FROM bot_keys k JOIN bots b ON b.id = k.bot_id WHERE k.hash = ?`), hash).
 		Scan(&t.ID, &t.OwnerID, &t.Note, &t.Hash, &created, &ws)
 	t.CreatedAt = fromMicros(created)
 	return t, ws, noRows(err)

@@ -46,7 +46,7 @@ func (s *Store) ListLogs(ctx context.Context, f store.LogFilter) ([]platform.Log
 	}
 	query += ` ORDER BY ts, id LIMIT ?`
 	args = append(args, f.Limit+1)
-	rows, err := s.r.QueryContext(ctx, s.q(query), args...)
+	rows, err := s.query(ctx, (query), args...)
 	if err != nil {
 		return nil, "", err
 	}

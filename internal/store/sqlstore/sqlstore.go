@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
@@ -42,15 +43,21 @@ type Store struct {
 	w, r    *sql.DB
 	d       Dialect
 	rebinds sync.Map // query text -> numbered query text
+	stmts   sync.Map // query text -> *sql.Stmt on r
+	nstmts  atomic.Int32
 }
+
+// maxStmts bounds the statement cache; queries built from filters vary.
+const maxStmts = 256
 
 var _ store.Store = (*Store)(nil)
 
 // New wraps the two pools. It does not migrate; call Migrate.
 func New(w, r *sql.DB, d Dialect) *Store { return &Store{w: w, r: r, d: d} }
 
-// Close closes both pools.
+// Close closes the cached statements and both pools.
 func (s *Store) Close() error {
+	s.stmts.Range(func(_, v any) bool { v.(*sql.Stmt).Close(); return true })
 	err := s.w.Close()
 	if s.r != s.w {
 		err = errors.Join(err, s.r.Close())
@@ -84,6 +91,47 @@ func (s *Store) q(query string) string {
 	}
 	s.rebinds.Store(query, b.String())
 	return b.String()
+}
+
+// stmt returns a cached prepared statement on the read pool for query
+// (already adapted by q), or nil when the cache is full. Parsing and planning
+// cost more than running the small queries of the hot read paths; the driver
+// re-prepares per connection as needed.
+func (s *Store) stmt(ctx context.Context, query string) *sql.Stmt {
+	if v, ok := s.stmts.Load(query); ok {
+		return v.(*sql.Stmt)
+	}
+	if s.nstmts.Load() >= maxStmts {
+		return nil
+	}
+	st, err := s.r.PrepareContext(ctx, query)
+	if err != nil {
+		return nil // the unprepared query reports the error
+	}
+	if v, loaded := s.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		return v.(*sql.Stmt)
+	}
+	s.nstmts.Add(1)
+	return st
+}
+
+// query and queryRow run a read on the read pool, through the statement
+// cache when there is room in it.
+func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	query = s.q(query)
+	if st := s.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return s.r.QueryContext(ctx, query, args...)
+}
+
+func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	query = s.q(query)
+	if st := s.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return s.r.QueryRowContext(ctx, query, args...)
 }
 
 // querier is what both *sql.DB and *sql.Tx offer; helpers take it so they

@@ -47,14 +47,16 @@ CREATE TABLE bots (
   dev            BOOLEAN NOT NULL,
   type           TEXT NOT NULL,
   status         TEXT NOT NULL,
-  signing_secret TEXT NOT NULL,
-  code           TEXT NOT NULL DEFAULT '',
   tags           TEXT NOT NULL DEFAULT '{}',
-  created_by     TEXT NOT NULL DEFAULT '',
-  spec           TEXT NOT NULL,
   deployed_at    BIGINT,
   created_at     BIGINT NOT NULL,
-  updated_at     BIGINT NOT NULL
+  updated_at     BIGINT NOT NULL,
+  signing_secret TEXT NOT NULL,
+  created_by     TEXT NOT NULL DEFAULT '',
+  -- Large columns last: listings read the columns before them without
+  -- walking the overflow pages of a big bot's code.
+  spec           TEXT NOT NULL,
+  code           TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX bots_ws_created ON bots(workspace_id, dev, created_at, id);
 CREATE INDEX bots_ws_updated ON bots(workspace_id, dev, updated_at, id);

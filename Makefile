@@ -1,0 +1,29 @@
+# `make test` runs every test: vet, the Go tests with the race detector (the
+# store suite runs on SQLite, and on PostgreSQL when
+# BOTPLATFORM_TEST_DATABASE_URL is set), then the Node compatibility suite
+# against a server it starts with the freshly built binary.
+GO ?= go
+
+.PHONY: build serve test test-go test-compat bench fmt
+
+build:
+	$(GO) build -o bin/botplatform ./cmd/botplatform
+
+serve:
+	$(GO) run ./cmd/botplatform serve
+
+test: build test-go test-compat
+
+test-go:
+	@test -z "$$(gofmt -l cmd internal)" || (echo "gofmt needed:"; gofmt -l cmd internal; exit 1)
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+test-compat: build
+	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3s ./internal/httpapi/
+
+fmt:
+	gofmt -w cmd internal

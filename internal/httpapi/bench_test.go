@@ -1,0 +1,108 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/httpapi"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store/storetest"
+)
+
+// BenchmarkListBots measures GET /v1/admin/bots (a page of 20, authenticated)
+// over real HTTP on 127.0.0.1 against each database, and in the same run a
+// trivial net/http JSON handler as the baseline. Run with `make bench`.
+func BenchmarkListBots(b *testing.B) {
+	b.Run("baseline", func(b *testing.B) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"bots": []any{}, "meta": map[string]any{}})
+		}))
+		defer srv.Close()
+		hammer(b, srv.URL+"/v1/admin/bots", nil)
+	})
+	for _, backend := range storetest.Backends {
+		b.Run(backend, func(b *testing.B) {
+			st := storetest.Open(b, backend)
+			svc := admin.New(st, platform.SystemClock{}, "http://127.0.0.1/chat")
+			ctx := context.Background()
+			boot, err := svc.Bootstrap(ctx, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			act, err := svc.Authenticate(ctx, boot.Token, boot.WorkspaceID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range 100 {
+				name := fmt.Sprintf("bot-%03d", i)
+				if _, err := svc.CreateBot(ctx, act, admin.BotInput{Name: &name, Tags: map[string]*string{"team": &name}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
+			srv := httptest.NewServer(httpapi.New(httpapi.Deps{Log: log, Store: st, Admin: svc, Version: "bench"}))
+			defer srv.Close()
+			hammer(b, srv.URL+"/v1/admin/bots?pageSize=20", http.Header{
+				"Authorization":  {"Bearer " + boot.Token},
+				"X-Workspace-Id": {boot.WorkspaceID},
+			})
+		})
+	}
+}
+
+// hammer sends b.N GET requests from parallel clients and reports
+// requests per second and the p50/p99 latency.
+func hammer(b *testing.B, url string, h http.Header) {
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	var mu sync.Mutex
+	var lat []time.Duration
+	b.SetParallelism(4)
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		local := make([]time.Duration, 0, 1024)
+		for pb.Next() {
+			req, _ := http.NewRequest("GET", url, nil)
+			req.Header = h.Clone()
+			t0 := time.Now()
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			local = append(local, time.Since(t0))
+			if resp.StatusCode != 200 || !strings.Contains(string(body), `"bots"`) {
+				b.Errorf("status %d: %s", resp.StatusCode, body)
+				return
+			}
+		}
+		mu.Lock()
+		lat = append(lat, local...)
+		mu.Unlock()
+	})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if len(lat) == 0 {
+		return
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "req/s")
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
