@@ -26,6 +26,7 @@ func Dialect() sqlstore.Dialect {
 		Numbered:      true,
 		IsUnique:      isUnique,
 		Migrations:    sub,
+		Contains:      func(col string) string { return "strpos(" + col + ", ?) > 0" },
 		MigrationLock: "SELECT pg_advisory_xact_lock(7245190331)",
 	}
 }

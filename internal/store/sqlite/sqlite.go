@@ -27,6 +27,7 @@ func Dialect() sqlstore.Dialect {
 		Name:       "sqlite",
 		IsUnique:   isUnique,
 		Migrations: sub,
+		Contains:   func(col string) string { return "instr(" + col + ", ?) > 0" },
 	}
 }
 

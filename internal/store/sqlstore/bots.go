@@ -187,6 +187,12 @@ func (s *Store) ListBots(ctx context.Context, workspaceID string, f store.BotFil
 	sort.Strings(keys) // a stable query text keeps the statement cache useful
 	for _, k := range keys {
 		vals := f.Tags[k]
+		if len(vals) == 0 {
+			// A key listing no value matches no bot; `IN ()` is not valid
+			// PostgreSQL (SQLite accepts it and matches nothing).
+			query += ` AND 1 = 0`
+			continue
+		}
 		query += ` AND EXISTS (SELECT 1 FROM bot_tags t WHERE t.bot_id = b.id AND t.key = ? AND t.value IN (` + placeholders(len(vals)) + `))`
 		args = append(args, k)
 		for _, v := range vals {

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"strings"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -29,16 +28,19 @@ func (s *Store) ListLogs(ctx context.Context, f store.LogFilter) ([]platform.Log
 	}
 	query := `SELECT id, bot_id, ts, level, message, user_id, conversation_id, workflow_id FROM bot_logs WHERE bot_id = ? AND ts >= ? AND ts < ?`
 	args := []any{f.BotID, micros(f.Start), micros(f.End)}
-	for col, v := range map[string]string{"level": f.Level, "user_id": f.UserID, "conversation_id": f.ConversationID, "workflow_id": f.WorkflowID} {
-		if v != "" {
-			query += ` AND ` + col + ` = ?`
-			args = append(args, v)
+	for _, c := range []struct{ col, v string }{
+		{"level", f.Level}, {"user_id", f.UserID}, {"conversation_id", f.ConversationID}, {"workflow_id", f.WorkflowID},
+	} {
+		if c.v != "" {
+			query += ` AND ` + c.col + ` = ?`
+			args = append(args, c.v)
 		}
 	}
 	if f.MessageContains != "" {
-		// instr/strpos differ by dialect; LIKE with escaped wildcards does not.
-		query += ` AND message LIKE ? ESCAPE '\'`
-		args = append(args, "%"+likeEscape(f.MessageContains)+"%")
+		// A case-sensitive substring test on both databases. LIKE is not
+		// one: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+		query += ` AND ` + s.d.Contains("message")
+		args = append(args, f.MessageContains)
 	}
 	if cur != nil {
 		query += ` AND (ts > ? OR (ts = ? AND id > ?))`
@@ -68,8 +70,4 @@ func (s *Store) ListLogs(ctx context.Context, f store.LogFilter) ([]platform.Log
 		return store.Cursor{Value: micros(e.Timestamp), ID: e.ID}
 	})
 	return page, next, nil
-}
-
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

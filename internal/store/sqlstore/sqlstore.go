@@ -31,6 +31,9 @@ type Dialect struct {
 	IsUnique func(error) bool
 	// Migrations holds the numbered NNNN_name.sql files of this dialect.
 	Migrations fs.FS
+	// Contains returns a case-sensitive test that col contains the string
+	// bound to one placeholder.
+	Contains func(col string) string
 	// MigrationLock, when set, runs first in the migration transaction so
 	// that concurrent processes migrate one at a time.
 	MigrationLock string
