@@ -33,6 +33,13 @@ func (s *Service) Bootstrap(ctx context.Context, fixedToken string) (Bootstrap, 
 		if len(fixedToken) < len(patPrefix)+20 || fixedToken[:len(patPrefix)] != patPrefix {
 			return Bootstrap{}, errors.New("BOTPLATFORM_ADMIN_TOKEN must start with " + patPrefix + " followed by at least 20 characters")
 		}
+		// A space, control or non-ASCII character cannot survive an
+		// Authorization header: such a token would never authenticate.
+		for _, c := range []byte(fixedToken) {
+			if c <= ' ' || c > '~' {
+				return Bootstrap{}, errors.New("BOTPLATFORM_ADMIN_TOKEN must be printable ASCII without spaces")
+			}
+		}
 		value, hash = fixedToken, hashToken(fixedToken)
 	}
 	now := s.clock.Now()

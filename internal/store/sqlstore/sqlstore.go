@@ -193,7 +193,17 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 		return nil, err
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
+	// Even CREATE TABLE IF NOT EXISTS races between processes on PostgreSQL:
+	// take the migration lock first.
+	if err := s.tx(ctx, func(tx *sql.Tx) error {
+		if s.d.MigrationLock != "" {
+			if _, err := tx.ExecContext(ctx, s.d.MigrationLock); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`)
+		return err
+	}); err != nil {
 		return nil, fmt.Errorf("create schema_migrations: %w", err)
 	}
 	for _, e := range entries {
