@@ -74,6 +74,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer st.Close()
 
 	adm := admin.New(st, platform.SystemClock{}, cfg.ChatURL)
+	adm.SetAuthCacheTTL(cfg.AuthCacheTTL)
 	boot, err := adm.Bootstrap(ctx, cfg.AdminToken)
 	if err != nil {
 		return fmt.Errorf("bootstrap: %w", err)

@@ -30,6 +30,7 @@ func (s *Service) ListPATs(ctx context.Context, a *Actor) ([]platform.Token, err
 }
 
 func (s *Service) DeletePAT(ctx context.Context, a *Actor, id string) error {
+	defer s.auth.clear()
 	return notFound(s.store.DeletePAT(ctx, a.Account.ID, id), "personal access token", id)
 }
 

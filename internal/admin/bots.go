@@ -153,9 +153,9 @@ func (s *Service) DeleteBot(ctx context.Context, a *Actor, id string) error {
 	return notFound(s.store.DeleteBot(ctx, a.Member.WorkspaceID, id), "bot", id)
 }
 
-func (s *Service) ListBots(ctx context.Context, a *Actor, f store.BotFilter, pluginNames []string) ([]platform.Bot, string, error) {
+func (s *Service) ListBots(ctx context.Context, a *Actor, f store.BotFilter, pluginNames []string) ([]platform.BotSummary, string, error) {
 	if len(pluginNames) > 0 {
-		return []platform.Bot{}, "", nil // no plugin can be installed on this server
+		return []platform.BotSummary{}, "", nil // no plugin can be installed on this server
 	}
 	return s.store.ListBots(ctx, a.Member.WorkspaceID, f)
 }

@@ -79,6 +79,7 @@ func (s *Service) UpdateMember(ctx context.Context, a *Actor, id string, role *p
 	if err := checkGrant(a, *role); err != nil {
 		return m, err
 	}
+	defer s.auth.clear()
 	if err := s.store.UpdateMemberRole(ctx, a.Member.WorkspaceID, id, *role); err != nil {
 		return m, notFound(err, "workspace member", id)
 	}
@@ -90,5 +91,6 @@ func (s *Service) RemoveMember(ctx context.Context, a *Actor, id string) error {
 	if _, err := s.target(ctx, a, id, "removed"); err != nil {
 		return err
 	}
+	defer s.auth.clear()
 	return notFound(s.store.DeleteMember(ctx, a.Member.WorkspaceID, id), "workspace member", id)
 }

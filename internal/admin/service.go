@@ -8,6 +8,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -18,12 +19,20 @@ type Service struct {
 	store   store.Store
 	clock   platform.Clock
 	chatURL string // base of every chat webhook URL
+	auth    authCache
 }
+
+// DefaultAuthCacheTTL is how long a successful authentication is reused.
+const DefaultAuthCacheTTL = 5 * time.Second
 
 // New returns a Service; chatURL is the Chat API base, without trailing slash.
 func New(s store.Store, clock platform.Clock, chatURL string) *Service {
-	return &Service{store: s, clock: clock, chatURL: strings.TrimRight(chatURL, "/")}
+	return &Service{store: s, clock: clock, chatURL: strings.TrimRight(chatURL, "/"), auth: authCache{ttl: DefaultAuthCacheTTL}}
 }
+
+// SetAuthCacheTTL sets how long a successful authentication is reused
+// without asking the database (0 disables the cache). Call before serving.
+func (s *Service) SetAuthCacheTTL(d time.Duration) { s.auth.ttl = d }
 
 // Token prefixes tell a personal access token from a bot API key.
 const (
@@ -59,6 +68,12 @@ func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (
 		return nil, errBadToken
 	}
 	h := hashToken(token)
+	key := authKey{workspaceID: workspaceID}
+	copy(key.hash[:], h)
+	now := s.clock.Now()
+	if a, ok := s.auth.get(key, now); ok {
+		return &a, nil
+	}
 	t, acc, m, err := s.store.GetCredential(ctx, h, workspaceID)
 	if errors.Is(err, platform.ErrNotFound) || (err == nil && subtle.ConstantTimeCompare(t.Hash, h) != 1) {
 		return nil, errBadToken
@@ -73,6 +88,7 @@ func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (
 		}
 		a.Member = *m
 	}
+	s.auth.put(key, *a, now)
 	return a, nil
 }
 

@@ -147,5 +147,6 @@ func (s *Service) DeleteWorkspace(ctx context.Context, a *Actor, id string) erro
 	if err := require(a, platform.RoleOwner, "deleting the workspace"); err != nil {
 		return err
 	}
+	defer s.auth.clear()
 	return notFound(s.store.DeleteWorkspace(ctx, id), "workspace", id)
 }

@@ -26,6 +26,7 @@ type Config struct {
 	LogLevel        string
 	AdminToken      string
 	ShutdownTimeout time.Duration
+	AuthCacheTTL    time.Duration
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -59,6 +60,11 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		shutdown = s
 		return nil
 	})
+	authTTL := env("AUTH_CACHE_TTL", "5s")
+	fs.Func("auth-cache-ttl", "how long a successful authentication is reused; 0 disables (BOTPLATFORM_AUTH_CACHE_TTL, default 5s)", func(s string) error {
+		authTTL = s
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -69,6 +75,9 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	var err error
 	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil {
 		return c, fmt.Errorf("shutdown-timeout: %v", err)
+	}
+	if c.AuthCacheTTL, err = time.ParseDuration(authTTL); err != nil || c.AuthCacheTTL < 0 {
+		return c, fmt.Errorf("auth-cache-ttl: must be a duration such as 5s, or 0")
 	}
 	return c, c.validate()
 }

@@ -368,11 +368,14 @@ func (a *api) listBots(w http.ResponseWriter, r *http.Request, act *admin.Actor)
 	if err != nil {
 		return err
 	}
-	out := make([]botListItemJSON, len(bots))
+	resp := struct {
+		Bots []botListItemJSON `json:"bots"`
+		Meta metaJSON          `json:"meta"`
+	}{make([]botListItemJSON, len(bots)), metaJSON{next}}
 	for i, b := range bots {
-		out[i] = toBotListItem(b)
+		resp.Bots[i] = toBotListItem(b)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"bots": out, "meta": metaJSON{next}})
+	writeJSON(w, http.StatusOK, resp)
 	return nil
 }
 

@@ -190,22 +190,22 @@ func toBot(b platform.Bot, svc *admin.Service) botJSON {
 }
 
 type botListItemJSON struct {
-	ID         string            `json:"id"`
-	CreatedAt  string            `json:"createdAt"`
-	UpdatedAt  string            `json:"updatedAt"`
-	Name       string            `json:"name"`
-	DeployedAt string            `json:"deployedAt,omitempty"`
-	Tags       map[string]string `json:"tags"`
-	Type       string            `json:"type"`
+	ID         string          `json:"id"`
+	CreatedAt  string          `json:"createdAt"`
+	UpdatedAt  string          `json:"updatedAt"`
+	Name       string          `json:"name"`
+	DeployedAt string          `json:"deployedAt,omitempty"`
+	Tags       json.RawMessage `json:"tags"`
+	Type       string          `json:"type"`
 }
 
-func toBotListItem(b platform.Bot) botListItemJSON {
+func toBotListItem(b platform.BotSummary) botListItemJSON {
 	it := botListItemJSON{ID: b.ID, CreatedAt: platform.FormatTime(b.CreatedAt), UpdatedAt: platform.FormatTime(b.UpdatedAt), Name: b.Name, Tags: b.Tags, Type: b.Type}
 	if b.DeployedAt != nil {
 		it.DeployedAt = platform.FormatTime(*b.DeployedAt)
 	}
-	if it.Tags == nil {
-		it.Tags = map[string]string{}
+	if len(it.Tags) == 0 {
+		it.Tags = json.RawMessage(`{}`)
 	}
 	return it
 }

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,6 +75,7 @@ func hammer(b *testing.B, url string, h http.Header) {
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		local := make([]time.Duration, 0, 1024)
+		var body bytes.Buffer
 		for pb.Next() {
 			req, _ := http.NewRequest("GET", url, nil)
 			req.Header = h.Clone()
@@ -84,11 +85,12 @@ func hammer(b *testing.B, url string, h http.Header) {
 				b.Error(err)
 				return
 			}
-			body, _ := io.ReadAll(resp.Body)
+			body.Reset()
+			_, _ = body.ReadFrom(resp.Body)
 			resp.Body.Close()
 			local = append(local, time.Since(t0))
-			if resp.StatusCode != 200 || !strings.Contains(string(body), `"bots"`) {
-				b.Errorf("status %d: %s", resp.StatusCode, body)
+			if resp.StatusCode != 200 || !bytes.Contains(body.Bytes(), []byte(`"bots"`)) {
+				b.Errorf("status %d: %s", resp.StatusCode, body.String())
 				return
 			}
 		}

@@ -95,6 +95,18 @@ type Bot struct {
 	Integrations  []BotIntegration
 }
 
+// BotSummary is a bot as listBots shows it. Its tags stay in their stored
+// JSON form: a listing passes them through without decoding them.
+type BotSummary struct {
+	ID         string
+	Name       string
+	Type       string
+	Tags       json.RawMessage
+	DeployedAt *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
 // BotSpec holds the bot's definition as given to createBot/updateBot.
 type BotSpec struct {
 	Description      string            `json:"description,omitempty"`

@@ -29,7 +29,6 @@ type Store interface {
 	CreatePAT(ctx context.Context, t platform.Token) error
 	ListPATs(ctx context.Context, accountID string) ([]platform.Token, error)
 	DeletePAT(ctx context.Context, accountID, id string) error
-	GetPATByHash(ctx context.Context, hash []byte) (platform.Token, error)
 	// GetCredential resolves a PAT hash to its token and account, and the
 	// account's membership of workspaceID (nil when not a member, or when
 	// workspaceID is empty), in one round trip: it runs on every request.
@@ -56,7 +55,7 @@ type Store interface {
 	// UpdateBot replaces the stored bot (tags and integrations included).
 	UpdateBot(ctx context.Context, b platform.Bot) error
 	DeleteBot(ctx context.Context, workspaceID, id string) error
-	ListBots(ctx context.Context, workspaceID string, f BotFilter) ([]platform.Bot, string, error)
+	ListBots(ctx context.Context, workspaceID string, f BotFilter) ([]platform.BotSummary, string, error)
 	GetIntegrationByWebhook(ctx context.Context, webhookID string) (platform.BotIntegration, error)
 
 	CreateBotKey(ctx context.Context, workspaceID string, t platform.Token) error

@@ -77,7 +77,7 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		w.Close()
 		return nil, err
 	}
-	n := max(4, runtime.NumCPU()*2)
+	n := max(8, runtime.NumCPU()*4)
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	r.SetConnMaxIdleTime(0)

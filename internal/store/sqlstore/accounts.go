@@ -28,7 +28,7 @@ func (s *Store) GetAccountByEmail(ctx context.Context, email string) (platform.A
 func (s *Store) getAccount(ctx context.Context, where string, arg any) (platform.Account, error) {
 	var a platform.Account
 	var created int64
-	err := s.queryRow(ctx, (`SELECT id, email, display_name, created_at FROM accounts WHERE `+where), arg).
+	err := s.queryRow(ctx, `SELECT id, email, display_name, created_at FROM accounts WHERE `+where, arg).
 		Scan(&a.ID, &a.Email, &a.DisplayName, &created)
 	a.CreatedAt = fromMicros(created)
 	return a, noRows(err)
@@ -52,17 +52,8 @@ func (s *Store) DeletePAT(ctx context.Context, accountID, id string) error {
 	return s.execOne(ctx, s.w, `DELETE FROM pats WHERE id = ? AND account_id = ?`, id, accountID)
 }
 
-func (s *Store) GetPATByHash(ctx context.Context, hash []byte) (platform.Token, error) {
-	var t platform.Token
-	var created int64
-	err := s.queryRow(ctx, (`SELECT id, account_id, note, hash, created_at FROM pats WHERE hash = ?`), hash).
-		Scan(&t.ID, &t.OwnerID, &t.Note, &t.Hash, &created)
-	t.CreatedAt = fromMicros(created)
-	return t, noRows(err)
-}
-
 func (s *Store) listTokens(ctx context.Context, query string, args ...any) ([]platform.Token, error) {
-	rows, err := s.query(ctx, (query), args...)
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

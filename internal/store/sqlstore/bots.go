@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -76,8 +77,8 @@ func (s *Store) GetBot(ctx context.Context, workspaceID, id string) (platform.Bo
 	var spec, tags string
 	var deployed sql.NullInt64
 	var created, updated int64
-	err := s.queryRow(ctx, (`SELECT id, workspace_id, name, dev, type, status, signing_secret, code, tags, created_by, spec, deployed_at, created_at, updated_at
-		FROM bots WHERE workspace_id = ? AND id = ?`), workspaceID, id).
+	err := s.queryRow(ctx, `SELECT id, workspace_id, name, dev, type, status, signing_secret, code, tags, created_by, spec, deployed_at, created_at, updated_at
+		FROM bots WHERE workspace_id = ? AND id = ?`, workspaceID, id).
 		Scan(&b.ID, &b.WorkspaceID, &b.Name, &b.Dev, &b.Type, &b.Status, &b.SigningSecret, &b.Code, &tags, &b.CreatedBy, &spec, &deployed, &created, &updated)
 	if err != nil {
 		return b, noRows(err)
@@ -95,8 +96,8 @@ func (s *Store) GetBot(ctx context.Context, workspaceID, id string) (platform.Bo
 }
 
 func (s *Store) integrations(ctx context.Context, where string, arg any) ([]platform.BotIntegration, error) {
-	rows, err := s.query(ctx, (`SELECT bot_id, integration_id, name, version, webhook_id, enabled, configuration, disabled_channels, created_at, updated_at
-		FROM bot_integrations WHERE ` + where + ` ORDER BY integration_id`), arg)
+	rows, err := s.query(ctx, `SELECT bot_id, integration_id, name, version, webhook_id, enabled, configuration, disabled_channels, created_at, updated_at
+		FROM bot_integrations WHERE `+where+` ORDER BY integration_id`, arg)
 	if err != nil {
 		return nil, err
 	}
@@ -152,19 +153,10 @@ func (s *Store) DeleteBot(ctx context.Context, workspaceID, id string) error {
 	return s.execOne(ctx, s.w, `DELETE FROM bots WHERE workspace_id = ? AND id = ?`, workspaceID, id)
 }
 
-// decodeTags decodes a stored tag map; most bots have none.
-func decodeTags(raw []byte, dst *map[string]string) error {
-	if string(raw) == "{}" {
-		*dst = map[string]string{}
-		return nil
-	}
-	return json.Unmarshal(raw, dst)
-}
-
 // ListBots returns one page of bots in keyset order (sort column, then id).
 // The listing carries what listBots shows: no code, status, spec or
 // integrations (fewer columns is most of the cost per row).
-func (s *Store) ListBots(ctx context.Context, workspaceID string, f store.BotFilter) ([]platform.Bot, string, error) {
+func (s *Store) ListBots(ctx context.Context, workspaceID string, f store.BotFilter) ([]platform.BotSummary, string, error) {
 	cur, err := store.DecodeCursor(f.Token)
 	if err != nil {
 		return nil, "", err
@@ -177,9 +169,12 @@ func (s *Store) ListBots(ctx context.Context, workspaceID string, f store.BotFil
 	if f.Descending {
 		dir, cmp = "DESC", "<"
 	}
-	query := `SELECT b.id, b.name, b.type, b.tags, b.deployed_at, b.created_at, b.updated_at
-		FROM bots b WHERE b.workspace_id = ? AND b.dev = ?`
-	args := []any{workspaceID, f.Dev}
+	var q strings.Builder
+	q.Grow(512)
+	q.WriteString(`SELECT b.id, b.name, b.type, b.tags, b.deployed_at, b.created_at, b.updated_at
+		FROM bots b WHERE b.workspace_id = ? AND b.dev = ?`)
+	args := make([]any, 0, 8)
+	args = append(args, workspaceID, f.Dev)
 	keys := make([]string, 0, len(f.Tags))
 	for k := range f.Tags {
 		keys = append(keys, k)
@@ -190,41 +185,37 @@ func (s *Store) ListBots(ctx context.Context, workspaceID string, f store.BotFil
 		if len(vals) == 0 {
 			// A key listing no value matches no bot; `IN ()` is not valid
 			// PostgreSQL (SQLite accepts it and matches nothing).
-			query += ` AND 1 = 0`
+			q.WriteString(` AND 1 = 0`)
 			continue
 		}
-		query += ` AND EXISTS (SELECT 1 FROM bot_tags t WHERE t.bot_id = b.id AND t.key = ? AND t.value IN (` + placeholders(len(vals)) + `))`
+		q.WriteString(` AND EXISTS (SELECT 1 FROM bot_tags t WHERE t.bot_id = b.id AND t.key = ? AND t.value IN (` + placeholders(len(vals)) + `))`)
 		args = append(args, k)
 		for _, v := range vals {
 			args = append(args, v)
 		}
 	}
 	for _, name := range f.IntegrationNames {
-		query += ` AND EXISTS (SELECT 1 FROM bot_integrations i WHERE i.bot_id = b.id AND i.name = ?)`
+		q.WriteString(` AND EXISTS (SELECT 1 FROM bot_integrations i WHERE i.bot_id = b.id AND i.name = ?)`)
 		args = append(args, name)
 	}
 	if cur != nil {
-		query += ` AND (` + col + ` ` + cmp + ` ? OR (` + col + ` = ? AND b.id ` + cmp + ` ?))`
+		q.WriteString(` AND (` + col + ` ` + cmp + ` ? OR (` + col + ` = ? AND b.id ` + cmp + ` ?))`)
 		args = append(args, cur.Value, cur.Value, cur.ID)
 	}
-	query += ` ORDER BY ` + col + ` ` + dir + `, b.id ` + dir + ` LIMIT ?`
+	q.WriteString(` ORDER BY ` + col + ` ` + dir + `, b.id ` + dir + ` LIMIT ?`)
 	args = append(args, f.Limit+1)
 
-	rows, err := s.query(ctx, (query), args...)
+	rows, err := s.query(ctx, q.String(), args...)
 	if err != nil {
 		return nil, "", err
 	}
 	defer rows.Close()
-	out := make([]platform.Bot, 0, f.Limit+1)
+	out := make([]platform.BotSummary, 0, f.Limit+1)
 	for rows.Next() {
-		b := platform.Bot{WorkspaceID: workspaceID, Dev: f.Dev}
-		var tags []byte
+		var b platform.BotSummary
 		var deployed sql.NullInt64
 		var created, updated int64
-		if err := rows.Scan(&b.ID, &b.Name, &b.Type, &tags, &deployed, &created, &updated); err != nil {
-			return nil, "", err
-		}
-		if err := decodeTags(tags, &b.Tags); err != nil {
+		if err := rows.Scan(&b.ID, &b.Name, &b.Type, (*[]byte)(&b.Tags), &deployed, &created, &updated); err != nil {
 			return nil, "", err
 		}
 		b.DeployedAt = fromNullMicros(deployed)
@@ -234,7 +225,7 @@ func (s *Store) ListBots(ctx context.Context, workspaceID string, f store.BotFil
 	if err := rows.Err(); err != nil {
 		return nil, "", err
 	}
-	page, next := pageOf(out, f.Limit, func(b platform.Bot) store.Cursor {
+	page, next := pageOf(out, f.Limit, func(b platform.BotSummary) store.Cursor {
 		v := b.CreatedAt
 		if f.SortField == "updatedAt" {
 			v = b.UpdatedAt
@@ -264,7 +255,7 @@ func (s *Store) GetBotKeyByHash(ctx context.Context, hash []byte) (platform.Toke
 	var t platform.Token
 	var ws string
 	var created int64
-	err := s.queryRow(ctx, (`SELECT k.id, k.bot_id, k.note, k.hash, k.created_at, b.workspace_id FROM bot_keys k JOIN bots b ON b.id = k.bot_id WHERE k.hash = ?`), hash).
+	err := s.queryRow(ctx, `SELECT k.id, k.bot_id, k.note, k.hash, k.created_at, b.workspace_id FROM bot_keys k JOIN bots b ON b.id = k.bot_id WHERE k.hash = ?`, hash).
 		Scan(&t.ID, &t.OwnerID, &t.Note, &t.Hash, &created, &ws)
 	t.CreatedAt = fromMicros(created)
 	return t, ws, noRows(err)

@@ -48,7 +48,7 @@ func (s *Store) ListLogs(ctx context.Context, f store.LogFilter) ([]platform.Log
 	}
 	query += ` ORDER BY ts, id LIMIT ?`
 	args = append(args, f.Limit+1)
-	rows, err := s.query(ctx, (query), args...)
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, "", err
 	}

@@ -72,7 +72,7 @@ func scanWorkspace(sc interface{ Scan(...any) error }) (platform.Workspace, erro
 }
 
 func (s *Store) GetWorkspace(ctx context.Context, id string) (platform.Workspace, error) {
-	w, err := scanWorkspace(s.queryRow(ctx, (`SELECT ` + workspaceCols + ` FROM workspaces w WHERE w.id = ?`), id))
+	w, err := scanWorkspace(s.queryRow(ctx, `SELECT `+workspaceCols+` FROM workspaces w WHERE w.id = ?`, id))
 	return w, noRows(err)
 }
 
@@ -94,7 +94,7 @@ func (s *Store) ListWorkspaces(ctx context.Context, accountID string, f store.Wo
 	}
 	query += ` ORDER BY w.id LIMIT ?`
 	args = append(args, f.Limit+1)
-	rows, err := s.query(ctx, (query), args...)
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -134,12 +134,12 @@ func scanMember(sc interface{ Scan(...any) error }) (platform.Member, error) {
 }
 
 func (s *Store) GetMember(ctx context.Context, workspaceID, accountID string) (platform.Member, error) {
-	m, err := scanMember(s.queryRow(ctx, (`SELECT ` + memberCols + ` FROM members m JOIN accounts a ON a.id = m.account_id WHERE m.workspace_id = ? AND m.account_id = ?`), workspaceID, accountID))
+	m, err := scanMember(s.queryRow(ctx, `SELECT `+memberCols+` FROM members m JOIN accounts a ON a.id = m.account_id WHERE m.workspace_id = ? AND m.account_id = ?`, workspaceID, accountID))
 	return m, noRows(err)
 }
 
 func (s *Store) GetMemberByID(ctx context.Context, workspaceID, id string) (platform.Member, error) {
-	m, err := scanMember(s.queryRow(ctx, (`SELECT ` + memberCols + ` FROM members m JOIN accounts a ON a.id = m.account_id WHERE m.workspace_id = ? AND m.id = ?`), workspaceID, id))
+	m, err := scanMember(s.queryRow(ctx, `SELECT `+memberCols+` FROM members m JOIN accounts a ON a.id = m.account_id WHERE m.workspace_id = ? AND m.id = ?`, workspaceID, id))
 	return m, noRows(err)
 }
 
@@ -156,7 +156,7 @@ func (s *Store) ListMembers(ctx context.Context, workspaceID string, p store.Pag
 	}
 	query += ` ORDER BY m.id LIMIT ?`
 	args = append(args, p.Limit+1)
-	rows, err := s.query(ctx, (query), args...)
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -106,7 +107,7 @@ func testBots(t *testing.T, e *env) {
 		if ow.BotCount != 0 {
 			t.Fatalf("BotCount after rejected CreateBot = %d, want 0", ow.BotCount)
 		}
-		list, _, err := e.s.ListBots(e.ctx, other.ID, store.BotFilter{Page: store.Page{Limit: 10}, Tags: map[string][]string{"team": {"core"}}})
+		list, _, err := e.listBots(e.ctx, other.ID, store.BotFilter{Page: store.Page{Limit: 10}, Tags: map[string][]string{"team": {"core"}}})
 		must(t, err, "ListBots")
 		if len(list) != 0 {
 			t.Fatalf("ListBots after rejected CreateBot = %s, want none", show(botIDs(list)))
@@ -136,7 +137,7 @@ func testUpdateBot(t *testing.T, e *env) {
 	listed := func(t *testing.T, f store.BotFilter) []string {
 		t.Helper()
 		f.Limit = 100
-		got, _, err := e.s.ListBots(e.ctx, w.ID, f)
+		got, _, err := e.listBots(e.ctx, w.ID, f)
 		must(t, err, "ListBots")
 		return sorted(botIDs(got)...)
 	}
@@ -171,7 +172,7 @@ func testUpdateBot(t *testing.T, e *env) {
 		} {
 			same(t, listed(t, store.BotFilter{Tags: tc.tags}), tc.want, "ListBots tags %v", tc.tags)
 		}
-		page, _, err := e.s.ListBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Limit: 10}, Tags: map[string][]string{"team": {"growth"}}})
+		page, _, err := e.listBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Limit: 10}, Tags: map[string][]string{"team": {"growth"}}})
 		must(t, err, "ListBots")
 		same(t, page[0].Tags, u.Tags, "tags in the listing")
 	})
@@ -266,7 +267,7 @@ func testDeleteBot(t *testing.T, e *env) {
 	if len(logs) != 0 {
 		t.Fatalf("ListLogs of a deleted bot = %s, want none", show(logs))
 	}
-	list, _, err := e.s.ListBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Limit: 10}})
+	list, _, err := e.listBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Limit: 10}})
 	must(t, err, "ListBots")
 	same(t, botIDs(list), []string{keep.ID}, "ListBots after delete")
 	ws, err := e.s.GetWorkspace(e.ctx, w.ID)
@@ -310,9 +311,26 @@ func testGetIntegrationByWebhook(t *testing.T, e *env) {
 func listItem(b platform.Bot) platform.Bot {
 	b = normBot(b)
 	return platform.Bot{
-		ID: b.ID, WorkspaceID: b.WorkspaceID, Name: b.Name, Dev: b.Dev, Type: b.Type,
+		ID: b.ID, Name: b.Name, Type: b.Type,
 		Tags: b.Tags, DeployedAt: b.DeployedAt, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
+}
+
+// listBots calls ListBots and returns the rows as bots, their stored tags
+// decoded, so listings compare with the bots that were written.
+func (e *env) listBots(ctx context.Context, workspaceID string, f store.BotFilter) ([]platform.Bot, string, error) {
+	rows, next, err := e.s.ListBots(ctx, workspaceID, f)
+	if err != nil {
+		return nil, next, err
+	}
+	out := make([]platform.Bot, len(rows))
+	for i, r := range rows {
+		out[i] = platform.Bot{ID: r.ID, Name: r.Name, Type: r.Type, DeployedAt: r.DeployedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		if err := json.Unmarshal(r.Tags, &out[i].Tags); err != nil {
+			return nil, next, fmt.Errorf("listing of %s: tags %q are not a JSON object: %w", r.ID, r.Tags, err)
+		}
+	}
+	return out, next, nil
 }
 
 func testListBotsFilters(t *testing.T, e *env) {
@@ -396,7 +414,7 @@ func testListBotsFilters(t *testing.T, e *env) {
 				f.Limit = limit
 				got := collect(t, "ListBots", limit, func(token string) ([]platform.Bot, string, error) {
 					f.Token = token
-					return e.s.ListBots(e.ctx, w.ID, f)
+					return e.listBots(e.ctx, w.ID, f)
 				})
 				same(t, botIDs(got), tc.want, "ListBots limit %d", limit)
 				for _, b := range got {
@@ -483,7 +501,7 @@ func testListBotsSort(t *testing.T, e *env) {
 				name := fmt.Sprintf("field=%q desc=%v limit=%d", field, desc, limit)
 				t.Run(name, func(t *testing.T) {
 					got := collect(t, "ListBots", limit, func(token string) ([]platform.Bot, string, error) {
-						return e.s.ListBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Token: token, Limit: limit}, SortField: field, Descending: desc})
+						return e.listBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Token: token, Limit: limit}, SortField: field, Descending: desc})
 					})
 					same(t, botIDs(got), want, "ListBots order")
 				})
@@ -551,7 +569,7 @@ func testListBotsKeysetUnderWrites(t *testing.T, e *env) {
 					if page > 50 {
 						t.Fatalf("more than 50 pages")
 					}
-					rows, next, err := e.s.ListBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Token: token, Limit: 3}, SortField: field, Descending: desc})
+					rows, next, err := e.listBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Token: token, Limit: 3}, SortField: field, Descending: desc})
 					must(t, err, "ListBots page %d", page)
 					for _, b := range rows {
 						if seen[b.ID] {
@@ -657,11 +675,11 @@ func testInvalidNextToken(t *testing.T, e *env) {
 			return err
 		},
 		"ListBots": func(token string) error {
-			_, _, err := e.s.ListBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Token: token, Limit: 10}})
+			_, _, err := e.listBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Token: token, Limit: 10}})
 			return err
 		},
 		"ListBots updatedAt desc": func(token string) error {
-			_, _, err := e.s.ListBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Token: token, Limit: 10}, SortField: "updatedAt", Descending: true})
+			_, _, err := e.listBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Token: token, Limit: 10}, SortField: "updatedAt", Descending: true})
 			return err
 		},
 		"ListLogs": func(token string) error {
