@@ -23,7 +23,8 @@ test-compat: build
 	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3s ./internal/httpapi/
+	$(GO) test -run '^$$' -bench ListBots -benchtime 3s -count 3 ./internal/httpapi/
+	$(GO) test -run '^$$' -bench ColdStart -benchtime 20x ./cmd/botplatform/
 
 fmt:
 	gofmt -w cmd internal
