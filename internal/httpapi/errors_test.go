@@ -1,0 +1,82 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/httpapi"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store/storetest"
+)
+
+// lockedBuffer is a log sink safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// An internal failure (here: the database is gone) answers 500 Internal with
+// a safe message naming the request id; the cause goes to the log only.
+func TestInternalErrorsDoNotLeak(t *testing.T) {
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			st := storetest.Open(t, backend)
+			var logs lockedBuffer
+			svc := admin.New(st, platform.SystemClock{}, "http://127.0.0.1/chat")
+			srv := httptest.NewServer(httpapi.New(httpapi.Deps{Log: slog.New(slog.NewTextHandler(&logs, nil)), Store: st, Admin: svc}))
+			defer srv.Close()
+			boot, err := svc.Bootstrap(t.Context(), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+
+			for _, path := range []string{"/healthz", "/v1/admin/bots"} {
+				req, _ := http.NewRequest("GET", srv.URL+path, nil)
+				req.Header.Set("Authorization", "Bearer "+boot.Token)
+				req.Header.Set("x-workspace-id", boot.WorkspaceID)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var body map[string]any
+				_ = json.NewDecoder(resp.Body).Decode(&body)
+				resp.Body.Close()
+				reqID := resp.Header.Get("x-request-id")
+				if resp.StatusCode != 500 || body["type"] != "Internal" || body["code"] != float64(500) {
+					t.Fatalf("%s: status %d, body %v; want 500 Internal", path, resp.StatusCode, body)
+				}
+				if ok, _ := regexp.MatchString(`^err_\d{14}x[0-9A-F]{8}$`, body["id"].(string)); !ok {
+					t.Errorf("%s: error id %q", path, body["id"])
+				}
+				msg := body["message"].(string)
+				if strings.Contains(msg, "sql") || strings.Contains(msg, "closed") || !strings.Contains(msg, reqID) {
+					t.Errorf("%s: message %q leaks the cause or lacks the request id %s", path, msg, reqID)
+				}
+				if !strings.Contains(logs.String(), "request_id="+reqID) || !strings.Contains(logs.String(), "closed") {
+					t.Errorf("%s: the log lacks the cause for request %s:\n%s", path, reqID, logs.String())
+				}
+			}
+		})
+	}
+}
