@@ -13,10 +13,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/config"
+	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store/postgres"
@@ -88,8 +91,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			boot.Token, boot.WorkspaceID, filepath.Join(cfg.DataDir, "bootstrap.json"))
 	}
 
+	blobs, err := blob.NewFS(filepath.Join(cfg.DataDir, "blobs"))
+	if err != nil {
+		return fmt.Errorf("file storage: %w", err)
+	}
+	fsvc, err := files.New(ctx, st, blobs, adm, platform.SystemClock{}, log, files.Config{
+		PublicURL: cfg.PublicURL, UploadURLTTL: cfg.UploadURLTTL, DownloadURLTTL: cfg.DownloadURLTTL,
+	})
+	if err != nil {
+		return fmt.Errorf("files: %w", err)
+	}
+	workers, stopWorkers := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { fsvc.RunReaper(workers, cfg.ReaperInterval) })
+	defer func() { stopWorkers(); wg.Wait() }()
+
 	srv := &http.Server{
-		Handler: httpapi.New(httpapi.Deps{Log: log, Store: st, Admin: adm, Version: version}),
+		Handler: httpapi.New(httpapi.Deps{Log: log, Store: st, Admin: adm, Files: fsvc, Version: version}),
 		// Uploads and event streams extend their own deadlines.
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,

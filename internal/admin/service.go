@@ -52,6 +52,10 @@ func hashToken(v string) []byte {
 
 var errBadToken = platform.Errorf(platform.ErrUnauthorized, "invalid or missing access token")
 
+// ErrNotMember is the error of Authenticate when the workspace does not
+// exist or the account is not a member of it.
+var ErrNotMember = platform.Errorf(platform.ErrUnauthorized, "x-workspace-id: unknown workspace, or this account is not a member of it")
+
 // Actor is an authenticated caller. Member is set once a workspace is known.
 type Actor struct {
 	Account platform.Account
@@ -84,7 +88,7 @@ func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (
 	a := &Actor{Account: acc}
 	if workspaceID != "" {
 		if m == nil {
-			return nil, platform.Errorf(platform.ErrUnauthorized, "x-workspace-id: unknown workspace, or this account is not a member of it")
+			return nil, ErrNotMember
 		}
 		a.Member = *m
 	}
@@ -118,3 +122,24 @@ func PageSize(v *int, def int) (int, error) {
 	}
 	return *v, nil
 }
+
+// AuthenticateBotKey resolves a bot API key. ok is false when token is not
+// a bot API key at all; a bot API key that does not exist is 401.
+func (s *Service) AuthenticateBotKey(ctx context.Context, token string) (botID, workspaceID string, ok bool, err error) {
+	if !strings.HasPrefix(token, bakPrefix) {
+		return "", "", false, nil
+	}
+	h := hashToken(token)
+	t, ws, err := s.store.GetBotKeyByHash(ctx, h)
+	if errors.Is(err, platform.ErrNotFound) || (err == nil && subtle.ConstantTimeCompare(t.Hash, h) != 1) {
+		return "", "", true, errBadToken
+	}
+	if err != nil {
+		return "", "", true, err
+	}
+	return t.OwnerID, ws, true, nil
+}
+
+// Require fails with 403 unless the actor's role in the current workspace
+// is at least min.
+func (a *Actor) Require(min platform.Role, action string) error { return require(a, min, action) }

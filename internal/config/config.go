@@ -27,6 +27,9 @@ type Config struct {
 	AdminToken      string
 	ShutdownTimeout time.Duration
 	AuthCacheTTL    time.Duration
+	UploadURLTTL    time.Duration
+	DownloadURLTTL  time.Duration
+	ReaperInterval  time.Duration
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -60,6 +63,20 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		shutdown = s
 		return nil
 	})
+	durations := []struct {
+		flag, env, def, usage string
+		dst                   *time.Duration
+		min                   time.Duration
+	}{
+		{"upload-url-ttl", "UPLOAD_URL_TTL", "1h", "lifetime of a file's uploadUrl", &c.UploadURLTTL, time.Second},
+		{"download-url-ttl", "DOWNLOAD_URL_TTL", "15m", "lifetime of a signed file url (files without public_content)", &c.DownloadURLTTL, time.Second},
+		{"reaper-interval", "REAPER_INTERVAL", "1m", "how often expired files are deleted", &c.ReaperInterval, time.Second},
+	}
+	raw := make([]string, len(durations))
+	for i, d := range durations {
+		raw[i] = env(d.env, d.def)
+		fs.Func(d.flag, d.usage+" (BOTPLATFORM_"+d.env+", default "+d.def+")", func(s string) error { raw[i] = s; return nil })
+	}
 	authTTL := env("AUTH_CACHE_TTL", "5s")
 	fs.Func("auth-cache-ttl", "how long a successful authentication is reused; 0 disables (BOTPLATFORM_AUTH_CACHE_TTL, default 5s)", func(s string) error {
 		authTTL = s
@@ -75,6 +92,11 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	var err error
 	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil {
 		return c, fmt.Errorf("shutdown-timeout: %v", err)
+	}
+	for i, d := range durations {
+		if *d.dst, err = time.ParseDuration(raw[i]); err != nil || *d.dst < d.min {
+			return c, fmt.Errorf("%s: must be a duration of at least %s, such as %s", d.flag, d.min, d.def)
+		}
 	}
 	if c.AuthCacheTTL, err = time.ParseDuration(authTTL); err != nil || c.AuthCacheTTL < 0 {
 		return c, fmt.Errorf("auth-cache-ttl: must be a duration such as 5s, or 0")

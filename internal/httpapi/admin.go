@@ -43,6 +43,9 @@ func (a *api) adminRoutes() *http.ServeMux {
 	m.Handle("POST /v1/admin/bots/baks", a.workspace(a.createBotKey))
 	m.Handle("GET /v1/admin/bots/baks", a.workspace(a.listBotKeys))
 	m.Handle("DELETE /v1/admin/bots/baks/{id}", a.workspace(a.deleteBotKey))
+	if a.Files != nil {
+		a.quotaRoutes(m)
+	}
 	return m
 }
 

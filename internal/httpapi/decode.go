@@ -140,30 +140,43 @@ func (q query) enum(name string, allowed ...string) (string, error) {
 	return "", platform.Errorf(platform.ErrInvalidQuery, "%s: must be one of %s", name, strings.Join(allowed, ", "))
 }
 
-// tags reads a tag filter: tags.k=v (repeat for OR), or tags={"k":"v"} /
-// {"k":["v1","v2"]} as URL-encoded JSON.
+// tags reads a tag filter without exclusions (listBots).
 func (q query) tags() (map[string][]string, error) {
-	out := map[string][]string{}
+	in, not, err := q.tagFilter()
+	if err == nil && len(not) > 0 {
+		err = platform.Errorf(platform.ErrInvalidQuery, "tags: \"not\" is not supported here")
+	}
+	return in, err
+}
+
+// tagFilter reads a tag filter in either form the clients send: dot
+// notation (tags.k=v, repeated for any of several values, tags.k.not=v to
+// exclude) or URL-encoded JSON (tags={"k":"v","l":["a","b"],"m":{"not":"x"}}).
+// Values listed for one key match any of them; all keys must match.
+func (q query) tagFilter() (in, not map[string][]string, err error) {
+	in, not = map[string][]string{}, map[string][]string{}
 	if raw := q.v.Get("tags"); raw != "" {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(raw), &m); err != nil {
-			return nil, platform.Errorf(platform.ErrInvalidQuery, "tags: must be a JSON object or tags.<key>=<value> parameters")
+			return nil, nil, platform.Errorf(platform.ErrInvalidQuery, "tags: must be a JSON object or tags.<key>=<value> parameters")
 		}
 		for k, v := range m {
-			switch v := v.(type) {
-			case string:
-				out[k] = append(out[k], v)
-			case []any:
-				for _, x := range v {
-					s, ok := x.(string)
-					if !ok {
-						return nil, platform.Errorf(platform.ErrInvalidQuery, "tags.%s: values must be strings", k)
-					}
-					out[k] = append(out[k], s)
+			if obj, ok := v.(map[string]any); ok {
+				if len(obj) != 1 || obj["not"] == nil {
+					return nil, nil, platform.Errorf(platform.ErrInvalidQuery, "tags.%s: an object must be {\"not\": value or list}", k)
 				}
-			default:
-				return nil, platform.Errorf(platform.ErrInvalidQuery, "tags.%s: must be a string or a list of strings", k)
+				vals, err := strs(k, obj["not"])
+				if err != nil {
+					return nil, nil, err
+				}
+				not[k] = append(not[k], vals...)
+				continue
 			}
+			vals, err := strs(k, v)
+			if err != nil {
+				return nil, nil, err
+			}
+			in[k] = append(in[k], vals...)
 		}
 	}
 	keys := make([]string, 0)
@@ -172,9 +185,33 @@ func (q query) tags() (map[string][]string, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if tag, ok := strings.CutPrefix(k, "tags."); ok && tag != "" {
-			out[tag] = append(out[tag], q.v[k]...)
+		tag, ok := strings.CutPrefix(k, "tags.")
+		if !ok || tag == "" {
+			continue
 		}
+		if base, ok := strings.CutSuffix(tag, ".not"); ok && base != "" {
+			not[base] = append(not[base], q.v[k]...)
+			continue
+		}
+		in[tag] = append(in[tag], q.v[k]...)
 	}
-	return out, nil
+	return in, not, nil
+}
+
+func strs(k string, v any) ([]string, error) {
+	switch v := v.(type) {
+	case string:
+		return []string{v}, nil
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, x := range v {
+			s, ok := x.(string)
+			if !ok {
+				return nil, platform.Errorf(platform.ErrInvalidQuery, "tags.%s: values must be strings", k)
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	return nil, platform.Errorf(platform.ErrInvalidQuery, "tags.%s: must be a string or a list of strings", k)
 }

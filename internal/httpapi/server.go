@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -28,6 +29,7 @@ type Deps struct {
 	Log     *slog.Logger
 	Store   store.Store
 	Admin   *admin.Service
+	Files   *files.Service
 	Version string
 }
 
@@ -53,6 +55,17 @@ func New(d Deps) http.Handler {
 	root := http.NewServeMux()
 	root.Handle("GET /healthz", a.h(a.healthz))
 	root.Handle("/v1/admin/", limit(AdminLimit, a.routed(a.adminRoutes())))
+	if d.Files != nil {
+		fs := limit(FilesLimit, a.routed(a.filesRoutes()))
+		root.Handle("/v1/files", fs)
+		root.Handle("/v1/files/", fs)
+		// Method patterns: other requests under these prefixes, such as
+		// copyFile of a file whose key is "public", are Files API calls.
+		content := a.routed(a.contentRoutes())
+		for _, p := range []string{"PUT /v1/files/upload/{id}", "GET /v1/files/content/{id}", "GET /v1/files/public/{id}"} {
+			root.Handle(p, content)
+		}
+	}
 	return a.middleware(a.routed(root))
 }
 

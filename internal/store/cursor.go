@@ -11,7 +11,8 @@ import (
 // the sort value of that row and its id as a tie-breaker. Rows added or
 // removed elsewhere in the listing never shift later pages.
 type Cursor struct {
-	Value int64  `json:"v"`
+	Value int64  `json:"v,omitempty"`
+	Text  string `json:"s,omitempty"` // the sort value when it is text
 	ID    string `json:"i"`
 }
 

@@ -5,6 +5,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
@@ -64,6 +65,49 @@ type Store interface {
 	// GetBotKeyByHash returns the key and the workspace of its bot.
 	GetBotKeyByHash(ctx context.Context, hash []byte) (platform.Token, string, error)
 
+	// GetBotWorkspace returns the workspace a bot belongs to.
+	GetBotWorkspace(ctx context.Context, botID string) (string, error)
+
+	// PutFile creates f, or replaces the file with the same bot, scope and
+	// key: that file keeps its id and creation time and gets f's fields, a
+	// new generation and no content. The storage counted for the replaced
+	// content is released in the same transaction; the replaced file is
+	// returned so that its content can be removed.
+	PutFile(ctx context.Context, f platform.File) (stored platform.File, replaced *platform.File, err error)
+	// GetFile returns a file of the bot; with botID "", the file with that id.
+	GetFile(ctx context.Context, botID, id string) (platform.File, error)
+	GetFileByKey(ctx context.Context, botID, scope, key string) (platform.File, error)
+	ListFiles(ctx context.Context, f FileFilter) ([]platform.File, string, error)
+	// UpdateFile stores f's tags, metadata, access policies and expiry.
+	UpdateFile(ctx context.Context, f platform.File) error
+	// DeleteFile removes the file, releasing its storage, and returns it.
+	DeleteFile(ctx context.Context, botID, id string) (platform.File, error)
+	// CompleteUpload records the content of generation u.Generation of a
+	// file still upload_pending and counts it against the workspace's
+	// storage within the given limits, enqueuing an indexing job when the
+	// file is indexed. ErrConflict when the file moved on (replaced, or no
+	// longer pending); a *QuotaError when a limit would be exceeded.
+	CompleteUpload(ctx context.Context, u Upload) (platform.File, error)
+	// FailUpload marks generation gen of a pending file upload_failed.
+	FailUpload(ctx context.Context, id string, gen int64, reason string, now time.Time) (platform.File, error)
+	ListFileTags(ctx context.Context, v FileVisibility, p Page) ([]string, string, error)
+	ListFileTagValues(ctx context.Context, v FileVisibility, key string, p Page) ([]string, string, error)
+	// DeleteExpiredFile is DeleteFile for a file whose expiry is at or
+	// before now (ErrNotFound otherwise, e.g. when its expiry was pushed back).
+	DeleteExpiredFile(ctx context.Context, id string, now time.Time) (platform.File, error)
+	// ExpiredFiles lists up to limit files whose expiry is at or before now.
+	ExpiredFiles(ctx context.Context, now time.Time, limit int) ([]platform.File, error)
+
+	GetStorage(ctx context.Context, workspaceID string) (platform.Storage, error)
+	// SetStorageLimits sets the workspace's limit overrides (nil: plan default).
+	SetStorageLimits(ctx context.Context, workspaceID string, s platform.Storage) error
+	// ListJobs lists the jobs about subject, oldest first.
+	ListJobs(ctx context.Context, subject string) ([]platform.Job, error)
+
+	// Secret returns the server secret with that name, creating it with
+	// value when it does not exist yet (every process then shares it).
+	Secret(ctx context.Context, name string, value []byte) ([]byte, error)
+
 	AppendLogs(ctx context.Context, entries []platform.LogEntry) error
 	ListLogs(ctx context.Context, f LogFilter) ([]platform.LogEntry, string, error)
 }
@@ -103,4 +147,50 @@ type LogFilter struct {
 	ConversationID  string
 	WorkflowID      string
 	MessageContains string
+}
+
+// FileVisibility selects the files a caller may see: all files of the bot,
+// or (for an integration) the files of its scope and those shared with
+// integrations.
+type FileVisibility struct {
+	BotID string
+	All   bool
+	Scope string
+}
+
+// FileFilter narrows listFiles.
+type FileFilter struct {
+	Page
+	FileVisibility
+	Tags       map[string][]string // all keys must match; any of a key's values
+	NotTags    map[string][]string // none of a key's values may match
+	IDs        []string
+	Indexed    *bool
+	SortField  string // key, size, createdAt (default), updatedAt, status
+	Descending bool
+}
+
+// Upload is the outcome of a finished content upload.
+type Upload struct {
+	FileID     string
+	Generation int64
+	BlobKey    string
+	Size       int64
+	SHA256     string
+	Status     string // upload_completed or indexing_pending
+	MaxStorage int64  // File Storage limit of the workspace, bytes
+	MaxVector  int64  // Vector DB Storage limit, bytes
+	Now        time.Time
+}
+
+// QuotaError reports the storage limit an upload would exceed.
+type QuotaError struct {
+	Quota string // "file storage" or "vector storage"
+	Used  int64
+	Limit int64
+	Size  int64
+}
+
+func (e *QuotaError) Error() string {
+	return fmt.Sprintf("%s quota exceeded: %d bytes used of %d, this file needs %d more", e.Quota, e.Used, e.Limit, e.Size)
 }

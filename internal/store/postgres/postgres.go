@@ -24,6 +24,7 @@ func Dialect() sqlstore.Dialect {
 	return sqlstore.Dialect{
 		Name:          "postgres",
 		Numbered:      true,
+		ForUpdate:     " FOR UPDATE",
 		IsUnique:      isUnique,
 		Migrations:    sub,
 		Contains:      func(col string) string { return "strpos(" + col + ", ?) > 0" },

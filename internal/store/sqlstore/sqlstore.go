@@ -31,6 +31,10 @@ type Dialect struct {
 	IsUnique func(error) bool
 	// Migrations holds the numbered NNNN_name.sql files of this dialect.
 	Migrations fs.FS
+	// ForUpdate ends a SELECT that locks the rows it reads until the
+	// transaction ends (" FOR UPDATE"); empty where write transactions
+	// already run one at a time (SQLite).
+	ForUpdate string
 	// Contains returns a case-sensitive test that col contains the string
 	// bound to one placeholder.
 	Contains func(col string) string
@@ -48,6 +52,7 @@ type Store struct {
 	rebinds sync.Map // query text -> numbered query text
 	stmts   sync.Map // query text -> *sql.Stmt on r
 	nstmts  atomic.Int32
+	wstmts  sync.Map // query text -> *sql.Stmt on w, for fixed transaction statements
 }
 
 // maxStmts bounds the statement cache; queries built from filters vary.
@@ -60,7 +65,14 @@ func New(w, r *sql.DB, d Dialect) *Store { return &Store{w: w, r: r, d: d} }
 
 // Close closes the cached statements and both pools.
 func (s *Store) Close() error {
-	s.stmts.Range(func(_, v any) bool { v.(*sql.Stmt).Close(); return true })
+	for _, m := range []*sync.Map{&s.stmts, &s.wstmts} {
+		m.Range(func(_, v any) bool {
+			if st, ok := v.(*sql.Stmt); ok {
+				st.Close()
+			}
+			return true
+		})
+	}
 	err := s.w.Close()
 	if s.r != s.w {
 		err = errors.Join(err, s.r.Close())
@@ -119,6 +131,33 @@ func (s *Store) stmt(ctx context.Context, query string) *sql.Stmt {
 	return st
 }
 
+// txStmt returns query as a statement of tx. Statements are prepared once
+// on the writer pool and reused, so a transaction's statements are parsed
+// and planned once per process. The first use of a query prepares it on the
+// transaction itself (SQLite's only writer connection is the one the
+// transaction holds) and caches a pool statement once the connection is free.
+func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	query = s.q(query)
+	if v, ok := s.wstmts.Load(query); ok {
+		if st, ok := v.(*sql.Stmt); ok {
+			return tx.StmtContext(ctx, st), nil
+		}
+	} else if _, loaded := s.wstmts.LoadOrStore(query, preparing{}); !loaded {
+		go func() {
+			st, err := s.w.PrepareContext(context.Background(), query)
+			if err != nil {
+				s.wstmts.Delete(query)
+				return
+			}
+			s.wstmts.Store(query, st)
+		}()
+	}
+	return tx.PrepareContext(ctx, query)
+}
+
+// preparing marks a writer statement whose preparation is under way.
+type preparing struct{}
+
 // query and queryRow run a read on the read pool, through the statement
 // cache when there is room in it.
 func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
@@ -159,7 +198,16 @@ func (s *Store) tx(ctx context.Context, f func(tx *sql.Tx) error) error {
 }
 
 func (s *Store) exec(ctx context.Context, db querier, query string, args ...any) (int64, error) {
-	res, err := db.ExecContext(ctx, s.q(query), args...)
+	var res sql.Result
+	var err error
+	if tx, ok := db.(*sql.Tx); ok {
+		var st *sql.Stmt
+		if st, err = s.txStmt(ctx, tx, query); err == nil {
+			res, err = st.ExecContext(ctx, args...)
+		}
+	} else {
+		res, err = db.ExecContext(ctx, s.q(query), args...)
+	}
 	if err != nil {
 		if s.d.IsUnique(err) {
 			return 0, fmt.Errorf("%w: %v", platform.ErrConflict, err)

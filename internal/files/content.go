@@ -1,0 +1,203 @@
+package files
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Signed URLs carry the file id, its content generation, an expiry and an
+// HMAC-SHA256 over them (and, for uploads, whether the x-amz-tagging header
+// is required), so they authenticate themselves: the official client sends
+// no credentials with them.
+
+func (s *Service) sign(parts ...string) string {
+	m := hmac.New(sha256.New, s.secret)
+	for _, p := range parts {
+		m.Write([]byte(p))
+		m.Write([]byte{0})
+	}
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func (s *Service) signedURL(kind string, f platform.File, ttl time.Duration) string {
+	exp := strconv.FormatInt(s.clock.Now().Add(ttl).Unix(), 10)
+	gen := strconv.FormatInt(f.Generation, 10)
+	q := url.Values{"gen": {gen}, "expires": {exp}}
+	parts := []string{kind, f.ID, gen, exp}
+	if kind == "upload" && f.PublicNow && f.Has(platform.PolicyPublicContent) {
+		q.Set("tagging", "public=true")
+		parts = append(parts, "public=true")
+	}
+	q.Set("signature", s.sign(parts...))
+	return s.cfg.PublicURL + "/v1/files/" + kind + "/" + f.ID + "?" + q.Encode()
+}
+
+// UploadURL is where the file's current content generation is uploaded.
+func (s *Service) UploadURL(f platform.File) string {
+	return s.signedURL("upload", f, s.cfg.UploadURLTTL)
+}
+
+// ContentURL is the file's url: permanent for public content, otherwise
+// signed and short-lived.
+func (s *Service) ContentURL(f platform.File) string {
+	if f.Has(platform.PolicyPublicContent) {
+		return s.cfg.PublicURL + "/v1/files/public/" + f.ID
+	}
+	return s.signedURL("content", f, s.cfg.DownloadURLTTL)
+}
+
+// SignedRequest is what a signed URL carries.
+type SignedRequest struct {
+	FileID, Gen, Expires, Tagging, Signature string
+}
+
+var errBadURL = platform.Errorf(platform.ErrForbidden, "this URL is invalid or has expired; get a new one from the Files API")
+
+// verify checks a signed URL and returns the file it designates at the
+// generation it was signed for.
+func (s *Service) verify(ctx context.Context, kind string, r SignedRequest) (platform.File, error) {
+	parts := []string{kind, r.FileID, r.Gen, r.Expires}
+	if r.Tagging != "" {
+		parts = append(parts, r.Tagging)
+	}
+	want := s.sign(parts...)
+	if !hmac.Equal([]byte(want), []byte(r.Signature)) {
+		return platform.File{}, errBadURL
+	}
+	exp, err := strconv.ParseInt(r.Expires, 10, 64)
+	if err != nil || s.clock.Now().After(time.Unix(exp, 0)) {
+		return platform.File{}, errBadURL
+	}
+	f, err := s.store.GetFile(ctx, "", r.FileID)
+	if errors.Is(err, platform.ErrNotFound) && kind == "content" {
+		// A genuine url of a deleted file: the content is gone, like the file.
+		return f, platform.NotFound("file", r.FileID)
+	}
+	if errors.Is(err, platform.ErrNotFound) || (err == nil && strconv.FormatInt(f.Generation, 10) != r.Gen) {
+		return f, platform.Errorf(platform.ErrForbidden, "this URL is stale: the file was replaced or deleted")
+	}
+	return f, err
+}
+
+// Upload stores the content of a file sent to its uploadUrl. The body is
+// streamed to the blob store, counted and hashed. Content larger than
+// declared, than the maximum file size, or than the workspace's remaining
+// storage ends the upload in upload_failed with the reason (the error
+// returned then says so too).
+func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, body io.Reader) (platform.File, error) {
+	f, err := s.verify(ctx, "upload", r)
+	if err != nil {
+		return f, err
+	}
+	if r.Tagging != "" && tagging != r.Tagging {
+		return f, platform.Errorf(platform.ErrForbidden, "this upload requires the header x-amz-tagging: %s (publicContentImmediatelyAccessible)", r.Tagging)
+	}
+	if f.Status != platform.FileUploadPending {
+		return f, platform.Errorf(platform.ErrForbidden, "this URL is stale: the file is %s; upsert it again to upload new content", f.Status)
+	}
+	lim, err := s.limits(ctx, f.WorkspaceID)
+	if err != nil {
+		return f, err
+	}
+	fail := func(t platform.ErrorType, format string, args ...any) (platform.File, error) {
+		reason := fmt.Sprintf(format, args...)
+		if _, err := s.store.FailUpload(ctx, f.ID, f.Generation, reason, s.clock.Now()); err != nil && !errors.Is(err, platform.ErrConflict) {
+			return f, err
+		}
+		return f, platform.Errorf(t, "upload failed: %s", reason)
+	}
+	if f.DeclaredSize > lim.MaxFile {
+		return fail(platform.ErrPayloadTooLarge, "the file's size (%d bytes) exceeds the maximum file size of %d bytes", f.DeclaredSize, lim.MaxFile)
+	}
+	if free := lim.MaxStorage - lim.UsedStorage; f.DeclaredSize > free {
+		return fail(platform.ErrQuotaExceeded, "file storage quota exceeded: %d bytes used of %d, this file needs %d", lim.UsedStorage, lim.MaxStorage, f.DeclaredSize)
+	}
+	if free := lim.MaxVector - lim.UsedVector; f.Index && f.DeclaredSize > free {
+		return fail(platform.ErrQuotaExceeded, "vector storage quota exceeded: %d bytes used of %d, this file needs %d", lim.UsedVector, lim.MaxVector, f.DeclaredSize)
+	}
+	key := f.ID + "." + strconv.FormatInt(f.Generation, 10)
+	info, err := s.blobs.Put(ctx, key, body, f.DeclaredSize)
+	if errors.Is(err, blob.ErrTooLarge) {
+		return fail(platform.ErrPayloadTooLarge, "the content is larger than the declared size of %d bytes", f.DeclaredSize)
+	}
+	if err != nil {
+		// A cut connection or a storage failure: nothing was kept and the
+		// file stays upload_pending, so the same URL can be used again.
+		return f, err
+	}
+	status := platform.FileUploadCompleted
+	if f.Index {
+		status = platform.FileIndexPending
+	}
+	done, err := s.store.CompleteUpload(ctx, store.Upload{
+		FileID: f.ID, Generation: f.Generation, BlobKey: key, Size: info.Size, SHA256: info.SHA256, Status: status,
+		MaxStorage: lim.MaxStorage, MaxVector: lim.MaxVector, Now: s.clock.Now(),
+	})
+	var qe *store.QuotaError
+	switch {
+	case errors.As(err, &qe):
+		s.removeBlob(ctx, key)
+		return fail(platform.ErrQuotaExceeded, "%s", qe.Error())
+	case errors.Is(err, platform.ErrConflict):
+		s.removeBlob(ctx, key)
+		return f, platform.Errorf(platform.ErrForbidden, "this URL is stale: the file was replaced while uploading")
+	case err != nil:
+		s.removeBlob(ctx, key)
+		return f, err
+	}
+	return done, nil
+}
+
+// uploaded reports whether f has content to serve.
+func uploaded(f platform.File) bool { return f.Size != nil && f.BlobKey != "" }
+
+// Content opens the content behind a signed url.
+func (s *Service) Content(ctx context.Context, r SignedRequest) (platform.File, blob.Reader, error) {
+	f, err := s.verify(ctx, "content", r)
+	if err != nil {
+		return f, nil, err
+	}
+	return s.open(ctx, f)
+}
+
+// PublicContent opens the content of a public_content file: once processing
+// finished, or right after the upload with publicContentImmediatelyAccessible.
+func (s *Service) PublicContent(ctx context.Context, id string) (platform.File, blob.Reader, error) {
+	f, err := s.store.GetFile(ctx, "", id)
+	if err != nil || !f.Has(platform.PolicyPublicContent) {
+		return f, nil, platform.NotFound("file", id)
+	}
+	switch f.Status {
+	case platform.FileUploadCompleted, platform.FileIndexCompleted, platform.FileIndexFailed:
+	case platform.FileIndexPending:
+		if !f.PublicNow {
+			return f, nil, platform.Errorf(platform.ErrResourceNotFound, "file %q is still being processed", id)
+		}
+	default:
+		return f, nil, platform.NotFound("file", id)
+	}
+	return s.open(ctx, f)
+}
+
+func (s *Service) open(ctx context.Context, f platform.File) (platform.File, blob.Reader, error) {
+	if !uploaded(f) {
+		return f, nil, platform.Errorf(platform.ErrResourceNotFound, "file %q has no content yet (status %s)", f.ID, f.Status)
+	}
+	rd, err := s.blobs.Open(ctx, f.BlobKey)
+	if errors.Is(err, blob.ErrNotFound) {
+		return f, nil, platform.Errorf(platform.ErrResourceNotFound, "the content of file %q is gone", f.ID)
+	}
+	return f, rd, err
+}

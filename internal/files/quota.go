@@ -1,0 +1,131 @@
+package files
+
+import (
+	"context"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// Quota types, as the Admin API names them.
+const (
+	QuotaFileStorage   = "file_storage_bytes"
+	QuotaVectorStorage = "knowledgebase_vector_storage"
+	QuotaMaxFileSize   = "file_max_size_bytes"
+)
+
+// PlanLimits are a plan's default storage limits, in bytes.
+type PlanLimits struct{ MaxFile, MaxStorage, MaxVector int64 }
+
+const (
+	mib = int64(1) << 20
+	gib = int64(1) << 30
+)
+
+// Plans holds the default limits of each plan (docs/files-api.md).
+var Plans = map[string]PlanLimits{
+	"community":  {MaxFile: 2 * gib, MaxStorage: 10 * gib, MaxVector: 1 * gib},
+	"team":       {MaxFile: 5 * gib, MaxStorage: 100 * gib, MaxVector: 10 * gib},
+	"enterprise": {MaxFile: 10 * gib, MaxStorage: 1024 * gib, MaxVector: 100 * gib},
+}
+
+// limits is a workspace's effective limits and current usage.
+type limits struct {
+	MaxFile, MaxStorage, MaxVector int64
+	UsedStorage, UsedVector        int64
+}
+
+func (s *Service) limits(ctx context.Context, workspaceID string) (limits, error) {
+	ws, err := s.store.GetWorkspace(ctx, workspaceID)
+	if err != nil {
+		return limits{}, err
+	}
+	st, err := s.store.GetStorage(ctx, workspaceID)
+	if err != nil {
+		return limits{}, err
+	}
+	plan, ok := Plans[ws.Plan]
+	if !ok {
+		plan = Plans["community"]
+	}
+	l := limits{MaxFile: plan.MaxFile, MaxStorage: plan.MaxStorage, MaxVector: plan.MaxVector, UsedStorage: st.FileBytes, UsedVector: st.VectorBytes}
+	for _, o := range []struct {
+		v   *int64
+		dst *int64
+	}{{st.MaxFileBytes, &l.MaxFile}, {st.MaxStorage, &l.MaxStorage}, {st.MaxVectorBytes, &l.MaxVector}} {
+		if o.v != nil {
+			*o.dst = *o.v
+		}
+	}
+	return l, nil
+}
+
+// Quota is one limit of a workspace with its usage.
+type Quota struct {
+	Type  string
+	Limit int64
+	Usage int64
+}
+
+// Period names the current usage period (the calendar month, UTC).
+func Period(now time.Time) string { return now.UTC().Format("2006-01") }
+
+// Quotas lists the workspace's storage limits and usage; any member may read them.
+func (s *Service) Quotas(ctx context.Context, act *admin.Actor, workspaceID string) ([]Quota, error) {
+	if _, err := s.admin.GetWorkspace(ctx, act, workspaceID); err != nil {
+		return nil, err
+	}
+	l, err := s.limits(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	return []Quota{
+		{QuotaFileStorage, l.MaxStorage, l.UsedStorage},
+		{QuotaVectorStorage, l.MaxVector, l.UsedVector},
+		{QuotaMaxFileSize, l.MaxFile, 0},
+	}, nil
+}
+
+// QuotaUpdate sets limits; a nil field is unchanged, Reset lists limits
+// to return to the plan's default.
+type QuotaUpdate struct {
+	Set   map[string]int64
+	Reset []string
+}
+
+// SetQuotas changes the workspace's limits; it needs the administrator role.
+func (s *Service) SetQuotas(ctx context.Context, act *admin.Actor, workspaceID string, u QuotaUpdate) ([]Quota, error) {
+	if _, err := s.admin.GetWorkspace(ctx, act, workspaceID); err != nil {
+		return nil, err
+	}
+	if err := act.Require(platform.RoleAdministrator, "changing quotas"); err != nil {
+		return nil, err
+	}
+	st, err := s.store.GetStorage(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	fields := map[string]**int64{QuotaFileStorage: &st.MaxStorage, QuotaVectorStorage: &st.MaxVectorBytes, QuotaMaxFileSize: &st.MaxFileBytes}
+	for typ, v := range u.Set {
+		dst, ok := fields[typ]
+		if !ok {
+			return nil, platform.Invalid(typ, "unknown quota; known: %s, %s, %s", QuotaFileStorage, QuotaVectorStorage, QuotaMaxFileSize)
+		}
+		if v < 0 {
+			return nil, platform.Invalid(typ, "must not be negative")
+		}
+		*dst = &v
+	}
+	for _, typ := range u.Reset {
+		dst, ok := fields[typ]
+		if !ok {
+			return nil, platform.Invalid(typ, "unknown quota")
+		}
+		*dst = nil
+	}
+	if err := s.store.SetStorageLimits(ctx, workspaceID, st); err != nil {
+		return nil, err
+	}
+	return s.Quotas(ctx, act, workspaceID)
+}

@@ -1,0 +1,182 @@
+// Package files holds the Files API's rules: who may see and change which
+// files, upserts and their validation, signed upload and download URLs,
+// storage quotas, and the expiry reaper.
+package files
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Config holds the Files settings.
+type Config struct {
+	PublicURL      string        // absolute base of upload and content URLs
+	UploadURLTTL   time.Duration // lifetime of an uploadUrl
+	DownloadURLTTL time.Duration // lifetime of a signed content url
+}
+
+// Service implements the Files API.
+type Service struct {
+	store  store.Store
+	blobs  blob.Store
+	admin  *admin.Service
+	clock  platform.Clock
+	log    *slog.Logger
+	cfg    Config
+	secret []byte
+}
+
+// New returns a Service. The URL signing key is shared by every process
+// using the database.
+func New(ctx context.Context, st store.Store, blobs blob.Store, adm *admin.Service, clock platform.Clock, log *slog.Logger, cfg Config) (*Service, error) {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	secret, err := st.Secret(ctx, "file-url-signing", key)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.UploadURLTTL <= 0 {
+		cfg.UploadURLTTL = time.Hour
+	}
+	if cfg.DownloadURLTTL <= 0 {
+		cfg.DownloadURLTTL = 15 * time.Minute
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	return &Service{store: st, blobs: blobs, admin: adm, clock: clock, log: log, cfg: cfg, secret: secret}, nil
+}
+
+// Caller is who calls the Files API, for which bot.
+type Caller struct {
+	BotID       string
+	WorkspaceID string
+	CanWrite    bool
+	Integration bool   // acting for an integration: sees its own files and shared ones
+	Scope       string // key namespace: "" for the bot, else the integration's
+	Owner       platform.FileOwner
+}
+
+// Headers are the Files API context headers (spec section 5).
+type Headers struct {
+	BotID, IntegrationID, IntegrationAlias, IntegrationName, UserID, UserRole string
+}
+
+func (c *Caller) visibility() store.FileVisibility {
+	return store.FileVisibility{BotID: c.BotID, All: !c.Integration, Scope: c.Scope}
+}
+
+// sees reports whether the caller may see f.
+func (c *Caller) sees(f platform.File) bool {
+	return f.BotID == c.BotID && (!c.Integration || f.Scope == c.Scope || f.Has(platform.PolicyIntegrations))
+}
+
+// Authorize resolves the bearer token and context headers. The token is a
+// personal access token of a member of the bot's workspace (viewers may
+// only read), or an API key of that bot. A bot the token cannot reach is
+// reported as not found.
+func (s *Service) Authorize(ctx context.Context, token string, h Headers) (*Caller, error) {
+	if token == "" {
+		return nil, platform.Errorf(platform.ErrUnauthorized, "invalid or missing access token")
+	}
+	if h.BotID == "" {
+		return nil, platform.Invalid("x-bot-id", "header is required")
+	}
+	c := &Caller{BotID: h.BotID}
+	if bakID, ws, ok, err := s.admin.AuthenticateBotKey(ctx, token); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		if bakID != h.BotID {
+			return nil, platform.Errorf(platform.ErrForbidden, "x-bot-id: this bot API key belongs to another bot")
+		}
+		c.WorkspaceID, c.CanWrite = ws, true
+	} else {
+		ws, err := s.store.GetBotWorkspace(ctx, h.BotID)
+		if errors.Is(err, platform.ErrNotFound) {
+			if _, aerr := s.admin.Authenticate(ctx, token, ""); aerr != nil {
+				return nil, aerr
+			}
+			return nil, platform.NotFound("bot", h.BotID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		act, err := s.admin.Authenticate(ctx, token, ws)
+		if err == admin.ErrNotMember {
+			return nil, platform.NotFound("bot", h.BotID) // not a member: the bot is invisible
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.WorkspaceID, c.CanWrite = ws, act.Member.Role.AtLeast(platform.RoleDeveloper)
+	}
+	switch {
+	case h.IntegrationID != "" || h.IntegrationAlias != "" || h.IntegrationName != "":
+		c.Integration = true
+		c.Scope = "integration:" + firstNonEmpty(h.IntegrationID, h.IntegrationAlias, h.IntegrationName)
+		c.Owner = platform.FileOwner{Type: "integration", Name: firstNonEmpty(h.IntegrationName, h.IntegrationAlias, h.IntegrationID), Alias: firstNonEmpty(h.IntegrationAlias, h.IntegrationName, h.IntegrationID)}
+	case h.UserID != "":
+		c.Owner = platform.FileOwner{Type: "user", ID: h.UserID}
+	default:
+		c.Owner = platform.FileOwner{Type: "bot", ID: h.BotID}
+	}
+	return c, nil
+}
+
+func firstNonEmpty(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func (c *Caller) requireWrite() error {
+	if !c.CanWrite {
+		return platform.Errorf(platform.ErrForbidden, "changing files requires the developer role or higher, or a bot API key")
+	}
+	return nil
+}
+
+// file loads a file the caller may see, else 404.
+func (s *Service) file(ctx context.Context, c *Caller, id string) (platform.File, error) {
+	f, err := s.store.GetFile(ctx, c.BotID, id)
+	if err == nil && !c.sees(f) {
+		err = platform.ErrNotFound
+	}
+	if errors.Is(err, platform.ErrNotFound) {
+		return f, platform.NotFound("file", id)
+	}
+	return f, err
+}
+
+// changeable loads a file the caller may change: an integration changes
+// only the files of its own keys, as the integrations access policy shares
+// the others for reading (spec 4.1: read, search and list).
+func (s *Service) changeable(ctx context.Context, c *Caller, id string) (platform.File, error) {
+	f, err := s.file(ctx, c, id)
+	if err == nil && c.Integration && f.Scope != c.Scope {
+		err = platform.Errorf(platform.ErrForbidden, "file %q is shared with integrations for reading only; it cannot be changed or deleted by this integration", id)
+	}
+	return f, err
+}
+
+// removeBlob deletes content that no file refers to any more; failures are
+// logged, as the content is unreachable anyway.
+func (s *Service) removeBlob(ctx context.Context, key string) {
+	if key == "" {
+		return
+	}
+	if err := s.blobs.Delete(ctx, key); err != nil {
+		s.log.Warn("removing file content", "blob", key, "err", err)
+	}
+}

@@ -1,0 +1,277 @@
+package httpapi
+
+import (
+	"net/http"
+	"path"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/files"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// filesRoutes is the Files API's route table (compat-notes §2.2).
+func (a *api) filesRoutes() *http.ServeMux {
+	m := http.NewServeMux()
+	m.Handle("PUT /v1/files", a.caller(a.upsertFile))
+	m.Handle("GET /v1/files", a.caller(a.listFiles))
+	m.Handle("GET /v1/files/tags", a.caller(a.listFileTags))
+	m.Handle("GET /v1/files/tags/{tag}/values", a.caller(a.listFileTagValues))
+	m.Handle("GET /v1/files/{id}", a.caller(a.getFile))
+	m.Handle("PUT /v1/files/{id}", a.caller(a.updateFileMetadata))
+	m.Handle("DELETE /v1/files/{id}", a.caller(a.deleteFile))
+	m.Handle("POST /v1/files/{idOrKey}/{destinationKey}", a.caller(a.copyFile))
+	return m
+}
+
+// contentRoutes serves file contents through signed or public URLs. They
+// carry no credentials and are limited by quotas, not by the 1 MB limit.
+func (a *api) contentRoutes() *http.ServeMux {
+	m := http.NewServeMux()
+	m.Handle("PUT /v1/files/upload/{id}", a.h(a.uploadContent))
+	m.Handle("GET /v1/files/content/{id}", a.h(a.signedContent))
+	m.Handle("GET /v1/files/public/{id}", a.h(a.publicContent))
+	return m
+}
+
+type callerFunc func(w http.ResponseWriter, r *http.Request, c *files.Caller) error
+
+func (a *api) caller(f callerFunc) http.Handler {
+	return a.h(func(w http.ResponseWriter, r *http.Request) error {
+		c, err := a.Files.Authorize(r.Context(), bearer(r), files.Headers{
+			BotID: r.Header.Get("x-bot-id"), IntegrationID: r.Header.Get("x-integration-id"),
+			IntegrationAlias: r.Header.Get("x-integration-alias"), IntegrationName: r.Header.Get("x-integration-name"),
+			UserID: r.Header.Get("x-user-id"), UserRole: r.Header.Get("x-user-role"),
+		})
+		if err != nil {
+			return err
+		}
+		return f(w, r, c)
+	})
+}
+
+type fileJSON struct {
+	ID                 string             `json:"id"`
+	BotID              string             `json:"botId"`
+	Key                string             `json:"key"`
+	URL                string             `json:"url"`
+	Size               *int64             `json:"size"`
+	ContentType        string             `json:"contentType"`
+	Tags               map[string]string  `json:"tags"`
+	Metadata           map[string]any     `json:"metadata"`
+	CreatedAt          string             `json:"createdAt"`
+	UpdatedAt          string             `json:"updatedAt"`
+	AccessPolicies     []string           `json:"accessPolicies"`
+	Index              bool               `json:"index"`
+	Status             string             `json:"status"`
+	FailedStatusReason string             `json:"failedStatusReason,omitempty"`
+	ExpiresAt          string             `json:"expiresAt,omitempty"`
+	Owner              platform.FileOwner `json:"owner"`
+	IndexingStack      string             `json:"indexingStack,omitempty"`
+	UploadURL          string             `json:"uploadUrl,omitempty"`
+}
+
+// toFile renders a file. Its uploadUrl is a write capability, so only
+// callers that may change files get it.
+func (a *api) toFile(f platform.File, c *files.Caller) fileJSON {
+	out := fileJSON{
+		ID: f.ID, BotID: f.BotID, Key: f.Key, URL: a.Files.ContentURL(f), Size: f.Size, ContentType: f.ContentType,
+		Tags: f.Tags, Metadata: f.Metadata, CreatedAt: platform.FormatTime(f.CreatedAt), UpdatedAt: platform.FormatTime(f.UpdatedAt),
+		AccessPolicies: f.AccessPolicies, Index: f.Index, Status: f.Status, Owner: f.Owner, IndexingStack: f.IndexingStack,
+	}
+	if c.CanWrite {
+		out.UploadURL = a.Files.UploadURL(f)
+	}
+	if f.Status == platform.FileUploadFailed || f.Status == platform.FileIndexFailed {
+		out.FailedStatusReason = f.FailedReason
+	}
+	if f.ExpiresAt != nil {
+		out.ExpiresAt = platform.FormatTime(*f.ExpiresAt)
+	}
+	if out.Tags == nil {
+		out.Tags = map[string]string{}
+	}
+	if out.Metadata == nil {
+		out.Metadata = map[string]any{}
+	}
+	if out.AccessPolicies == nil {
+		out.AccessPolicies = []string{}
+	}
+	return out
+}
+
+func (a *api) writeFile(w http.ResponseWriter, f platform.File, c *files.Caller) {
+	writeJSON(w, http.StatusOK, map[string]any{"file": a.toFile(f, c)})
+}
+
+func (a *api) upsertFile(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	var in files.UpsertInput
+	if err := decode(r, upsertFileSchema, &in); err != nil {
+		return err
+	}
+	f, err := a.Files.Upsert(r.Context(), c, in)
+	if err != nil {
+		return err
+	}
+	a.writeFile(w, f, c)
+	return nil
+}
+
+func (a *api) getFile(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	f, err := a.Files.Get(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	a.writeFile(w, f, c)
+	return nil
+}
+
+func (a *api) listFiles(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	q := newQuery(r)
+	p, err := page(q, 20)
+	if err != nil {
+		return err
+	}
+	f := store.FileFilter{Page: p, IDs: q.list("ids")}
+	if f.Tags, f.NotTags, err = q.tagFilter(); err != nil {
+		return err
+	}
+	if f.Indexed, err = q.boolean("indexed"); err != nil {
+		return err
+	}
+	if f.SortField, err = q.enum("sortField", "key", "size", "createdAt", "updatedAt", "status"); err != nil {
+		return err
+	}
+	dir, err := q.enum("sortDirection", "asc", "desc")
+	if err != nil {
+		return err
+	}
+	f.Descending = dir == "desc"
+	list, next, err := a.Files.List(r.Context(), c, f)
+	if err != nil {
+		return err
+	}
+	out := make([]fileJSON, len(list))
+	for i, x := range list {
+		out[i] = a.toFile(x, c)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"files": out, "meta": metaJSON{next}})
+	return nil
+}
+
+func (a *api) deleteFile(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Files.Delete(r.Context(), c, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+func (a *api) updateFileMetadata(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	var in files.MetadataUpdate
+	if err := decode(r, updateFileSchema, &in); err != nil {
+		return err
+	}
+	f, err := a.Files.UpdateMetadata(r.Context(), c, r.PathValue("id"), in)
+	if err != nil {
+		return err
+	}
+	a.writeFile(w, f, c)
+	return nil
+}
+
+func (a *api) copyFile(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	var in struct{ Overwrite bool }
+	if err := decode(r, copyFileSchema, &in); err != nil {
+		return err
+	}
+	f, err := a.Files.Copy(r.Context(), c, r.PathValue("idOrKey"), r.PathValue("destinationKey"), r.Header.Get("x-destination-bot-id"), in.Overwrite)
+	if err != nil {
+		return err
+	}
+	a.writeFile(w, f, c)
+	return nil
+}
+
+func (a *api) listFileTags(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	p, err := page(newQuery(r), 100)
+	if err != nil {
+		return err
+	}
+	tags, next, err := a.Files.Tags(r.Context(), c, p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tags": tags, "meta": metaJSON{next}})
+	return nil
+}
+
+func (a *api) listFileTagValues(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	p, err := page(newQuery(r), 100)
+	if err != nil {
+		return err
+	}
+	values, next, err := a.Files.TagValues(r.Context(), c, r.PathValue("tag"), p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"values": values, "meta": metaJSON{next}})
+	return nil
+}
+
+func signed(r *http.Request) files.SignedRequest {
+	q := r.URL.Query()
+	return files.SignedRequest{FileID: r.PathValue("id"), Gen: q.Get("gen"), Expires: q.Get("expires"), Tagging: q.Get("tagging"), Signature: q.Get("signature")}
+}
+
+// transferDeadline is how long one upload or download may take.
+const transferDeadline = time.Hour
+
+func (a *api) uploadContent(w http.ResponseWriter, r *http.Request) error {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(transferDeadline))
+	f, err := a.Files.Upload(r.Context(), signed(r), r.Header.Get("x-amz-tagging"), r.Body)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", `"`+f.SHA256+`"`)
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (a *api) signedContent(w http.ResponseWriter, r *http.Request) error {
+	f, rd, err := a.Files.Content(r.Context(), signed(r))
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	serve(w, r, f, rd)
+	return nil
+}
+
+func (a *api) publicContent(w http.ResponseWriter, r *http.Request) error {
+	f, rd, err := a.Files.PublicContent(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	serve(w, r, f, rd)
+	return nil
+}
+
+// serve writes content with its type, length and ETag, answering Range and
+// conditional requests.
+func serve(w http.ResponseWriter, r *http.Request, f platform.File, rd interface {
+	Read([]byte) (int, error)
+	Seek(int64, int) (int64, error)
+}) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(transferDeadline))
+	w.Header().Set("Content-Type", f.ContentType)
+	if f.SHA256 != "" {
+		w.Header().Set("ETag", `"`+f.SHA256+`"`)
+	}
+	w.Header().Set("Cache-Control", "private, max-age=0")
+	http.ServeContent(w, r, path.Base(f.Key), f.UpdatedAt, rd)
+}

@@ -1,0 +1,534 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"maps"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+const fileCols = `f.id, f.bot_id, f.workspace_id, f.scope, f.key, f.status, f.size, f.declared_size, f.content_type, f.tags,
+	f.metadata, f.access_policies, f.index_requested, f.public_now, f.failed_reason, f.indexing_stack, f.expires_at,
+	f.owner, f.generation, f.blob_key, f.sha256, f.counted, f.created_at, f.updated_at`
+
+func scanFile(sc interface{ Scan(...any) error }) (platform.File, error) {
+	var f platform.File
+	var size, expires sql.NullInt64
+	var tags, meta, policies, owner []byte
+	var created, updated int64
+	err := sc.Scan(&f.ID, &f.BotID, &f.WorkspaceID, &f.Scope, &f.Key, &f.Status, &size, &f.DeclaredSize, &f.ContentType, &tags,
+		&meta, &policies, &f.Index, &f.PublicNow, &f.FailedReason, &f.IndexingStack, &expires,
+		&owner, &f.Generation, &f.BlobKey, &f.SHA256, &f.Counted, &created, &updated)
+	if err != nil {
+		return f, err
+	}
+	if size.Valid {
+		f.Size = &size.Int64
+	}
+	f.ExpiresAt = fromNullMicros(expires)
+	f.CreatedAt, f.UpdatedAt = fromMicros(created), fromMicros(updated)
+	for _, x := range []struct {
+		raw []byte
+		dst any
+	}{{tags, &f.Tags}, {meta, &f.Metadata}, {policies, &f.AccessPolicies}, {owner, &f.Owner}} {
+		if err := json.Unmarshal(x.raw, x.dst); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+func fileJSON(f platform.File) (tags, meta, policies, owner string) {
+	if f.Tags == nil {
+		f.Tags = map[string]string{}
+	}
+	if f.Metadata == nil {
+		f.Metadata = map[string]any{}
+	}
+	if f.AccessPolicies == nil {
+		f.AccessPolicies = []string{}
+	}
+	t, _ := json.Marshal(f.Tags)
+	m, _ := json.Marshal(f.Metadata)
+	p, _ := json.Marshal(f.AccessPolicies)
+	o, _ := json.Marshal(f.Owner)
+	return string(t), string(m), string(p), string(o)
+}
+
+func nullSize(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func (s *Store) GetBotWorkspace(ctx context.Context, botID string) (string, error) {
+	var ws string
+	err := s.queryRow(ctx, `SELECT workspace_id FROM bots WHERE id = ?`, botID).Scan(&ws)
+	return ws, noRows(err)
+}
+
+// getFile reads a file inside a transaction. On PostgreSQL it locks the
+// row, so that concurrent writers of one file (an upload completing, a
+// replace, a delete) run one after the other and each sees the previous
+// one's result; SQLite runs one write transaction at a time anyway.
+func (s *Store) getFile(ctx context.Context, tx *sql.Tx, where string, args ...any) (platform.File, error) {
+	st, err := s.txStmt(ctx, tx, `SELECT `+fileCols+` FROM files f WHERE `+where+s.d.ForUpdate)
+	if err != nil {
+		return platform.File{}, err
+	}
+	f, err := scanFile(st.QueryRowContext(ctx, args...))
+	return f, noRows(err)
+}
+
+func (s *Store) GetFile(ctx context.Context, botID, id string) (platform.File, error) {
+	if botID == "" {
+		f, err := scanFile(s.queryRow(ctx, `SELECT `+fileCols+` FROM files f WHERE f.id = ?`, id))
+		return f, noRows(err)
+	}
+	f, err := scanFile(s.queryRow(ctx, `SELECT `+fileCols+` FROM files f WHERE f.bot_id = ? AND f.id = ?`, botID, id))
+	return f, noRows(err)
+}
+
+func (s *Store) GetFileByKey(ctx context.Context, botID, scope, key string) (platform.File, error) {
+	f, err := scanFile(s.queryRow(ctx, `SELECT `+fileCols+` FROM files f WHERE f.bot_id = ? AND f.scope = ? AND f.key = ?`, botID, scope, key))
+	return f, noRows(err)
+}
+
+// release gives back the storage counted for f's content.
+func (s *Store) release(ctx context.Context, tx *sql.Tx, f platform.File) error {
+	if !f.Counted || f.Size == nil {
+		return nil
+	}
+	vector := int64(0)
+	if f.Index {
+		vector = *f.Size
+	}
+	_, err := s.exec(ctx, tx, `UPDATE workspace_storage SET file_bytes = file_bytes - ?, vector_bytes = vector_bytes - ? WHERE workspace_id = ?`,
+		*f.Size, vector, f.WorkspaceID)
+	return err
+}
+
+func (s *Store) writeFileTags(ctx context.Context, tx *sql.Tx, f platform.File) error {
+	if _, err := s.exec(ctx, tx, `DELETE FROM file_tags WHERE file_id = ?`, f.ID); err != nil {
+		return err
+	}
+	for k, v := range f.Tags {
+		if _, err := s.exec(ctx, tx, `INSERT INTO file_tags (file_id, bot_id, key, value) VALUES (?, ?, ?, ?)`, f.ID, f.BotID, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) PutFile(ctx context.Context, f platform.File) (platform.File, *platform.File, error) {
+	var replaced *platform.File
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		old, err := s.getFile(ctx, tx, `f.bot_id = ? AND f.scope = ? AND f.key = ?`, f.BotID, f.Scope, f.Key)
+		switch {
+		case errors.Is(err, platform.ErrNotFound):
+			f.Generation = 1
+		case err != nil:
+			return err
+		}
+		tags, meta, policies, owner := fileJSON(f)
+		if err == nil {
+			if err := s.release(ctx, tx, old); err != nil {
+				return err
+			}
+			// Jobs about the replaced content are moot.
+			if _, err := s.exec(ctx, tx, `DELETE FROM jobs WHERE subject = ?`, old.ID); err != nil {
+				return err
+			}
+			replaced = &old
+			f.ID, f.CreatedAt, f.Generation = old.ID, old.CreatedAt, old.Generation+1
+			if _, err := s.exec(ctx, tx, `UPDATE files SET workspace_id = ?, status = ?, size = ?, declared_size = ?, content_type = ?, tags = ?,
+				metadata = ?, access_policies = ?, shared = ?, index_requested = ?, public_now = ?, failed_reason = ?, indexing_stack = ?,
+				expires_at = ?, owner = ?, generation = ?, blob_key = ?, sha256 = ?, counted = ?, updated_at = ? WHERE id = ?`,
+				f.WorkspaceID, f.Status, nullSize(f.Size), f.DeclaredSize, f.ContentType, tags,
+				meta, policies, f.Has(platform.PolicyIntegrations), f.Index, f.PublicNow, f.FailedReason, f.IndexingStack,
+				nullMicros(f.ExpiresAt), owner, f.Generation, f.BlobKey, f.SHA256, f.Counted, micros(f.UpdatedAt), f.ID); err != nil {
+				return err
+			}
+		} else if _, err := s.exec(ctx, tx, `INSERT INTO files (id, bot_id, workspace_id, scope, key, status, size, declared_size, content_type, tags,
+			metadata, access_policies, shared, index_requested, public_now, failed_reason, indexing_stack, expires_at, owner, generation,
+			blob_key, sha256, counted, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			f.ID, f.BotID, f.WorkspaceID, f.Scope, f.Key, f.Status, nullSize(f.Size), f.DeclaredSize, f.ContentType, tags,
+			meta, policies, f.Has(platform.PolicyIntegrations), f.Index, f.PublicNow, f.FailedReason, f.IndexingStack, nullMicros(f.ExpiresAt), owner, f.Generation,
+			f.BlobKey, f.SHA256, f.Counted, micros(f.CreatedAt), micros(f.UpdatedAt)); err != nil {
+			return err
+		}
+		if replaced != nil && maps.Equal(replaced.Tags, f.Tags) {
+			return nil // the tag index already holds these tags
+		}
+		return s.writeFileTags(ctx, tx, f)
+	})
+	return f, replaced, err
+}
+
+func (s *Store) UpdateFile(ctx context.Context, f platform.File) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		tags, meta, policies, _ := fileJSON(f)
+		if err := s.execOne(ctx, tx, `UPDATE files SET tags = ?, metadata = ?, access_policies = ?, shared = ?, expires_at = ?, updated_at = ?
+			WHERE bot_id = ? AND id = ?`,
+			tags, meta, policies, f.Has(platform.PolicyIntegrations), nullMicros(f.ExpiresAt), micros(f.UpdatedAt), f.BotID, f.ID); err != nil {
+			return err
+		}
+		return s.writeFileTags(ctx, tx, f)
+	})
+}
+
+func (s *Store) DeleteFile(ctx context.Context, botID, id string) (platform.File, error) {
+	return s.deleteFile(ctx, `f.bot_id = ? AND f.id = ?`, botID, id)
+}
+
+func (s *Store) DeleteExpiredFile(ctx context.Context, id string, now time.Time) (platform.File, error) {
+	return s.deleteFile(ctx, `f.id = ? AND f.expires_at <= ?`, id, micros(now))
+}
+
+// deleteFile removes the file matching where, releasing its storage.
+func (s *Store) deleteFile(ctx context.Context, where string, args ...any) (platform.File, error) {
+	var f platform.File
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if f, err = s.getFile(ctx, tx, where, args...); err != nil {
+			return err
+		}
+		if err := s.release(ctx, tx, f); err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, tx, `DELETE FROM jobs WHERE subject = ?`, f.ID); err != nil {
+			return err
+		}
+		return s.execOne(ctx, tx, `DELETE FROM files WHERE id = ?`, f.ID)
+	})
+	return f, err
+}
+
+func (s *Store) CompleteUpload(ctx context.Context, u store.Upload) (platform.File, error) {
+	var f platform.File
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if f, err = s.getFile(ctx, tx, `f.id = ?`, u.FileID); err != nil {
+			return err
+		}
+		if f.Generation != u.Generation || f.Status != platform.FileUploadPending {
+			return platform.ErrConflict
+		}
+		vector := int64(0)
+		if f.Index {
+			vector = u.Size
+		}
+		if _, err := s.exec(ctx, tx, `INSERT INTO workspace_storage (workspace_id) VALUES (?) ON CONFLICT DO NOTHING`, f.WorkspaceID); err != nil {
+			return err
+		}
+		// One conditional update checks and takes the space, so concurrent
+		// uploads cannot overshoot a limit on either database. Only indexed
+		// files need (and are held to) vector storage.
+		take := `UPDATE workspace_storage SET file_bytes = file_bytes + ?, vector_bytes = vector_bytes + ?
+			WHERE workspace_id = ? AND file_bytes + ? <= ?`
+		args := []any{u.Size, vector, f.WorkspaceID, u.Size, u.MaxStorage}
+		if f.Index {
+			take += ` AND vector_bytes + ? <= ?`
+			args = append(args, vector, u.MaxVector)
+		}
+		n, err := s.exec(ctx, tx, take, args...)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			st, err := s.storage(ctx, tx, f.WorkspaceID)
+			if err != nil {
+				return err
+			}
+			if st.FileBytes+u.Size > u.MaxStorage {
+				return &store.QuotaError{Quota: "file storage", Used: st.FileBytes, Limit: u.MaxStorage, Size: u.Size}
+			}
+			return &store.QuotaError{Quota: "vector storage", Used: st.VectorBytes, Limit: u.MaxVector, Size: vector}
+		}
+		f.Status, f.Size, f.BlobKey, f.SHA256, f.Counted, f.UpdatedAt = u.Status, &u.Size, u.BlobKey, u.SHA256, true, u.Now
+		if err := s.execOne(ctx, tx, `UPDATE files SET status = ?, size = ?, blob_key = ?, sha256 = ?, counted = ?, updated_at = ? WHERE id = ?`,
+			f.Status, u.Size, u.BlobKey, u.SHA256, true, micros(u.Now), f.ID); err != nil {
+			return err
+		}
+		if u.Status != platform.FileIndexPending {
+			return nil
+		}
+		payload, _ := json.Marshal(map[string]any{"fileId": f.ID, "generation": f.Generation})
+		_, err = s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+			platform.NewID("job_"), platform.JobIndexFile, f.ID, string(payload), micros(u.Now), micros(u.Now))
+		return err
+	})
+	return f, err
+}
+
+func (s *Store) FailUpload(ctx context.Context, id string, gen int64, reason string, now time.Time) (platform.File, error) {
+	var f platform.File
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.execOne(ctx, tx, `UPDATE files SET status = ?, failed_reason = ?, updated_at = ? WHERE id = ? AND generation = ? AND status = ?`,
+			platform.FileUploadFailed, reason, micros(now), id, gen, platform.FileUploadPending); err != nil {
+			if errors.Is(err, platform.ErrNotFound) {
+				return platform.ErrConflict
+			}
+			return err
+		}
+		var err error
+		f, err = s.getFile(ctx, tx, `f.id = ?`, id)
+		return err
+	})
+	return f, err
+}
+
+// visible adds the condition selecting the files v may see.
+func visible(q *strings.Builder, args []any, v store.FileVisibility, alias string) []any {
+	q.WriteString(alias + `.bot_id = ?`)
+	args = append(args, v.BotID)
+	if !v.All {
+		q.WriteString(` AND (` + alias + `.scope = ? OR ` + alias + `.shared = ?)`)
+		args = append(args, v.Scope, true)
+	}
+	return args
+}
+
+var fileSortCols = map[string]string{"key": "f.key", "size": "COALESCE(f.size, -1)", "createdAt": "f.created_at", "updatedAt": "f.updated_at", "status": "f.status"}
+
+func (s *Store) ListFiles(ctx context.Context, f store.FileFilter) ([]platform.File, string, error) {
+	cur, err := store.DecodeCursor(f.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	field := f.SortField
+	if field == "" {
+		field = "createdAt"
+	}
+	col := fileSortCols[field]
+	text := field == "key" || field == "status"
+	dir, cmp := "ASC", ">"
+	if f.Descending {
+		dir, cmp = "DESC", "<"
+	}
+	var q strings.Builder
+	q.WriteString(`SELECT ` + fileCols + ` FROM files f WHERE `)
+	args := visible(&q, nil, f.FileVisibility, "f")
+	keys := make([]string, 0, len(f.Tags))
+	for k := range f.Tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if len(f.Tags[k]) == 0 {
+			q.WriteString(` AND 1 = 0`)
+			continue
+		}
+		q.WriteString(` AND EXISTS (SELECT 1 FROM file_tags t WHERE t.file_id = f.id AND t.key = ? AND t.value IN (` + placeholders(len(f.Tags[k])) + `))`)
+		args = append(args, k)
+		for _, v := range f.Tags[k] {
+			args = append(args, v)
+		}
+	}
+	keys = keys[:0]
+	for k := range f.NotTags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if len(f.NotTags[k]) == 0 {
+			continue
+		}
+		q.WriteString(` AND NOT EXISTS (SELECT 1 FROM file_tags t WHERE t.file_id = f.id AND t.key = ? AND t.value IN (` + placeholders(len(f.NotTags[k])) + `))`)
+		args = append(args, k)
+		for _, v := range f.NotTags[k] {
+			args = append(args, v)
+		}
+	}
+	if len(f.IDs) > 0 {
+		q.WriteString(` AND f.id IN (` + placeholders(len(f.IDs)) + `)`)
+		for _, id := range f.IDs {
+			args = append(args, id)
+		}
+	}
+	if f.Indexed != nil {
+		q.WriteString(` AND f.index_requested = ?`)
+		args = append(args, *f.Indexed)
+	}
+	if cur != nil {
+		var v any = cur.Value
+		if text {
+			v = cur.Text
+		}
+		q.WriteString(` AND (` + col + ` ` + cmp + ` ? OR (` + col + ` = ? AND f.id ` + cmp + ` ?))`)
+		args = append(args, v, v, cur.ID)
+	}
+	q.WriteString(` ORDER BY ` + col + ` ` + dir + `, f.id ` + dir + ` LIMIT ?`)
+	args = append(args, f.Limit+1)
+	rows, err := s.query(ctx, q.String(), args...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	out := make([]platform.File, 0, f.Limit+1)
+	for rows.Next() {
+		file, err := scanFile(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, file)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	page, next := pageOf(out, f.Limit, func(x platform.File) store.Cursor {
+		c := store.Cursor{ID: x.ID}
+		switch field {
+		case "key":
+			c.Text = x.Key
+		case "status":
+			c.Text = x.Status
+		case "size":
+			c.Value = -1
+			if x.Size != nil {
+				c.Value = *x.Size
+			}
+		case "updatedAt":
+			c.Value = micros(x.UpdatedAt)
+		default:
+			c.Value = micros(x.CreatedAt)
+		}
+		return c
+	})
+	return page, next, nil
+}
+
+func (s *Store) ListFileTags(ctx context.Context, v store.FileVisibility, p store.Page) ([]string, string, error) {
+	var q strings.Builder
+	q.WriteString(`SELECT t.key AS v FROM file_tags t JOIN files f ON f.id = t.file_id WHERE `)
+	args := visible(&q, nil, v, "f")
+	return s.listDistinct(ctx, q.String(), "t.key", args, p)
+}
+
+func (s *Store) ListFileTagValues(ctx context.Context, v store.FileVisibility, key string, p store.Page) ([]string, string, error) {
+	var q strings.Builder
+	q.WriteString(`SELECT t.value AS v FROM file_tags t JOIN files f ON f.id = t.file_id WHERE t.key = ? AND `)
+	args := visible(&q, []any{key}, v, "f")
+	return s.listDistinct(ctx, q.String(), "t.value", args, p)
+}
+
+// listDistinct pages through the distinct values of col selected by the
+// inner query (which ends in a WHERE condition), in order.
+func (s *Store) listDistinct(ctx context.Context, inner, col string, args []any, p store.Page) ([]string, string, error) {
+	cur, err := store.DecodeCursor(p.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	if cur != nil {
+		inner += ` AND ` + col + ` > ?`
+		args = append(args, cur.Text)
+	}
+	rows, err := s.query(ctx, `SELECT DISTINCT v FROM (`+inner+`) d ORDER BY v LIMIT ?`, append(args, p.Limit+1)...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, "", err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	// The value goes in Text: it may be empty (a tag value), an ID may not.
+	page, next := pageOf(out, p.Limit, func(v string) store.Cursor { return store.Cursor{Text: v, ID: "v"} })
+	return page, next, nil
+}
+
+func (s *Store) ExpiredFiles(ctx context.Context, now time.Time, limit int) ([]platform.File, error) {
+	rows, err := s.query(ctx, `SELECT `+fileCols+` FROM files f WHERE f.expires_at IS NOT NULL AND f.expires_at <= ? ORDER BY f.expires_at LIMIT ?`, micros(now), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []platform.File
+	for rows.Next() {
+		f, err := scanFile(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) storage(ctx context.Context, db querier, workspaceID string) (platform.Storage, error) {
+	var st platform.Storage
+	var mf, ms, mv sql.NullInt64
+	err := db.QueryRowContext(ctx, s.q(`SELECT file_bytes, vector_bytes, max_file_bytes, max_storage, max_vector_bytes FROM workspace_storage WHERE workspace_id = ?`), workspaceID).
+		Scan(&st.FileBytes, &st.VectorBytes, &mf, &ms, &mv)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, nil
+	}
+	for _, x := range []struct {
+		v   sql.NullInt64
+		dst **int64
+	}{{mf, &st.MaxFileBytes}, {ms, &st.MaxStorage}, {mv, &st.MaxVectorBytes}} {
+		if x.v.Valid {
+			v := x.v.Int64
+			*x.dst = &v
+		}
+	}
+	return st, err
+}
+
+func (s *Store) GetStorage(ctx context.Context, workspaceID string) (platform.Storage, error) {
+	return s.storage(ctx, s.r, workspaceID)
+}
+
+func (s *Store) SetStorageLimits(ctx context.Context, workspaceID string, st platform.Storage) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, `INSERT INTO workspace_storage (workspace_id) VALUES (?) ON CONFLICT DO NOTHING`, workspaceID); err != nil {
+			return err
+		}
+		return s.execOne(ctx, tx, `UPDATE workspace_storage SET max_file_bytes = ?, max_storage = ?, max_vector_bytes = ? WHERE workspace_id = ?`,
+			nullSize(st.MaxFileBytes), nullSize(st.MaxStorage), nullSize(st.MaxVectorBytes), workspaceID)
+	})
+}
+
+func (s *Store) ListJobs(ctx context.Context, subject string) ([]platform.Job, error) {
+	rows, err := s.query(ctx, `SELECT id, kind, subject, payload, status, attempts, run_after, created_at FROM jobs WHERE subject = ? ORDER BY created_at, id`, subject)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []platform.Job
+	for rows.Next() {
+		var j platform.Job
+		var payload []byte
+		var runAfter, created int64
+		if err := rows.Scan(&j.ID, &j.Kind, &j.Subject, &payload, &j.Status, &j.Attempts, &runAfter, &created); err != nil {
+			return nil, err
+		}
+		j.Payload, j.RunAfter, j.CreatedAt = payload, fromMicros(runAfter), fromMicros(created)
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) Secret(ctx context.Context, name string, value []byte) ([]byte, error) {
+	if _, err := s.exec(ctx, s.w, `INSERT INTO secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, name, value, time.Now().UnixMicro()); err != nil {
+		return nil, err
+	}
+	var v []byte
+	err := s.w.QueryRowContext(ctx, s.q(`SELECT value FROM secrets WHERE name = ?`), name).Scan(&v)
+	return v, err
+}
