@@ -1,0 +1,106 @@
+package files_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/files"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store/storetest"
+)
+
+// TestSignedURLExpiry checks that upload and content URLs stop working at
+// their expiry (1 h and 15 min by default), and that a fresh URL works.
+func TestSignedURLExpiry(t *testing.T) {
+	t.Parallel()
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, backend)
+			f := e.upsert(files.UpsertInput{Key: "a.txt", Size: 3})
+			stale := signedOf(t, e.svc.UploadURL(f))
+			e.clock.Advance(time.Hour + time.Second)
+			_, err := e.svc.Upload(e.ctx, stale, "", bytes.NewReader([]byte("abc")))
+			requireErr(t, "upload through an expired URL", err, platform.ErrForbidden)
+			fresh := signedOf(t, e.svc.UploadURL(f))
+			e.clock.Advance(59 * time.Minute)
+			done, err := e.svc.Upload(e.ctx, fresh, "", bytes.NewReader([]byte("abc")))
+			if err != nil || done.Status != platform.FileUploadCompleted {
+				t.Fatalf("upload just before expiry: %+v %v", done, err)
+			}
+
+			content := signedOf(t, e.svc.ContentURL(done))
+			e.clock.Advance(14 * time.Minute)
+			_, rd, err := e.svc.Content(e.ctx, content)
+			if err != nil {
+				t.Fatalf("content url before expiry: %v", err)
+			}
+			b, _ := io.ReadAll(rd)
+			rd.Close()
+			if string(b) != "abc" {
+				t.Errorf("content %q", b)
+			}
+			e.clock.Advance(time.Minute + time.Second)
+			_, _, err = e.svc.Content(e.ctx, content)
+			requireErr(t, "expired content url", err, platform.ErrForbidden)
+			// Public URLs do not expire.
+			pub := e.create("p.txt", []byte("pub"), time.Time{}, false)
+			if _, err := e.svc.UpdateMetadata(e.ctx, e.caller, pub.ID, files.MetadataUpdate{AccessPolicies: &[]string{platform.PolicyPublicContent}}); err != nil {
+				t.Fatal(err)
+			}
+			e.clock.Advance(30 * 24 * time.Hour)
+			_, rd, err = e.svc.PublicContent(e.ctx, pub.ID)
+			if err != nil {
+				t.Fatalf("public content a month later: %v", err)
+			}
+			rd.Close()
+		})
+	}
+}
+
+// TestReplacedContentIsRemoved checks that the bytes of replaced and deleted
+// files do not stay behind in the blob store.
+func TestReplacedContentIsRemoved(t *testing.T) {
+	t.Parallel()
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, backend)
+			first := e.create("r.txt", []byte("first"), time.Time{}, false)
+			other := e.create("o.txt", []byte("other"), time.Time{}, false)
+			again := e.upsert(files.UpsertInput{Key: "r.txt", Size: 6})
+			if again.ID != first.ID || again.BlobKey != "" || again.Size != nil {
+				t.Fatalf("re-upsert: %+v", again)
+			}
+			if _, err := e.blobs.Open(e.ctx, first.BlobKey); !errors.Is(err, blob.ErrNotFound) {
+				t.Errorf("replaced content: %v, want blob.ErrNotFound", err)
+			}
+			if got := e.fileBytes(); got != 5 {
+				t.Errorf("file storage %d, want 5", got)
+			}
+			second, err := e.svc.Upload(e.ctx, signedOf(t, e.svc.UploadURL(again)), "", bytes.NewReader([]byte("second")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if second.BlobKey == first.BlobKey {
+				t.Errorf("new content stored under the replaced content's key %s", first.BlobKey)
+			}
+			if err := e.svc.Delete(e.ctx, e.caller, second.ID); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.blobs.Open(e.ctx, second.BlobKey); !errors.Is(err, blob.ErrNotFound) {
+				t.Errorf("deleted content: %v, want blob.ErrNotFound", err)
+			}
+			if got := e.blobCount(); got != 1 {
+				t.Errorf("%d blobs, want 1 (%s)", got, other.Key)
+			}
+			if got := e.fileBytes(); got != 5 {
+				t.Errorf("file storage %d, want 5", got)
+			}
+		})
+	}
+}
