@@ -47,6 +47,7 @@ func TestFilesAPI(t *testing.T) {
 		{"update_metadata", testUpdateFileMetadata},
 		{"copy", testCopyFile},
 		{"delete", testDeleteFile},
+		{"delete_bot", testDeleteBotWithFiles},
 		{"tags_listing", testListFileTags},
 		{"quotas_api", testQuotasAPI},
 	}

@@ -5,7 +5,9 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"net/http"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -331,4 +333,29 @@ func testQuotasAPI(t *testing.T, s *testServer) {
 	stranger.get(path+"/usages?type=file_storage_bytes").fail(404, "ResourceNotFound")
 	s.as(t, "", "").get(path+"/quotas").fail(401, "Unauthorized")
 	owner.get("/v1/admin/workspaces/wkspace_nope/quotas").fail(404, "ResourceNotFound")
+}
+
+// Deleting a bot deletes its files: storage is released and their content
+// leaves the disk.
+func testDeleteBotWithFiles(t *testing.T, s *testServer) {
+	e := newFilesEnv(t, s, "delete-bot")
+	x := e.f.create(s, "x.txt", []byte("0123456789"), map[string]any{"index": true})
+	if u := storageUsage(t, e.ws, "file_storage_bytes"); u != 10 {
+		t.Fatalf("usage %d, want 10", u)
+	}
+	e.ws.del("/v1/admin/bots/" + e.bot).ok()
+	s.fetch(t, x.URL).fail(404, "ResourceNotFound")
+	if u := storageUsage(t, e.ws, "file_storage_bytes"); u != 0 {
+		t.Errorf("usage after deleting the bot %d, want 0", u)
+	}
+	if u := storageUsage(t, e.ws, "knowledgebase_vector_storage"); u != 0 {
+		t.Errorf("vector usage after deleting the bot %d, want 0", u)
+	}
+	blobs := filepath.Join(s.DataDir, "blobs", "objects")
+	_ = filepath.WalkDir(blobs, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), x.ID+".") {
+			t.Errorf("content %s of the deleted bot's file is still on disk", p)
+		}
+		return nil
+	})
 }

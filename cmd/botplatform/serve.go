@@ -95,6 +95,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("file storage: %w", err)
 	}
+	adm.SetContentRemover(blobs)
 	fsvc, err := files.New(ctx, st, blobs, adm, platform.SystemClock{}, log, files.Config{
 		PublicURL: cfg.PublicURL, UploadURLTTL: cfg.UploadURLTTL, DownloadURLTTL: cfg.DownloadURLTTL,
 	})

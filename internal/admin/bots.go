@@ -150,7 +150,12 @@ func (s *Service) DeleteBot(ctx context.Context, a *Actor, id string) error {
 	if err := require(a, platform.RoleDeveloper, "deleting a bot"); err != nil {
 		return err
 	}
-	return notFound(s.store.DeleteBot(ctx, a.Member.WorkspaceID, id), "bot", id)
+	blobs, err := s.store.DeleteBot(ctx, a.Member.WorkspaceID, id)
+	if err != nil {
+		return notFound(err, "bot", id)
+	}
+	s.removeContent(ctx, blobs)
+	return nil
 }
 
 func (s *Service) ListBots(ctx context.Context, a *Actor, f store.BotFilter, pluginNames []string) ([]platform.BotSummary, string, error) {

@@ -20,6 +20,26 @@ type Service struct {
 	clock   platform.Clock
 	chatURL string // base of every chat webhook URL
 	auth    authCache
+	content ContentRemover
+}
+
+// ContentRemover deletes stored file content (the blob store). Deleting a
+// bot or a workspace deletes its files, whose content goes too.
+type ContentRemover interface {
+	Delete(ctx context.Context, key string) error
+}
+
+// SetContentRemover sets where deleted files' content is removed from.
+func (s *Service) SetContentRemover(c ContentRemover) { s.content = c }
+
+// removeContent deletes content no file refers to any more.
+func (s *Service) removeContent(ctx context.Context, keys []string) {
+	if s.content == nil {
+		return
+	}
+	for _, k := range keys {
+		_ = s.content.Delete(ctx, k) // unreachable now in any case
+	}
 }
 
 // DefaultAuthCacheTTL is how long a successful authentication is reused.

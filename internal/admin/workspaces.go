@@ -148,5 +148,10 @@ func (s *Service) DeleteWorkspace(ctx context.Context, a *Actor, id string) erro
 		return err
 	}
 	defer s.auth.clear()
-	return notFound(s.store.DeleteWorkspace(ctx, id), "workspace", id)
+	blobs, err := s.store.DeleteWorkspace(ctx, id)
+	if err != nil {
+		return notFound(err, "workspace", id)
+	}
+	s.removeContent(ctx, blobs)
+	return nil
 }

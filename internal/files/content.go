@@ -135,6 +135,9 @@ func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, b
 	if err != nil {
 		// A cut connection or a storage failure: nothing was kept and the
 		// file stays upload_pending, so the same URL can be used again.
+		if ctx.Err() != nil || errors.Is(err, io.ErrUnexpectedEOF) {
+			return f, platform.Errorf(platform.ErrInvalidPayload, "the upload ended before the content did; nothing was stored, and the same URL can be used again")
+		}
 		return f, err
 	}
 	status := platform.FileUploadCompleted

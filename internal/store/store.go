@@ -40,8 +40,9 @@ type Store interface {
 	GetWorkspace(ctx context.Context, id string) (platform.Workspace, error)
 	ListWorkspaces(ctx context.Context, accountID string, f WorkspaceFilter) ([]platform.Workspace, string, error)
 	UpdateWorkspace(ctx context.Context, w platform.Workspace) error
-	// DeleteWorkspace removes the workspace with its members, bots and keys.
-	DeleteWorkspace(ctx context.Context, id string) error
+	// DeleteWorkspace removes the workspace with its members, bots, keys and
+	// files, and returns the blob keys of the files' content to remove.
+	DeleteWorkspace(ctx context.Context, id string) ([]string, error)
 
 	GetMember(ctx context.Context, workspaceID, accountID string) (platform.Member, error)
 	GetMemberByID(ctx context.Context, workspaceID, id string) (platform.Member, error)
@@ -55,7 +56,9 @@ type Store interface {
 	GetBot(ctx context.Context, workspaceID, id string) (platform.Bot, error)
 	// UpdateBot replaces the stored bot (tags and integrations included).
 	UpdateBot(ctx context.Context, b platform.Bot) error
-	DeleteBot(ctx context.Context, workspaceID, id string) error
+	// DeleteBot removes the bot with its keys, logs and files, releasing
+	// the files' storage, and returns the blob keys of their content.
+	DeleteBot(ctx context.Context, workspaceID, id string) ([]string, error)
 	ListBots(ctx context.Context, workspaceID string, f BotFilter) ([]platform.BotSummary, string, error)
 	GetIntegrationByWebhook(ctx context.Context, webhookID string) (platform.BotIntegration, error)
 

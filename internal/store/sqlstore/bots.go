@@ -149,8 +149,16 @@ func (s *Store) UpdateBot(ctx context.Context, b platform.Bot) error {
 	})
 }
 
-func (s *Store) DeleteBot(ctx context.Context, workspaceID, id string) error {
-	return s.execOne(ctx, s.w, `DELETE FROM bots WHERE workspace_id = ? AND id = ?`, workspaceID, id)
+func (s *Store) DeleteBot(ctx context.Context, workspaceID, id string) ([]string, error) {
+	var blobs []string
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if blobs, err = s.dropFiles(ctx, tx, workspaceID, `bot_id = ?`, id); err != nil {
+			return err
+		}
+		return s.execOne(ctx, tx, `DELETE FROM bots WHERE workspace_id = ? AND id = ?`, workspaceID, id)
+	})
+	return blobs, err
 }
 
 // ListBots returns one page of bots in keyset order (sort column, then id).

@@ -102,6 +102,55 @@ func (s *Store) GetFileByKey(ctx context.Context, botID, scope, key string) (pla
 	return f, noRows(err)
 }
 
+// dropFiles prepares the removal of the files matching where (which the
+// caller's delete of their bot or workspace then cascades to): it locks
+// them, releases their storage from workspaceID's usage (unless empty: the
+// workspace itself goes), deletes their jobs, and returns their content's
+// blob keys for removal after commit.
+func (s *Store) dropFiles(ctx context.Context, tx *sql.Tx, workspaceID, where string, arg any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT id, blob_key, COALESCE(size, 0), counted, index_requested FROM files WHERE `+where+s.d.ForUpdate), arg)
+	if err != nil {
+		return nil, err
+	}
+	var ids, blobs []string
+	var fileBytes, vectorBytes int64
+	for rows.Next() {
+		var id, key string
+		var size int64
+		var counted, indexed bool
+		if err := rows.Scan(&id, &key, &size, &counted, &indexed); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+		if key != "" {
+			blobs = append(blobs, key)
+		}
+		if counted {
+			fileBytes += size
+			if indexed {
+				vectorBytes += size
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if workspaceID != "" && fileBytes > 0 {
+		if _, err := s.exec(ctx, tx, `UPDATE workspace_storage SET file_bytes = file_bytes - ?, vector_bytes = vector_bytes - ? WHERE workspace_id = ?`,
+			fileBytes, vectorBytes, workspaceID); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range ids {
+		if _, err := s.exec(ctx, tx, `DELETE FROM jobs WHERE subject = ?`, id); err != nil {
+			return nil, err
+		}
+	}
+	return blobs, nil
+}
+
 // release gives back the storage counted for f's content.
 func (s *Store) release(ctx context.Context, tx *sql.Tx, f platform.File) error {
 	if !f.Counted || f.Size == nil {

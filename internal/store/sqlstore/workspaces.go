@@ -119,8 +119,16 @@ func (s *Store) UpdateWorkspace(ctx context.Context, w platform.Workspace) error
 		w.Name, w.Plan, w.BillingVersion, w.Blocked, w.SpendingLimit, profileJSON(w), nullString(w.Handle), micros(w.UpdatedAt), w.ID)
 }
 
-func (s *Store) DeleteWorkspace(ctx context.Context, id string) error {
-	return s.execOne(ctx, s.w, `DELETE FROM workspaces WHERE id = ?`, id)
+func (s *Store) DeleteWorkspace(ctx context.Context, id string) ([]string, error) {
+	var blobs []string
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if blobs, err = s.dropFiles(ctx, tx, "", `workspace_id = ?`, id); err != nil {
+			return err
+		}
+		return s.execOne(ctx, tx, `DELETE FROM workspaces WHERE id = ?`, id)
+	})
+	return blobs, err
 }
 
 const memberCols = `m.id, m.workspace_id, m.account_id, a.email, a.display_name, m.role, m.created_at`

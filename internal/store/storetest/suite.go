@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"FailUpload", testFailUpload},
 		{"UpdateFile", testUpdateFile},
 		{"DeleteFile", testDeleteFile},
+		{"DeleteBotWithFiles", testDeleteBotWithFiles},
 		{"ExpiredFiles", testExpiredFiles},
 		{"ListFilesVisibility", testListFilesVisibility},
 		{"ListFilesFilters", testListFilesFilters},
@@ -702,4 +703,16 @@ func testConcurrentUse(t *testing.T, e *env) {
 func (e *env) patByHash(hash []byte) (platform.Token, error) {
 	t, _, _, err := e.s.GetCredential(e.ctx, hash, "")
 	return t, err
+}
+
+// deleteBot and deleteWorkspace delete, discarding the content keys (the
+// file tests check those).
+func (e *env) deleteBot(ctx context.Context, workspaceID, id string) error {
+	_, err := e.s.DeleteBot(ctx, workspaceID, id)
+	return err
+}
+
+func (e *env) deleteWorkspace(ctx context.Context, id string) error {
+	_, err := e.s.DeleteWorkspace(ctx, id)
+	return err
 }

@@ -241,11 +241,11 @@ func testDeleteBot(t *testing.T, e *env) {
 		{ID: platform.NewID(platform.PrefixLog), BotID: keep.ID, Timestamp: at, Level: "info", Message: "kept"},
 	}), "AppendLogs")
 
-	wantErr(t, e.s.DeleteBot(e.ctx, other.ID, b.ID), platform.ErrNotFound, "DeleteBot through another workspace")
+	wantErr(t, e.deleteBot(e.ctx, other.ID, b.ID), platform.ErrNotFound, "DeleteBot through another workspace")
 	_, err := e.s.GetBot(e.ctx, w.ID, b.ID)
 	must(t, err, "bot survives a delete through another workspace")
 
-	must(t, e.s.DeleteBot(e.ctx, w.ID, b.ID), "DeleteBot")
+	must(t, e.deleteBot(e.ctx, w.ID, b.ID), "DeleteBot")
 	_, err = e.s.GetBot(e.ctx, w.ID, b.ID)
 	wantErr(t, err, platform.ErrNotFound, "GetBot after delete")
 	for _, in := range b.Integrations {
@@ -285,8 +285,8 @@ func testDeleteBot(t *testing.T, e *env) {
 		t.Fatalf("logs of the kept bot = %s, want the one line", show(logs))
 	}
 
-	wantErr(t, e.s.DeleteBot(e.ctx, w.ID, b.ID), platform.ErrNotFound, "DeleteBot twice")
-	wantErr(t, e.s.DeleteBot(e.ctx, w.ID, "bot_unknown"), platform.ErrNotFound, "DeleteBot unknown")
+	wantErr(t, e.deleteBot(e.ctx, w.ID, b.ID), platform.ErrNotFound, "DeleteBot twice")
+	wantErr(t, e.deleteBot(e.ctx, w.ID, "bot_unknown"), platform.ErrNotFound, "DeleteBot unknown")
 }
 
 func testGetIntegrationByWebhook(t *testing.T, e *env) {
@@ -540,7 +540,7 @@ func testListBotsKeysetUnderWrites(t *testing.T, e *env) {
 					throughout[b.ID] = true
 				}
 				del := func(id string) {
-					must(t, e.s.DeleteBot(e.ctx, w.ID, id), "DeleteBot")
+					must(t, e.deleteBot(e.ctx, w.ID, id), "DeleteBot")
 					delete(current, id)
 					delete(throughout, id)
 				}

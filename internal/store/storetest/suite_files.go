@@ -1531,7 +1531,7 @@ func testStorage(t *testing.T, e *env) {
 	must(t, e.s.SetStorageLimits(e.ctx, w.ID, platform.Storage{MaxFileBytes: p(0), MaxStorage: p(0), MaxVectorBytes: p(0)}), "SetStorageLimits zeros")
 	same(t, e.storage(t, w.ID), platform.Storage{FileBytes: 1 << 40, VectorBytes: 1 << 40, MaxFileBytes: p(0), MaxStorage: p(0), MaxVectorBytes: p(0)}, "zero limits are limits")
 
-	must(t, e.s.DeleteWorkspace(e.ctx, w.ID), "DeleteWorkspace")
+	must(t, e.deleteWorkspace(e.ctx, w.ID), "DeleteWorkspace")
 	same(t, e.storage(t, w.ID), platform.Storage{}, "storage of a deleted workspace")
 	e.wantNoFile(t, f.ID, "file of a deleted workspace")
 	same(t, e.storage(t, w2.ID), platform.Storage{}, "other workspace after delete")
@@ -1574,4 +1574,43 @@ func testSecret(t *testing.T, e *env) {
 		same(t, got[i], got[0], "Secret from goroutine %d", i)
 	}
 	same(t, secret("raced", []byte("late")), got[0], "Secret after the race")
+}
+
+// Deleting a bot or a workspace deletes its files: their storage is
+// released, their jobs go, and their content's blob keys are returned.
+func testDeleteBotWithFiles(t *testing.T, e *env) {
+	a := e.account(t, "a")
+	w, _ := e.workspace(t, a)
+	gone := e.bot(t, w.ID, "gone")
+	stay := e.bot(t, w.ID, "stay")
+
+	idx := e.newFile(gone, "", "idx")
+	idx.Index = true
+	idx = e.putFile(t, idx)
+	idx = e.complete(t, idx, e.upload(idx, 100))
+	plain := e.putFile(t, e.newFile(gone, "", "plain"))
+	plain = e.complete(t, plain, e.upload(plain, 10))
+	pending := e.putFile(t, e.newFile(gone, "", "pending"))
+	kept := e.putFile(t, e.newFile(stay, "", "kept"))
+	kept = e.complete(t, kept, e.upload(kept, 1))
+	e.wantUsage(t, w.ID, 111, 100, "before DeleteBot")
+
+	blobs, err := e.s.DeleteBot(e.ctx, w.ID, gone.ID)
+	must(t, err, "DeleteBot")
+	sort.Strings(blobs)
+	same(t, blobs, sorted(idx.BlobKey, plain.BlobKey), "content keys of the deleted bot's files")
+	e.wantUsage(t, w.ID, 1, 0, "after DeleteBot")
+	e.wantNoJobs(t, idx.ID, "jobs of the deleted bot's indexed file")
+	for _, f := range []platform.File{idx, plain, pending} {
+		e.wantNoFile(t, f.ID, "file %s of the deleted bot", f.Key)
+	}
+	e.wantFile(t, kept, "file of the other bot")
+
+	blobs, err = e.s.DeleteWorkspace(e.ctx, w.ID)
+	must(t, err, "DeleteWorkspace")
+	same(t, blobs, []string{kept.BlobKey}, "content keys of the deleted workspace's files")
+	e.wantNoFile(t, kept.ID, "file of the deleted workspace")
+	if _, err := e.s.DeleteBot(e.ctx, w.ID, stay.ID); !errors.Is(err, platform.ErrNotFound) {
+		t.Fatalf("DeleteBot in a deleted workspace: %v, want ErrNotFound", err)
+	}
 }

@@ -49,7 +49,7 @@ func testWorkspaces(t *testing.T, e *env) {
 				t.Fatalf("BotCount of %s = %d, want %d", id, got.BotCount, want)
 			}
 		}
-		must(t, e.s.DeleteBot(e.ctx, w.ID, devBot.ID), "DeleteBot")
+		must(t, e.deleteBot(e.ctx, w.ID, devBot.ID), "DeleteBot")
 		got, err := e.s.GetWorkspace(e.ctx, w.ID)
 		must(t, err, "GetWorkspace")
 		if got.BotCount != 2 {
@@ -238,7 +238,7 @@ func testDeleteWorkspace(t *testing.T, e *env) {
 	keptKey := e.newToken(platform.PrefixBotKey, keptBot.ID, "kept key")
 	must(t, e.s.CreateBotKey(e.ctx, keep.ID, keptKey), "CreateBotKey")
 
-	must(t, e.s.DeleteWorkspace(e.ctx, w.ID), "DeleteWorkspace")
+	must(t, e.deleteWorkspace(e.ctx, w.ID), "DeleteWorkspace")
 
 	_, err := e.s.GetWorkspace(e.ctx, w.ID)
 	wantErr(t, err, platform.ErrNotFound, "GetWorkspace after delete")
@@ -292,8 +292,8 @@ func testDeleteWorkspace(t *testing.T, e *env) {
 		t.Fatalf("kept key workspace = %q, want %q", ws, keep.ID)
 	}
 
-	wantErr(t, e.s.DeleteWorkspace(e.ctx, w.ID), platform.ErrNotFound, "DeleteWorkspace twice")
-	wantErr(t, e.s.DeleteWorkspace(e.ctx, "wkspace_unknown"), platform.ErrNotFound, "DeleteWorkspace unknown")
+	wantErr(t, e.deleteWorkspace(e.ctx, w.ID), platform.ErrNotFound, "DeleteWorkspace twice")
+	wantErr(t, e.deleteWorkspace(e.ctx, "wkspace_unknown"), platform.ErrNotFound, "DeleteWorkspace unknown")
 }
 
 func testMembers(t *testing.T, e *env) {
