@@ -10,7 +10,6 @@ import (
 	"errors"
 	"io/fs"
 	"net/url"
-	"runtime"
 
 	"github.com/botplatform/botplatform/internal/store/sqlstore"
 	"modernc.org/sqlite"
@@ -56,6 +55,11 @@ func dsn(path string, readOnly bool) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
+// readers is the size of the read pool. More readers made concurrent writes
+// markedly slower without making reads faster (BenchmarkUpsertFile and
+// BenchmarkListBots; see docs/benchmarks.md).
+const readers = 3
+
 // Open opens (creating if needed) the database file at path and migrates it.
 func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	w, err := sql.Open("sqlite", dsn(path, false))
@@ -77,9 +81,11 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		w.Close()
 		return nil, err
 	}
-	n := max(8, runtime.NumCPU()*4)
+	n := readers
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	r.SetConnMaxIdleTime(0)
-	return sqlstore.New(w, r, Dialect()), nil
+	st := sqlstore.New(w, r, Dialect())
+	st.EnableGroupCommit()
+	return st, nil
 }

@@ -53,6 +53,7 @@ type Store struct {
 	stmts   sync.Map // query text -> *sql.Stmt on r
 	nstmts  atomic.Int32
 	wstmts  sync.Map // query text -> *sql.Stmt on w, for fixed transaction statements
+	batch   *batcher // group commit, when enabled
 }
 
 // maxStmts bounds the statement cache; queries built from filters vary.
@@ -63,8 +64,11 @@ var _ store.Store = (*Store)(nil)
 // New wraps the two pools. It does not migrate; call Migrate.
 func New(w, r *sql.DB, d Dialect) *Store { return &Store{w: w, r: r, d: d} }
 
-// Close closes the cached statements and both pools.
+// Close stops group commit and closes the cached statements and both pools.
 func (s *Store) Close() error {
+	if s.batch != nil {
+		s.batch.close()
+	}
 	for _, m := range []*sync.Map{&s.stmts, &s.wstmts} {
 		m.Range(func(_, v any) bool {
 			if st, ok := v.(*sql.Stmt); ok {
@@ -184,8 +188,17 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// tx runs f in a write transaction, committing when f returns nil.
+// tx runs f in a write transaction, committing when f returns nil (with
+// group commit, f's changes commit together with other transactions').
 func (s *Store) tx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	if s.batch != nil {
+		return s.batch.do(ctx, f)
+	}
+	return s.runTx(ctx, f)
+}
+
+// runTx runs f in a transaction of its own.
+func (s *Store) runTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"UpdateFile", testUpdateFile},
 		{"DeleteFile", testDeleteFile},
 		{"DeleteBotWithFiles", testDeleteBotWithFiles},
+		{"ConcurrentWrites", testConcurrentWrites},
 		{"ExpiredFiles", testExpiredFiles},
 		{"ListFilesVisibility", testListFilesVisibility},
 		{"ListFilesFilters", testListFilesFilters},
@@ -715,4 +716,43 @@ func (e *env) deleteBot(ctx context.Context, workspaceID, id string) error {
 func (e *env) deleteWorkspace(ctx context.Context, id string) error {
 	_, err := e.s.DeleteWorkspace(ctx, id)
 	return err
+}
+
+// Concurrent write transactions, some failing, each get their own outcome:
+// a failure (here a duplicate token hash, the last of four inserts) undoes
+// only its own transaction, even where the backend commits several together.
+func testConcurrentWrites(t *testing.T, e *env) {
+	const n = 60
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			a := platform.Account{ID: fmt.Sprintf("acc_cw_%02d", i), Email: fmt.Sprintf("cw%02d@example.com", i), CreatedAt: e.now()}
+			w := platform.Workspace{ID: fmt.Sprintf("wkspace_cw_%02d", i), Name: "w", OwnerID: a.ID, Plan: "community", BillingVersion: "v4", CreatedAt: e.now(), UpdatedAt: e.now()}
+			m := platform.Member{ID: fmt.Sprintf("wkmember_cw_%02d", i), WorkspaceID: w.ID, AccountID: a.ID, Role: platform.RoleOwner, CreatedAt: e.now()}
+			tok := platform.Token{ID: fmt.Sprintf("pat_cw_%02d", i), OwnerID: a.ID, Note: "n", Hash: []byte(fmt.Sprintf("hash-cw-%02d", i/2)), CreatedAt: e.now()}
+			errs[i] = e.s.CreateOwner(e.ctx, a, w, m, tok)
+		})
+	}
+	wg.Wait()
+	for pair := 0; pair < n/2; pair++ {
+		a, b := errs[2*pair], errs[2*pair+1]
+		if (a == nil) == (b == nil) {
+			t.Fatalf("pair %d: errors %v and %v; want exactly one success", pair, a, b)
+		}
+		winner, loser := 2*pair, 2*pair+1
+		if a != nil {
+			winner, loser = loser, winner
+			a = b
+		}
+		if err := errs[loser]; !errors.Is(err, platform.ErrConflict) {
+			t.Fatalf("pair %d: loser error %v, want ErrConflict", pair, err)
+		}
+		if _, err := e.s.GetWorkspace(e.ctx, fmt.Sprintf("wkspace_cw_%02d", winner)); err != nil {
+			t.Fatalf("pair %d: the winner's workspace: %v", pair, err)
+		}
+		if _, err := e.s.GetWorkspace(e.ctx, fmt.Sprintf("wkspace_cw_%02d", loser)); !errors.Is(err, platform.ErrNotFound) {
+			t.Fatalf("pair %d: the failed transaction's workspace exists (%v): a failure leaked into another's commit", pair, err)
+		}
+	}
 }
