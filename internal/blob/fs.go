@@ -194,6 +194,9 @@ type file struct {
 
 func (f *file) Info() Info { return f.info }
 
+// OSFile returns the open file, so that servers can send it with sendfile.
+func (f *file) OSFile() *os.File { return f.File }
+
 // Copy implements Store. It hard-links src to a temporary name and renames
 // that over dst; when linking fails (another filesystem, link limit, no
 // support) it streams src into dst with Put's guarantees.

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"io"
 	"net/http"
+	"os"
 	"path"
 	"time"
 
@@ -273,5 +275,9 @@ func serve(w http.ResponseWriter, r *http.Request, f platform.File, rd interface
 		w.Header().Set("ETag", `"`+f.SHA256+`"`)
 	}
 	w.Header().Set("Cache-Control", "private, max-age=0")
-	http.ServeContent(w, r, path.Base(f.Key), f.UpdatedAt, rd)
+	var content io.ReadSeeker = rd
+	if of, ok := rd.(interface{ OSFile() *os.File }); ok {
+		content = of.OSFile() // lets the connection use sendfile
+	}
+	http.ServeContent(w, r, path.Base(f.Key), f.UpdatedAt, content)
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -175,6 +176,21 @@ func (r *recorder) Write(b []byte) (int, error) {
 }
 
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// ReadFrom keeps the connection's zero-copy path (sendfile) for file
+// contents, counting what was sent.
+func (r *recorder) ReadFrom(src io.Reader) (int64, error) {
+	r.wrote = true
+	var n int64
+	var err error
+	if rf, ok := r.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(src)
+	} else {
+		n, err = io.Copy(struct{ io.Writer }{r.ResponseWriter}, src)
+	}
+	r.bytes += int(n)
+	return n, err
+}
 
 // bearer returns the token of an Authorization: Bearer header.
 func bearer(r *http.Request) string {
