@@ -23,8 +23,9 @@ test-compat: build
 	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1
 
 bench:
-	$(GO) test -run '^$$' -bench ListBots -benchtime 3s -count 3 ./internal/httpapi/
+	$(GO) test -run '^$$' -bench 'ListBots|UpsertFile' -benchtime 3s -count 3 ./internal/httpapi/
 	$(GO) test -run '^$$' -bench ColdStart -benchtime 20x ./cmd/botplatform/
+	$(GO) test -run '^$$' -bench 'LargeTransfer|ConcurrentUploads' -benchtime 1x -count 5 -timeout 30m ./cmd/botplatform/
 
 fmt:
 	gofmt -w cmd internal
