@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/httpapi"
@@ -107,8 +109,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	wg.Go(func() { fsvc.RunReaper(workers, cfg.ReaperInterval) })
 	defer func() { stopWorkers(); wg.Wait() }()
 
+	hub := chat.NewLocalHub()
+	chatURL, _ := url.Parse(cfg.ChatURL)
 	srv := &http.Server{
-		Handler: httpapi.New(httpapi.Deps{Log: log, Store: st, Admin: adm, Files: fsvc, Version: version}),
+		Handler: httpapi.New(httpapi.Deps{
+			Log: log, Store: st, Admin: adm, Files: fsvc, Version: version,
+			Chat: chat.New(st, hub, platform.SystemClock{}), ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
+		}),
 		// Uploads and event streams extend their own deadlines.
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
@@ -116,6 +123,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(hub.CloseAll) // event streams end, so the drain can finish
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("listening", "api_url", cfg.PublicURL, "chat_url", cfg.ChatURL, "database", st.Dialect(), "version", version)

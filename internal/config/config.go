@@ -30,6 +30,7 @@ type Config struct {
 	UploadURLTTL    time.Duration
 	DownloadURLTTL  time.Duration
 	ReaperInterval  time.Duration
+	SSEPingInterval time.Duration
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -71,6 +72,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		{"upload-url-ttl", "UPLOAD_URL_TTL", "1h", "lifetime of a file's uploadUrl", &c.UploadURLTTL, time.Second},
 		{"download-url-ttl", "DOWNLOAD_URL_TTL", "15m", "lifetime of a signed file url (files without public_content)", &c.DownloadURLTTL, time.Second},
 		{"reaper-interval", "REAPER_INTERVAL", "1m", "how often expired files are deleted", &c.ReaperInterval, time.Second},
+		{"sse-ping-interval", "SSE_PING_INTERVAL", "20s", "longest silence on a conversation's event stream before a ping", &c.SSEPingInterval, 100 * time.Millisecond},
 	}
 	raw := make([]string, len(durations))
 	for i, d := range durations {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -27,11 +28,16 @@ const (
 
 // Deps are what the surfaces are built from.
 type Deps struct {
-	Log     *slog.Logger
-	Store   store.Store
-	Admin   *admin.Service
-	Files   *files.Service
-	Version string
+	Log   *slog.Logger
+	Store store.Store
+	Admin *admin.Service
+	Files *files.Service
+	Chat  *chat.Service
+	// ChatPath is the path of the Chat API's base URL ("/chat").
+	ChatPath string
+	// PingInterval is the longest silence on a signal stream.
+	PingInterval time.Duration
+	Version      string
 }
 
 // handlerFunc is a handler that returns its error instead of writing it, so
@@ -66,6 +72,10 @@ func New(d Deps) http.Handler {
 		for _, p := range []string{"PUT /v1/files/upload/{id}", "GET /v1/files/content/{id}", "GET /v1/files/public/{id}"} {
 			root.Handle(p, content)
 		}
+	}
+	if d.Chat != nil {
+		prefix := strings.TrimRight(d.ChatPath, "/")
+		root.Handle(prefix+"/", cors(limit(ChatLimit, a.routed(a.chatRoutes(prefix)))))
 	}
 	return a.middleware(a.routed(root))
 }

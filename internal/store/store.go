@@ -111,6 +111,30 @@ type Store interface {
 	// value when it does not exist yet (every process then shares it).
 	Secret(ctx context.Context, name string, value []byte) ([]byte, error)
 
+	// Chat API. Users and conversations are found by foreign id, or else by
+	// internal id.
+	CreateChatUser(ctx context.Context, u platform.ChatUser) error
+	GetChatUser(ctx context.Context, botID, id string) (platform.ChatUser, error)
+	UpdateChatUser(ctx context.Context, u platform.ChatUser) error
+	DeleteChatUser(ctx context.Context, id string) error
+	// CreateConversation inserts it with its owner as first participant.
+	CreateConversation(ctx context.Context, c platform.Conversation) error
+	GetConversation(ctx context.Context, botID, id string) (platform.Conversation, error)
+	DeleteConversation(ctx context.Context, id string) error
+	ListConversations(ctx context.Context, ownerID string, p Page) ([]platform.Conversation, string, error)
+	AddParticipant(ctx context.Context, conversationID, userID string, atMicros int64) error
+	IsParticipant(ctx context.Context, conversationID, userID string) (bool, error)
+	RemoveParticipant(ctx context.Context, conversationID, userID string) error
+	ListParticipants(ctx context.Context, conversationID string, p Page) ([]platform.ChatUser, string, error)
+	// CreateMessage and CreateChatEvent also queue a user's message or event
+	// for delivery to the bot (a bot_event job), in the same transaction.
+	CreateMessage(ctx context.Context, m platform.Message) error
+	GetMessage(ctx context.Context, id string) (platform.Message, error)
+	DeleteMessage(ctx context.Context, id string) error
+	ListMessages(ctx context.Context, conversationID string, p Page) ([]platform.Message, string, error)
+	CreateChatEvent(ctx context.Context, e platform.ChatEvent) error
+	GetChatEvent(ctx context.Context, id string) (platform.ChatEvent, error)
+
 	AppendLogs(ctx context.Context, entries []platform.LogEntry) error
 	ListLogs(ctx context.Context, f LogFilter) ([]platform.LogEntry, string, error)
 }

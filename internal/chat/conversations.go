@@ -1,0 +1,322 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// CreateConversation creates a conversation owned by the caller, who is its
+// first participant. getOrCreate returns an existing one the caller owns.
+func (s *Service) CreateConversation(ctx context.Context, b *Bot, u platform.ChatUser, id *string, getOrCreate bool) (platform.Conversation, error) {
+	if getOrCreate {
+		if c, err := s.store.GetConversation(ctx, b.ID, *id); err == nil {
+			if c.OwnerID != u.ID {
+				return c, platform.Errorf(platform.ErrForbidden, "conversation %q belongs to another user", *id)
+			}
+			return c, nil
+		} else if !errors.Is(err, platform.ErrNotFound) {
+			return c, err
+		}
+	}
+	now := s.clock.Now()
+	c := platform.Conversation{ID: platform.NewID("conv_"), BotID: b.ID, OwnerID: u.ID, CreatedAt: now, UpdatedAt: now}
+	c.FID = c.ID
+	if id != nil {
+		if err := checkFID("id", *id); err != nil {
+			return c, err
+		}
+		c.FID = *id
+	}
+	if err := s.store.CreateConversation(ctx, c); err != nil {
+		if errors.Is(err, platform.ErrConflict) {
+			if getOrCreate { // created concurrently
+				return s.CreateConversation(ctx, b, u, id, true)
+			}
+			return c, platform.Errorf(platform.ErrAlreadyExists, "id: a conversation with id %q already exists", c.FID)
+		}
+		return c, err
+	}
+	return c, nil
+}
+
+// Conversation loads a conversation the caller takes part in (403 otherwise);
+// owner additionally requires the caller to own it.
+func (s *Service) Conversation(ctx context.Context, b *Bot, u platform.ChatUser, id string, owner bool) (platform.Conversation, error) {
+	c, err := s.store.GetConversation(ctx, b.ID, id)
+	if errors.Is(err, platform.ErrNotFound) {
+		return c, platform.NotFound("conversation", id)
+	}
+	if err != nil {
+		return c, err
+	}
+	if owner {
+		if c.OwnerID != u.ID {
+			return c, platform.Errorf(platform.ErrForbidden, "only the owner of conversation %q may do this", id)
+		}
+		return c, nil
+	}
+	ok, err := s.store.IsParticipant(ctx, c.ID, u.ID)
+	if err == nil && !ok {
+		err = platform.Errorf(platform.ErrForbidden, "you are not a participant of conversation %q", id)
+	}
+	return c, err
+}
+
+func (s *Service) DeleteConversation(ctx context.Context, b *Bot, u platform.ChatUser, id string) error {
+	c, err := s.Conversation(ctx, b, u, id, true)
+	if err != nil {
+		return err
+	}
+	return s.store.DeleteConversation(ctx, c.ID)
+}
+
+func (s *Service) ListConversations(ctx context.Context, u platform.ChatUser, p store.Page) ([]platform.Conversation, string, error) {
+	return s.store.ListConversations(ctx, u.ID, p)
+}
+
+// participant loads the user named by id (foreign or internal).
+func (s *Service) user(ctx context.Context, b *Bot, id string) (platform.ChatUser, error) {
+	p, err := s.store.GetChatUser(ctx, b.ID, id)
+	if errors.Is(err, platform.ErrNotFound) {
+		return p, platform.NotFound("user", id)
+	}
+	return p, err
+}
+
+// AddParticipant adds a user to a conversation the caller owns.
+func (s *Service) AddParticipant(ctx context.Context, b *Bot, u platform.ChatUser, convID, userID string) (platform.ChatUser, error) {
+	c, err := s.Conversation(ctx, b, u, convID, true)
+	if err != nil {
+		return platform.ChatUser{}, err
+	}
+	p, err := s.user(ctx, b, userID)
+	if err != nil {
+		return p, err
+	}
+	unlock := s.lock(c.ID)
+	defer unlock()
+	if err := s.store.AddParticipant(ctx, c.ID, p.ID, s.clock.Now().UnixMicro()); err != nil {
+		return p, err
+	}
+	s.hub.Publish(c.ID, Signal{"participant_added", map[string]string{"conversationId": c.FID, "participantId": p.FID}})
+	return p, nil
+}
+
+// GetParticipant is owner-only, as upstream.
+func (s *Service) GetParticipant(ctx context.Context, b *Bot, u platform.ChatUser, convID, userID string) (platform.ChatUser, error) {
+	c, err := s.Conversation(ctx, b, u, convID, true)
+	if err != nil {
+		return platform.ChatUser{}, err
+	}
+	p, err := s.user(ctx, b, userID)
+	if err != nil {
+		return p, err
+	}
+	if ok, err := s.store.IsParticipant(ctx, c.ID, p.ID); err != nil || !ok {
+		if err == nil {
+			err = platform.Errorf(platform.ErrResourceNotFound, "user %q is not a participant of conversation %q", userID, convID)
+		}
+		return p, err
+	}
+	return p, nil
+}
+
+// RemoveParticipant removes a user from a conversation the caller owns
+// (never the owner), and ends that user's streams.
+func (s *Service) RemoveParticipant(ctx context.Context, b *Bot, u platform.ChatUser, convID, userID string) error {
+	c, err := s.Conversation(ctx, b, u, convID, true)
+	if err != nil {
+		return err
+	}
+	p, err := s.user(ctx, b, userID)
+	if err != nil {
+		return err
+	}
+	if p.ID == c.OwnerID {
+		return platform.Invalid("userId", "the owner of a conversation cannot be removed from it")
+	}
+	unlock := s.lock(c.ID)
+	defer unlock()
+	if err := s.store.RemoveParticipant(ctx, c.ID, p.ID); err != nil {
+		if errors.Is(err, platform.ErrNotFound) {
+			return platform.Errorf(platform.ErrResourceNotFound, "user %q is not a participant of conversation %q", userID, convID)
+		}
+		return err
+	}
+	s.hub.CloseUser(p.ID)
+	s.hub.Publish(c.ID, Signal{"participant_removed", map[string]string{"conversationId": c.FID, "participantId": p.FID}})
+	return nil
+}
+
+func (s *Service) ListParticipants(ctx context.Context, b *Bot, u platform.ChatUser, convID string, p store.Page) ([]platform.ChatUser, string, error) {
+	c, err := s.Conversation(ctx, b, u, convID, false)
+	if err != nil {
+		return nil, "", err
+	}
+	return s.store.ListParticipants(ctx, c.ID, p)
+}
+
+// MessageView is a message as clients see it: foreign ids.
+type MessageView struct {
+	platform.Message
+	UserFID, ConversationFID string
+}
+
+func messageData(m MessageView) map[string]any {
+	d := map[string]any{
+		"id": m.ID, "createdAt": platform.FormatTime(m.CreatedAt), "payload": m.Payload,
+		"userId": m.UserFID, "conversationId": m.ConversationFID,
+	}
+	if m.Metadata != nil {
+		d["metadata"] = m.Metadata
+	}
+	return d
+}
+
+// MessageJSON renders a message for responses.
+func MessageJSON(m MessageView) map[string]any { return messageData(m) }
+
+// CreateMessage stores a message from the caller and signals it.
+func (s *Service) CreateMessage(ctx context.Context, b *Bot, u platform.ChatUser, convID string, payload, metadata json.RawMessage) (MessageView, error) {
+	c, err := s.Conversation(ctx, b, u, convID, false)
+	if err != nil {
+		return MessageView{}, err
+	}
+	m := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: payload, Metadata: metadata, CreatedAt: s.clock.Now()}
+	unlock := s.lock(c.ID)
+	defer unlock()
+	if err := s.store.CreateMessage(ctx, m); err != nil {
+		return MessageView{}, err
+	}
+	v := MessageView{m, u.FID, c.FID}
+	d := messageData(v)
+	d["isBot"] = m.IsBot
+	s.hub.Publish(c.ID, Signal{"message_created", d})
+	return v, nil
+}
+
+// message loads a message of a conversation the caller takes part in.
+func (s *Service) message(ctx context.Context, b *Bot, u platform.ChatUser, id string) (MessageView, platform.Conversation, error) {
+	m, err := s.store.GetMessage(ctx, id)
+	if errors.Is(err, platform.ErrNotFound) {
+		return MessageView{}, platform.Conversation{}, platform.NotFound("message", id)
+	}
+	if err != nil {
+		return MessageView{}, platform.Conversation{}, err
+	}
+	c, err := s.Conversation(ctx, b, u, m.ConversationID, false)
+	if err != nil {
+		if e, ok := platform.AsError(err); ok && e.Type == platform.ErrResourceNotFound {
+			err = platform.NotFound("message", id) // another bot's message
+		}
+		return MessageView{}, c, err
+	}
+	return MessageView{m, s.fids(ctx, b.ID, m.UserID)[m.UserID], c.FID}, c, nil
+}
+
+func (s *Service) GetMessage(ctx context.Context, b *Bot, u platform.ChatUser, id string) (MessageView, error) {
+	m, _, err := s.message(ctx, b, u, id)
+	return m, err
+}
+
+// DeleteMessage deletes the caller's own message and signals it.
+func (s *Service) DeleteMessage(ctx context.Context, b *Bot, u platform.ChatUser, id string) error {
+	m, c, err := s.message(ctx, b, u, id)
+	if err != nil {
+		return err
+	}
+	if m.UserID != u.ID {
+		return platform.Errorf(platform.ErrForbidden, "only the sender may delete message %q", id)
+	}
+	unlock := s.lock(c.ID)
+	defer unlock()
+	if err := s.store.DeleteMessage(ctx, m.ID); err != nil {
+		return err
+	}
+	// Upstream sends internal ids in this signal.
+	s.hub.Publish(c.ID, Signal{"message_deleted", map[string]string{"id": m.ID, "conversationId": c.ID, "userId": m.UserID}})
+	return nil
+}
+
+func (s *Service) ListMessages(ctx context.Context, b *Bot, u platform.ChatUser, convID string, p store.Page) ([]MessageView, string, error) {
+	c, err := s.Conversation(ctx, b, u, convID, false)
+	if err != nil {
+		return nil, "", err
+	}
+	ms, next, err := s.store.ListMessages(ctx, c.ID, p)
+	if err != nil {
+		return nil, "", err
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.UserID
+	}
+	fids := s.fids(ctx, b.ID, ids...)
+	out := make([]MessageView, len(ms))
+	for i, m := range ms {
+		out[i] = MessageView{m, fids[m.UserID], c.FID}
+	}
+	return out, next, nil
+}
+
+// EventView is a custom event as clients see it.
+type EventView struct {
+	platform.ChatEvent
+	UserFID, ConversationFID string
+}
+
+// EventJSON renders an event (spec 2.2).
+func EventJSON(e EventView) map[string]any {
+	return map[string]any{"id": e.ID, "createdAt": platform.FormatTime(e.CreatedAt), "payload": e.Payload,
+		"conversationId": e.ConversationFID, "userId": e.UserFID}
+}
+
+// CreateEvent stores a custom event from the caller and signals it.
+func (s *Service) CreateEvent(ctx context.Context, b *Bot, u platform.ChatUser, convID string, payload json.RawMessage) (EventView, error) {
+	c, err := s.Conversation(ctx, b, u, convID, false)
+	if err != nil {
+		return EventView{}, err
+	}
+	e := platform.ChatEvent{ID: platform.NewID("evt_"), ConversationID: c.ID, UserID: u.ID, Payload: payload, CreatedAt: s.clock.Now()}
+	unlock := s.lock(c.ID)
+	defer unlock()
+	if err := s.store.CreateChatEvent(ctx, e); err != nil {
+		return EventView{}, err
+	}
+	v := EventView{e, u.FID, c.FID}
+	d := EventJSON(v)
+	d["isBot"] = e.IsBot
+	s.hub.Publish(c.ID, Signal{"event_created", d})
+	return v, nil
+}
+
+func (s *Service) GetEvent(ctx context.Context, b *Bot, u platform.ChatUser, id string) (EventView, error) {
+	e, err := s.store.GetChatEvent(ctx, id)
+	if errors.Is(err, platform.ErrNotFound) {
+		return EventView{}, platform.NotFound("event", id)
+	}
+	if err != nil {
+		return EventView{}, err
+	}
+	c, err := s.Conversation(ctx, b, u, e.ConversationID, false)
+	if err != nil {
+		if pe, ok := platform.AsError(err); ok && pe.Type == platform.ErrResourceNotFound {
+			err = platform.NotFound("event", id)
+		}
+		return EventView{}, err
+	}
+	return EventView{e, s.fids(ctx, b.ID, e.UserID)[e.UserID], c.FID}, nil
+}
+
+// Listen subscribes the caller to a conversation it takes part in.
+func (s *Service) Listen(ctx context.Context, b *Bot, u platform.ChatUser, convID string) (*Subscription, error) {
+	c, err := s.Conversation(ctx, b, u, convID, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.hub.Subscribe(c.ID, u.ID), nil
+}

@@ -1,0 +1,137 @@
+package chat
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// Signal is a live update of a conversation (compat-notes §1.8).
+type Signal struct {
+	Type string `json:"type"`
+	Data any    `json:"data"`
+}
+
+// Hub fans signals out to the listeners of conversations. This one lives in
+// the process; the interface lets several processes share one later.
+type Hub interface {
+	// Publish sends s to every listener of the conversation.
+	Publish(conversationID string, s Signal)
+	// Subscribe registers a listener of a conversation for a user.
+	Subscribe(conversationID, userID string) *Subscription
+	// CloseUser ends every stream of that user.
+	CloseUser(userID string)
+	// CloseAll ends every stream (server shutdown).
+	CloseAll()
+}
+
+// Subscription delivers encoded signals on C until Done is closed.
+type Subscription struct {
+	C    chan []byte
+	Done chan struct{}
+	once sync.Once
+	hub  *LocalHub
+	conv string
+	user string
+}
+
+// Close unsubscribes.
+func (s *Subscription) Close() { s.hub.remove(s) }
+
+func (s *Subscription) end() { s.once.Do(func() { close(s.Done) }) }
+
+// subscriberBuffer is how many signals a slow listener may lag behind before
+// its stream is ended (the client then reconnects and reloads).
+const subscriberBuffer = 256
+
+// LocalHub is an in-process Hub.
+type LocalHub struct {
+	mu     sync.Mutex
+	byConv map[string]map[*Subscription]struct{}
+	byUser map[string]map[*Subscription]struct{}
+}
+
+var _ Hub = (*LocalHub)(nil)
+
+// NewLocalHub returns an empty hub.
+func NewLocalHub() *LocalHub {
+	return &LocalHub{byConv: map[string]map[*Subscription]struct{}{}, byUser: map[string]map[*Subscription]struct{}{}}
+}
+
+func (h *LocalHub) Subscribe(conversationID, userID string) *Subscription {
+	s := &Subscription{C: make(chan []byte, subscriberBuffer), Done: make(chan struct{}), hub: h, conv: conversationID, user: userID}
+	h.mu.Lock()
+	add(h.byConv, conversationID, s)
+	add(h.byUser, userID, s)
+	h.mu.Unlock()
+	return s
+}
+
+func add(m map[string]map[*Subscription]struct{}, k string, s *Subscription) {
+	if m[k] == nil {
+		m[k] = map[*Subscription]struct{}{}
+	}
+	m[k][s] = struct{}{}
+}
+
+func del(m map[string]map[*Subscription]struct{}, k string, s *Subscription) {
+	delete(m[k], s)
+	if len(m[k]) == 0 {
+		delete(m, k)
+	}
+}
+
+func (h *LocalHub) remove(s *Subscription) {
+	h.mu.Lock()
+	del(h.byConv, s.conv, s)
+	del(h.byUser, s.user, s)
+	h.mu.Unlock()
+	s.end()
+}
+
+// Publish encodes the signal once and queues it for each listener; a
+// listener whose buffer is full is dropped rather than slowing the others.
+func (h *LocalHub) Publish(conversationID string, sig Signal) {
+	frame, err := json.Marshal(sig)
+	if err != nil {
+		return
+	}
+	h.mu.Lock()
+	var slow []*Subscription
+	for s := range h.byConv[conversationID] {
+		select {
+		case s.C <- frame:
+		default:
+			slow = append(slow, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range slow {
+		s.Close()
+	}
+}
+
+func (h *LocalHub) CloseUser(userID string) {
+	h.mu.Lock()
+	subs := make([]*Subscription, 0, len(h.byUser[userID]))
+	for s := range h.byUser[userID] {
+		subs = append(subs, s)
+	}
+	h.mu.Unlock()
+	for _, s := range subs {
+		s.Close()
+	}
+}
+
+func (h *LocalHub) CloseAll() {
+	h.mu.Lock()
+	var subs []*Subscription
+	for _, m := range h.byConv {
+		for s := range m {
+			subs = append(subs, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range subs {
+		s.Close()
+	}
+}

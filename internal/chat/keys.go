@@ -1,0 +1,31 @@
+package chat
+
+import (
+	"errors"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// User keys are HS256 JWTs {id} signed with the bot's chat encryption key
+// (compat-notes §1.3): the server signs them in createUser, and apps holding
+// the key sign their own (Client.connect({userId, encryptionKey})).
+
+// SignUserKey returns the user key for the user with foreign id fid.
+func SignUserKey(secret []byte, fid string) (string, error) {
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"id": fid}).SignedString(secret)
+}
+
+// VerifyUserKey checks a user key and returns the id it names.
+func VerifyUserKey(secret []byte, key string) (string, error) {
+	tok, err := jwt.Parse(key, func(*jwt.Token) (any, error) { return secret, nil },
+		jwt.WithValidMethods([]string{"HS256"}))
+	if err != nil {
+		return "", err
+	}
+	claims, _ := tok.Claims.(jwt.MapClaims)
+	id, ok := claims["id"].(string)
+	if !ok || id == "" {
+		return "", errors.New("the key has no id")
+	}
+	return id, nil
+}

@@ -1,0 +1,193 @@
+// Package chat holds the Chat API's rules: bots' chat webhooks, user keys,
+// users, conversations, participants, messages, custom events, and the live
+// signals sent to listeners once a write has committed.
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"hash/fnv"
+	"regexp"
+	"sync"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Service implements the Chat API.
+type Service struct {
+	store store.Store
+	hub   Hub
+	clock platform.Clock
+	// locks order each conversation's writes with their signals, so that
+	// listeners receive signals in the order the writes happened.
+	locks [256]sync.Mutex
+}
+
+// New returns a Service publishing signals to hub.
+func New(st store.Store, hub Hub, clock platform.Clock) *Service {
+	return &Service{store: st, hub: hub, clock: clock}
+}
+
+// Hub is where the service publishes signals.
+func (s *Service) Hub() Hub { return s.hub }
+
+func (s *Service) lock(conversationID string) func() {
+	h := fnv.New32a()
+	h.Write([]byte(conversationID))
+	m := &s.locks[h.Sum32()%uint32(len(s.locks))]
+	m.Lock()
+	return m.Unlock
+}
+
+// Bot is the bot behind a chat webhook, with its user-key secret.
+type Bot struct {
+	ID  string
+	Key []byte
+}
+
+// Webhook resolves a chat webhook id. Unknown and disabled webhooks are 404,
+// so that the client's connection probe fails.
+func (s *Service) Webhook(ctx context.Context, webhookID string) (*Bot, error) {
+	in, err := s.store.GetIntegrationByWebhook(ctx, webhookID)
+	if errors.Is(err, platform.ErrNotFound) || (err == nil && !in.Enabled) {
+		return nil, platform.Errorf(platform.ErrResourceNotFound, "no chat webhook %q", webhookID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	key, _ := in.Configuration["encryptionKey"].(string)
+	if key == "" {
+		return nil, errors.New("chat integration without an encryption key")
+	}
+	return &Bot{ID: in.BotID, Key: []byte(key)}, nil
+}
+
+var fidRe = regexp.MustCompile(`^[a-zA-Z0-9_\-\\/]+$`)
+
+// MaxFIDLength is the longest foreign id (compat-notes §1.7).
+const MaxFIDLength = 70
+
+func checkFID(field, id string) error {
+	if len(id) > MaxFIDLength {
+		return platform.Invalid(field, "Fid length exceeds the maximum allowed length of %d", MaxFIDLength)
+	}
+	if !fidRe.MatchString(id) {
+		return platform.Invalid(field, "Fid contains invalid characters (allowed: letters, digits, _ - \\ /)")
+	}
+	return nil
+}
+
+// UserInput holds a user's descriptive fields; nil leaves one unchanged.
+type UserInput struct {
+	ID         *string `json:"id"`
+	Name       *string `json:"name"`
+	PictureURL *string `json:"pictureUrl"`
+	Profile    *string `json:"profile"`
+}
+
+func (in UserInput) apply(u *platform.ChatUser) error {
+	if in.Profile != nil && len(*in.Profile) > 1000 {
+		return platform.Invalid("profile", "at most 1000 characters")
+	}
+	for _, f := range []struct {
+		v   *string
+		dst *string
+	}{{in.Name, &u.Name}, {in.PictureURL, &u.PictureURL}, {in.Profile, &u.Profile}} {
+		if f.v != nil {
+			*f.dst = *f.v
+		}
+	}
+	return nil
+}
+
+// CreateUser creates a user (with the foreign id given, if any) and signs
+// its user key.
+func (s *Service) CreateUser(ctx context.Context, b *Bot, in UserInput) (platform.ChatUser, string, error) {
+	now := s.clock.Now()
+	u := platform.ChatUser{ID: platform.NewID("user_"), BotID: b.ID, CreatedAt: now, UpdatedAt: now}
+	u.FID = u.ID
+	if in.ID != nil {
+		if err := checkFID("id", *in.ID); err != nil {
+			return u, "", err
+		}
+		u.FID = *in.ID
+	}
+	if err := in.apply(&u); err != nil {
+		return u, "", err
+	}
+	if err := s.store.CreateChatUser(ctx, u); err != nil {
+		if errors.Is(err, platform.ErrConflict) {
+			return u, "", platform.Errorf(platform.ErrAlreadyExists, "id: a user with id %q already exists", u.FID)
+		}
+		return u, "", err
+	}
+	key, err := SignUserKey(b.Key, u.FID)
+	return u, key, err
+}
+
+// Authenticate verifies a user key and returns its user. getOrCreate
+// creates the user named by a valid key that has none yet.
+func (s *Service) Authenticate(ctx context.Context, b *Bot, key string, getOrCreate bool) (platform.ChatUser, error) {
+	fid, err := VerifyUserKey(b.Key, key)
+	if err != nil {
+		return platform.ChatUser{}, errInvalidKey
+	}
+	u, err := s.store.GetChatUser(ctx, b.ID, fid)
+	if errors.Is(err, platform.ErrNotFound) {
+		if !getOrCreate {
+			return u, errInvalidKey
+		}
+		if err := checkFID("id", fid); err != nil {
+			return u, err
+		}
+		now := s.clock.Now()
+		u = platform.ChatUser{ID: platform.NewID("user_"), BotID: b.ID, FID: fid, CreatedAt: now, UpdatedAt: now}
+		if err := s.store.CreateChatUser(ctx, u); err != nil {
+			if errors.Is(err, platform.ErrConflict) { // created concurrently
+				return s.store.GetChatUser(ctx, b.ID, fid)
+			}
+			return u, err
+		}
+	}
+	return u, err
+}
+
+var errInvalidKey = platform.Errorf(platform.ErrUnauthorized, "Invalid user key")
+
+// UpdateUser changes the caller's descriptive fields.
+func (s *Service) UpdateUser(ctx context.Context, u platform.ChatUser, in UserInput) (platform.ChatUser, error) {
+	if err := in.apply(&u); err != nil {
+		return u, err
+	}
+	u.UpdatedAt = s.clock.Now()
+	return u, s.store.UpdateChatUser(ctx, u)
+}
+
+// DeleteUser deletes the caller, ending its streams.
+func (s *Service) DeleteUser(ctx context.Context, u platform.ChatUser) error {
+	if err := s.store.DeleteChatUser(ctx, u.ID); err != nil {
+		return err
+	}
+	s.hub.CloseUser(u.ID)
+	return nil
+}
+
+// fids maps internal user ids to the ids clients see.
+func (s *Service) fids(ctx context.Context, botID string, ids ...string) map[string]string {
+	out := map[string]string{}
+	for _, id := range ids {
+		if _, ok := out[id]; ok {
+			continue
+		}
+		out[id] = id
+		if u, err := s.store.GetChatUser(ctx, botID, id); err == nil {
+			out[id] = u.FID
+		}
+	}
+	return out
+}
+
+// Payload is a message payload, validated by the HTTP layer's schema.
+type Payload = json.RawMessage

@@ -1,0 +1,427 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// chatRoutes is the Chat API's route table (compat-notes §1.4), under
+// {chat path}/{webhook}. The listen path carries the conversation id
+// unescaped, slashes included, so it is matched by a trailing wildcard.
+func (a *api) chatRoutes(prefix string) *http.ServeMux {
+	m := http.NewServeMux()
+	p := prefix + "/{webhook}"
+	m.Handle("GET "+p+"/hello/", a.h(a.chatHello))
+	m.Handle("GET "+p+"/hello", a.h(a.chatHello))
+	m.Handle("POST "+p+"/users", a.chatBot(a.createUser))
+	m.Handle("POST "+p+"/users/get-or-create", a.chatUser(a.getOrCreateUser, true))
+	m.Handle("GET "+p+"/users/me", a.chatUser(a.getUser, false))
+	m.Handle("PUT "+p+"/users/me", a.chatUser(a.updateUser, false))
+	m.Handle("DELETE "+p+"/users/me", a.chatUser(a.deleteUser, false))
+	m.Handle("POST "+p+"/conversations", a.chatUser(a.createConversation, false))
+	m.Handle("POST "+p+"/conversations/get-or-create", a.chatUser(a.getOrCreateConversation, false))
+	m.Handle("GET "+p+"/conversations", a.chatUser(a.listConversations, false))
+	m.Handle("GET "+p+"/conversations/{id}", a.chatUser(a.getConversation, false))
+	m.Handle("DELETE "+p+"/conversations/{id}", a.chatUser(a.deleteConversation, false))
+	m.Handle("GET "+p+"/conversations/{id}/messages", a.chatUser(a.listMessages, false))
+	m.Handle("GET "+p+"/conversations/{id}/participants", a.chatUser(a.listParticipants, false))
+	m.Handle("POST "+p+"/conversations/{id}/participants", a.chatUser(a.addParticipant, false))
+	m.Handle("GET "+p+"/conversations/{id}/participants/{userId}", a.chatUser(a.getParticipant, false))
+	m.Handle("DELETE "+p+"/conversations/{id}/participants/{userId}", a.chatUser(a.removeParticipant, false))
+	m.Handle("GET "+p+"/conversations/{rest...}", a.chatUser(a.listen, false))
+	m.Handle("POST "+p+"/messages", a.chatUser(a.createMessage, false))
+	m.Handle("GET "+p+"/messages/{id}", a.chatUser(a.getMessage, false))
+	m.Handle("DELETE "+p+"/messages/{id}", a.chatUser(a.deleteMessage, false))
+	m.Handle("POST "+p+"/events", a.chatUser(a.createEvent, false))
+	m.Handle("GET "+p+"/events/{id}", a.chatUser(a.getEvent, false))
+	return m
+}
+
+// cors answers browsers: the chat client sends credentials and x-user-key,
+// so the origin is echoed (never *) with credentials allowed.
+func cors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); origin != "" {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Allow-Credentials", "true")
+			h.Add("Vary", "Origin")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Content-Type, x-user-key, Accept, Cache-Control, Last-Event-ID")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (a *api) chatHello(w http.ResponseWriter, r *http.Request) error {
+	if _, err := a.Chat.Webhook(r.Context(), r.PathValue("webhook")); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("Hello, Botpress User"))
+	return nil
+}
+
+type chatBotFunc func(w http.ResponseWriter, r *http.Request, b *chat.Bot) error
+type chatUserFunc func(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error
+
+func (a *api) chatBot(f chatBotFunc) http.Handler {
+	return a.h(func(w http.ResponseWriter, r *http.Request) error {
+		b, err := a.Chat.Webhook(r.Context(), r.PathValue("webhook"))
+		if err != nil {
+			return err
+		}
+		return f(w, r, b)
+	})
+}
+
+func (a *api) chatUser(f chatUserFunc, getOrCreate bool) http.Handler {
+	return a.chatBot(func(w http.ResponseWriter, r *http.Request, b *chat.Bot) error {
+		u, err := a.Chat.Authenticate(r.Context(), b, r.Header.Get("x-user-key"), getOrCreate)
+		if err != nil {
+			return err
+		}
+		return f(w, r, b, u)
+	})
+}
+
+func userJSON(u platform.ChatUser) map[string]any {
+	out := map[string]any{"id": u.FID, "createdAt": platform.FormatTime(u.CreatedAt), "updatedAt": platform.FormatTime(u.UpdatedAt)}
+	for k, v := range map[string]string{"name": u.Name, "pictureUrl": u.PictureURL, "profile": u.Profile} {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func conversationJSON(c platform.Conversation) map[string]any {
+	return map[string]any{"id": c.FID, "createdAt": platform.FormatTime(c.CreatedAt), "updatedAt": platform.FormatTime(c.UpdatedAt)}
+}
+
+var (
+	userProps   = `"name":{"type":"string"},"pictureUrl":{"type":"string"},"profile":{"type":"string","maxLength":1000}`
+	createUser  = schema("chat-create-user.json", `{"type":"object","additionalProperties":false,"properties":{"id":{"type":"string"},`+userProps+`}}`)
+	updateUserS = schema("chat-update-user.json", `{"type":"object","additionalProperties":false,"properties":{`+userProps+`}}`)
+	convSchema  = schema("chat-conversation.json", `{"type":"object","additionalProperties":false,"properties":{"id":{"type":"string"}}}`)
+	convReqID   = schema("chat-conversation-id.json", `{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string"}}}`)
+	participant = schema("chat-participant.json", `{"type":"object","additionalProperties":false,"required":["userId"],"properties":{"userId":{"type":"string"}}}`)
+	eventSchema = schema("chat-event.json", `{"type":"object","additionalProperties":false,"required":["payload","conversationId"],
+		"properties":{"payload":{"type":"object"},"conversationId":{"type":"string"}}}`)
+)
+
+func (a *api) createUser(w http.ResponseWriter, r *http.Request, b *chat.Bot) error {
+	var in chat.UserInput
+	if err := decode(r, createUser, &in); err != nil {
+		return err
+	}
+	u, key, err := a.Chat.CreateUser(r.Context(), b, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"user": userJSON(u), "key": key})
+	return nil
+}
+
+func (a *api) getOrCreateUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	var in chat.UserInput
+	if err := decode(r, updateUserS, &in); err != nil {
+		return err
+	}
+	if in.Name != nil || in.PictureURL != nil || in.Profile != nil {
+		var err error
+		if u, err = a.Chat.UpdateUser(r.Context(), u, in); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"user": userJSON(u)})
+	return nil
+}
+
+func (a *api) getUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	writeJSON(w, http.StatusOK, map[string]any{"user": userJSON(u)})
+	return nil
+}
+
+func (a *api) updateUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	var in chat.UserInput
+	if err := decode(r, updateUserS, &in); err != nil {
+		return err
+	}
+	u, err := a.Chat.UpdateUser(r.Context(), u, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"user": userJSON(u)})
+	return nil
+}
+
+func (a *api) deleteUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Chat.DeleteUser(r.Context(), u); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+func (a *api) createConversation(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	var in struct{ ID *string }
+	if err := decode(r, convSchema, &in); err != nil {
+		return err
+	}
+	c, err := a.Chat.CreateConversation(r.Context(), b, u, in.ID, false)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"conversation": conversationJSON(c)})
+	return nil
+}
+
+func (a *api) getOrCreateConversation(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	var in struct{ ID *string }
+	if err := decode(r, convReqID, &in); err != nil {
+		return err
+	}
+	c, err := a.Chat.CreateConversation(r.Context(), b, u, in.ID, true)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"conversation": conversationJSON(c)})
+	return nil
+}
+
+func (a *api) getConversation(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	c, err := a.Chat.Conversation(r.Context(), b, u, r.PathValue("id"), false)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"conversation": conversationJSON(c)})
+	return nil
+}
+
+func (a *api) deleteConversation(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Chat.DeleteConversation(r.Context(), b, u, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+// chatPage reads nextToken (the chat client sends no page size).
+func chatPage(r *http.Request) (store.Page, error) { return page(newQuery(r), 20) }
+
+func (a *api) listConversations(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	p, err := chatPage(r)
+	if err != nil {
+		return err
+	}
+	cs, next, err := a.Chat.ListConversations(r.Context(), u, p)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(cs))
+	for i, c := range cs {
+		out[i] = conversationJSON(c)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"conversations": out, "meta": metaJSON{next}})
+	return nil
+}
+
+func (a *api) listParticipants(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	p, err := chatPage(r)
+	if err != nil {
+		return err
+	}
+	ps, next, err := a.Chat.ListParticipants(r.Context(), b, u, r.PathValue("id"), p)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(ps))
+	for i, x := range ps {
+		out[i] = userJSON(x)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"participants": out, "meta": metaJSON{next}})
+	return nil
+}
+
+func (a *api) addParticipant(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	var in struct{ UserID string }
+	if err := decode(r, participant, &in); err != nil {
+		return err
+	}
+	p, err := a.Chat.AddParticipant(r.Context(), b, u, r.PathValue("id"), in.UserID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"participant": userJSON(p)})
+	return nil
+}
+
+func (a *api) getParticipant(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	p, err := a.Chat.GetParticipant(r.Context(), b, u, r.PathValue("id"), r.PathValue("userId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"participant": userJSON(p)})
+	return nil
+}
+
+func (a *api) removeParticipant(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Chat.RemoveParticipant(r.Context(), b, u, r.PathValue("id"), r.PathValue("userId")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+func (a *api) createMessage(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	var in struct {
+		Payload        json.RawMessage
+		ConversationID string
+		Metadata       json.RawMessage
+	}
+	if err := decode(r, messageSchema, &in); err != nil {
+		return err
+	}
+	if string(in.Metadata) == "null" {
+		in.Metadata = nil
+	}
+	m, err := a.Chat.CreateMessage(r.Context(), b, u, in.ConversationID, in.Payload, in.Metadata)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"message": chat.MessageJSON(m)})
+	return nil
+}
+
+func (a *api) getMessage(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	m, err := a.Chat.GetMessage(r.Context(), b, u, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"message": chat.MessageJSON(m)})
+	return nil
+}
+
+func (a *api) deleteMessage(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Chat.DeleteMessage(r.Context(), b, u, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+func (a *api) listMessages(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	p, err := chatPage(r)
+	if err != nil {
+		return err
+	}
+	ms, next, err := a.Chat.ListMessages(r.Context(), b, u, r.PathValue("id"), p)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(ms))
+	for i, m := range ms {
+		out[i] = chat.MessageJSON(m)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"messages": out, "meta": metaJSON{next}})
+	return nil
+}
+
+func (a *api) createEvent(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	var in struct {
+		Payload        json.RawMessage
+		ConversationID string
+	}
+	if err := decode(r, eventSchema, &in); err != nil {
+		return err
+	}
+	e, err := a.Chat.CreateEvent(r.Context(), b, u, in.ConversationID, in.Payload)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"event": chat.EventJSON(e)})
+	return nil
+}
+
+func (a *api) getEvent(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	e, err := a.Chat.GetEvent(r.Context(), b, u, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"event": chat.EventJSON(e)})
+	return nil
+}
+
+// listen streams a conversation's signals as Server-Sent Events: each
+// signal a default `message` event, and `data: ping` when nothing else was
+// sent for the ping interval.
+func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+	id, ok := strings.CutSuffix(r.PathValue("rest"), "/listen")
+	if !ok || id == "" {
+		return platform.Errorf(platform.ErrResourceNotFound, "no route for %s %s", r.Method, r.URL.Path)
+	}
+	sub, err := a.Chat.Listen(r.Context(), b, u, id)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream has no end time
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if err := rc.Flush(); err != nil {
+		return nil
+	}
+	interval := a.PingInterval
+	if interval <= 0 {
+		interval = 20 * time.Second
+	}
+	ping := time.NewTimer(interval)
+	defer ping.Stop()
+	for {
+		var frame []byte
+		select {
+		case <-r.Context().Done():
+			return nil
+		case <-sub.Done:
+			return nil
+		case frame = <-sub.C:
+		case <-ping.C:
+			frame = []byte("ping")
+		}
+		if _, err := w.Write(append(append([]byte("event: message\ndata: "), frame...), '\n', '\n')); err != nil {
+			return nil
+		}
+		if err := rc.Flush(); err != nil {
+			return nil
+		}
+		ping.Reset(interval)
+	}
+}

@@ -1,0 +1,266 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+const chatUserCols = `u.id, u.bot_id, u.fid, u.name, u.picture_url, u.profile, u.created_at, u.updated_at`
+
+func scanChatUser(sc interface{ Scan(...any) error }) (platform.ChatUser, error) {
+	var u platform.ChatUser
+	var c, up int64
+	err := sc.Scan(&u.ID, &u.BotID, &u.FID, &u.Name, &u.PictureURL, &u.Profile, &c, &up)
+	u.CreatedAt, u.UpdatedAt = fromMicros(c), fromMicros(up)
+	return u, noRows(err)
+}
+
+func (s *Store) CreateChatUser(ctx context.Context, u platform.ChatUser) error {
+	_, err := s.exec(ctx, s.w, `INSERT INTO chat_users (id, bot_id, fid, name, picture_url, profile, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.BotID, u.FID, u.Name, u.PictureURL, u.Profile, micros(u.CreatedAt), micros(u.UpdatedAt))
+	return err
+}
+
+// GetChatUser finds a user of the bot by foreign id, or by internal id.
+func (s *Store) GetChatUser(ctx context.Context, botID, id string) (platform.ChatUser, error) {
+	u, err := scanChatUser(s.queryRow(ctx, `SELECT `+chatUserCols+` FROM chat_users u WHERE u.bot_id = ? AND u.fid = ?`, botID, id))
+	if err == platform.ErrNotFound {
+		u, err = scanChatUser(s.queryRow(ctx, `SELECT `+chatUserCols+` FROM chat_users u WHERE u.bot_id = ? AND u.id = ?`, botID, id))
+	}
+	return u, err
+}
+
+func (s *Store) UpdateChatUser(ctx context.Context, u platform.ChatUser) error {
+	return s.execOne(ctx, s.w, `UPDATE chat_users SET name = ?, picture_url = ?, profile = ?, updated_at = ? WHERE id = ?`,
+		u.Name, u.PictureURL, u.Profile, micros(u.UpdatedAt), u.ID)
+}
+
+func (s *Store) DeleteChatUser(ctx context.Context, id string) error {
+	return s.execOne(ctx, s.w, `DELETE FROM chat_users WHERE id = ?`, id)
+}
+
+const convCols = `c.id, c.bot_id, c.fid, c.owner_id, c.created_at, c.updated_at`
+
+func scanConversation(sc interface{ Scan(...any) error }) (platform.Conversation, error) {
+	var c platform.Conversation
+	var cr, up int64
+	err := sc.Scan(&c.ID, &c.BotID, &c.FID, &c.OwnerID, &cr, &up)
+	c.CreatedAt, c.UpdatedAt = fromMicros(cr), fromMicros(up)
+	return c, noRows(err)
+}
+
+// CreateConversation inserts the conversation with its owner as first participant.
+func (s *Store) CreateConversation(ctx context.Context, c platform.Conversation) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, `INSERT INTO conversations (id, bot_id, fid, owner_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			c.ID, c.BotID, c.FID, c.OwnerID, micros(c.CreatedAt), micros(c.UpdatedAt)); err != nil {
+			return err
+		}
+		_, err := s.exec(ctx, tx, `INSERT INTO participants (conversation_id, user_id, created_at) VALUES (?, ?, ?)`, c.ID, c.OwnerID, micros(c.CreatedAt))
+		return err
+	})
+}
+
+func (s *Store) GetConversation(ctx context.Context, botID, id string) (platform.Conversation, error) {
+	c, err := scanConversation(s.queryRow(ctx, `SELECT `+convCols+` FROM conversations c WHERE c.bot_id = ? AND c.fid = ?`, botID, id))
+	if err == platform.ErrNotFound {
+		c, err = scanConversation(s.queryRow(ctx, `SELECT `+convCols+` FROM conversations c WHERE c.bot_id = ? AND c.id = ?`, botID, id))
+	}
+	return c, err
+}
+
+func (s *Store) DeleteConversation(ctx context.Context, id string) error {
+	return s.execOne(ctx, s.w, `DELETE FROM conversations WHERE id = ?`, id)
+}
+
+// ListConversations lists the conversations a user owns, by id.
+func (s *Store) ListConversations(ctx context.Context, ownerID string, p store.Page) ([]platform.Conversation, string, error) {
+	cur, err := store.DecodeCursor(p.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	query, args := `SELECT `+convCols+` FROM conversations c WHERE c.owner_id = ?`, []any{ownerID}
+	if cur != nil {
+		query += ` AND c.id > ?`
+		args = append(args, cur.ID)
+	}
+	rows, err := s.query(ctx, query+` ORDER BY c.id LIMIT ?`, append(args, p.Limit+1)...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []platform.Conversation
+	for rows.Next() {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	page, next := pageOf(out, p.Limit, func(c platform.Conversation) store.Cursor { return store.Cursor{ID: c.ID} })
+	return page, next, nil
+}
+
+// AddParticipant adds the user; adding a participant twice is not an error.
+func (s *Store) AddParticipant(ctx context.Context, conversationID, userID string, at int64) error {
+	_, err := s.exec(ctx, s.w, `INSERT INTO participants (conversation_id, user_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, conversationID, userID, at)
+	return err
+}
+
+func (s *Store) IsParticipant(ctx context.Context, conversationID, userID string) (bool, error) {
+	var n int
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM participants WHERE conversation_id = ? AND user_id = ?`, conversationID, userID).Scan(&n)
+	return n > 0, err
+}
+
+func (s *Store) RemoveParticipant(ctx context.Context, conversationID, userID string) error {
+	return s.execOne(ctx, s.w, `DELETE FROM participants WHERE conversation_id = ? AND user_id = ?`, conversationID, userID)
+}
+
+// ListParticipants pages through a conversation's participants in user id
+// order, on the primary key: a page costs the same however many there are.
+func (s *Store) ListParticipants(ctx context.Context, conversationID string, p store.Page) ([]platform.ChatUser, string, error) {
+	cur, err := store.DecodeCursor(p.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	query, args := `SELECT `+chatUserCols+` FROM participants pa JOIN chat_users u ON u.id = pa.user_id WHERE pa.conversation_id = ?`, []any{conversationID}
+	if cur != nil {
+		query += ` AND pa.user_id > ?`
+		args = append(args, cur.ID)
+	}
+	rows, err := s.query(ctx, query+` ORDER BY pa.user_id LIMIT ?`, append(args, p.Limit+1)...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []platform.ChatUser
+	for rows.Next() {
+		u, err := scanChatUser(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	page, next := pageOf(out, p.Limit, func(u platform.ChatUser) store.Cursor { return store.Cursor{ID: u.ID} })
+	return page, next, nil
+}
+
+// enqueueBotEvent queues the delivery of an incoming message or event to
+// the bot, in the transaction that stores it.
+func (s *Store) enqueueBotEvent(ctx context.Context, tx *sql.Tx, kind, id, conversationID string, at int64) error {
+	payload, _ := json.Marshal(map[string]string{"type": kind, "id": id, "conversationId": conversationID})
+	_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+		platform.NewID("job_"), platform.JobBotEvent, conversationID, string(payload), at, at)
+	return err
+}
+
+func nullJSON(v json.RawMessage) any {
+	if v == nil {
+		return nil
+	}
+	return string(v)
+}
+
+// CreateMessage stores the message; a user's message is also queued for
+// delivery to the bot.
+func (s *Store) CreateMessage(ctx context.Context, m platform.Message) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, `INSERT INTO messages (id, conversation_id, user_id, payload, metadata, is_bot, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			m.ID, m.ConversationID, m.UserID, string(m.Payload), nullJSON(m.Metadata), m.IsBot, micros(m.CreatedAt)); err != nil {
+			return err
+		}
+		if m.IsBot {
+			return nil
+		}
+		return s.enqueueBotEvent(ctx, tx, "message", m.ID, m.ConversationID, micros(m.CreatedAt))
+	})
+}
+
+const messageCols = `m.id, m.conversation_id, m.user_id, m.payload, m.metadata, m.is_bot, m.created_at`
+
+func scanMessage(sc interface{ Scan(...any) error }) (platform.Message, error) {
+	var m platform.Message
+	var payload []byte
+	var meta sql.NullString
+	var at int64
+	err := sc.Scan(&m.ID, &m.ConversationID, &m.UserID, &payload, &meta, &m.IsBot, &at)
+	m.Payload, m.CreatedAt = payload, fromMicros(at)
+	if meta.Valid {
+		m.Metadata = json.RawMessage(meta.String)
+	}
+	return m, noRows(err)
+}
+
+func (s *Store) GetMessage(ctx context.Context, id string) (platform.Message, error) {
+	return scanMessage(s.queryRow(ctx, `SELECT `+messageCols+` FROM messages m WHERE m.id = ?`, id))
+}
+
+func (s *Store) DeleteMessage(ctx context.Context, id string) error {
+	return s.execOne(ctx, s.w, `DELETE FROM messages WHERE id = ?`, id)
+}
+
+// ListMessages pages through a conversation's messages, newest first.
+func (s *Store) ListMessages(ctx context.Context, conversationID string, p store.Page) ([]platform.Message, string, error) {
+	cur, err := store.DecodeCursor(p.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	query, args := `SELECT `+messageCols+` FROM messages m WHERE m.conversation_id = ?`, []any{conversationID}
+	if cur != nil {
+		query += ` AND (m.created_at < ? OR (m.created_at = ? AND m.id < ?))`
+		args = append(args, cur.Value, cur.Value, cur.ID)
+	}
+	rows, err := s.query(ctx, query+` ORDER BY m.created_at DESC, m.id DESC LIMIT ?`, append(args, p.Limit+1)...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []platform.Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	page, next := pageOf(out, p.Limit, func(m platform.Message) store.Cursor { return store.Cursor{Value: micros(m.CreatedAt), ID: m.ID} })
+	return page, next, nil
+}
+
+// CreateChatEvent stores a custom event; a user's is also queued for the bot.
+func (s *Store) CreateChatEvent(ctx context.Context, e platform.ChatEvent) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, `INSERT INTO chat_events (id, conversation_id, user_id, payload, is_bot, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			e.ID, e.ConversationID, e.UserID, string(e.Payload), e.IsBot, micros(e.CreatedAt)); err != nil {
+			return err
+		}
+		if e.IsBot {
+			return nil
+		}
+		return s.enqueueBotEvent(ctx, tx, "event", e.ID, e.ConversationID, micros(e.CreatedAt))
+	})
+}
+
+func (s *Store) GetChatEvent(ctx context.Context, id string) (platform.ChatEvent, error) {
+	var e platform.ChatEvent
+	var payload []byte
+	var at int64
+	err := s.queryRow(ctx, `SELECT id, conversation_id, user_id, payload, is_bot, created_at FROM chat_events WHERE id = ?`, id).
+		Scan(&e.ID, &e.ConversationID, &e.UserID, &payload, &e.IsBot, &at)
+	e.Payload, e.CreatedAt = payload, fromMicros(at)
+	return e, noRows(err)
+}
