@@ -25,6 +25,7 @@ import (
 type benchServer struct {
 	cmd               *exec.Cmd
 	url, token, botID string
+	webhook           string // the bot's Chat API base URL
 	data              string
 }
 
@@ -58,9 +59,14 @@ func startBenchServer(b *testing.B) *benchServer {
 		b.Fatalf("server did not start: %v", err)
 	}
 	s.token = boot.Token
-	var bot struct{ Bot struct{ ID string } }
+	var bot struct {
+		Bot struct {
+			ID           string
+			Integrations map[string]struct{ WebhookURL string }
+		}
+	}
 	s.do(b, "POST", "/v1/admin/bots", map[string]string{"x-workspace-id": boot.WorkspaceID}, `{"name":"bench"}`, &bot)
-	s.botID = bot.Bot.ID
+	s.botID, s.webhook = bot.Bot.ID, bot.Bot.Integrations["chat"].WebhookURL
 	// Room for the large transfers.
 	s.do(b, "PUT", "/v1/admin/workspaces/"+boot.WorkspaceID+"/quotas", nil,
 		`{"file_storage_bytes": 1099511627776, "file_max_size_bytes": 4294967296}`, nil)

@@ -150,6 +150,7 @@ func (s *Service) Authenticate(ctx context.Context, b *Bot, key string, getOrCre
 			}
 			return u, err
 		}
+		return u, nil
 	}
 	return u, err
 }

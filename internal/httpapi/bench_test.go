@@ -18,6 +18,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -110,6 +111,91 @@ func BenchmarkUpsertFile(b *testing.B) {
 				req.Header.Set("Content-Type", "application/json")
 				return req
 			}, `"file"`)
+		})
+	}
+}
+
+// BenchmarkListParticipants measures a listParticipants page (5
+// participants) over HTTP on SQLite in a conversation of 10 participants
+// and in one of 100,000: keyset pagination should make them cost the same.
+func BenchmarkListParticipants(b *testing.B) {
+	st := storetest.Open(b, "sqlite")
+	svc := admin.New(st, platform.SystemClock{}, "http://127.0.0.1/chat")
+	ctx := context.Background()
+	boot, err := svc.Bootstrap(ctx, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	act, err := svc.Authenticate(ctx, boot.Token, boot.WorkspaceID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bot, err := svc.CreateBot(ctx, act, admin.BotInput{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hub := chat.NewLocalHub()
+	csvc := chat.New(st, hub, platform.SystemClock{})
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv := httptest.NewServer(httpapi.New(httpapi.Deps{Log: log, Store: st, Admin: svc, Chat: csvc, ChatPath: "/chat", Version: "bench"}))
+	defer srv.Close()
+	webhook := srv.URL + "/chat/" + bot.Integrations[0].WebhookID
+	cb, err := csvc.Webhook(ctx, bot.Integrations[0].WebhookID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	owner, userKey, err := csvc.CreateUser(ctx, cb, chat.UserInput{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, size := range []int{10, 100_000} {
+		id := fmt.Sprintf("conv-%d", size)
+		conv, err := csvc.CreateConversation(ctx, cb, owner, &id, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Fill the conversation from many goroutines: writes share commits.
+		var wg sync.WaitGroup
+		var next atomic.Int64
+		for range 64 {
+			wg.Go(func() {
+				for i := next.Add(1); i < int64(size); i = next.Add(1) {
+					now := time.Now()
+					u := platform.ChatUser{ID: fmt.Sprintf("user_%s_%07d", id, i), BotID: bot.ID, CreatedAt: now, UpdatedAt: now}
+					u.FID = u.ID
+					if err := st.CreateChatUser(ctx, u); err != nil {
+						b.Error(err)
+						return
+					}
+					if err := st.AddParticipant(ctx, conv.ID, u.ID, now.UnixMicro()); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		b.Run(fmt.Sprintf("participants=%d", size), func(b *testing.B) {
+			url := webhook + "/conversations/" + id + "/participants?pageSize=5"
+			token := ""
+			for b.Loop() {
+				req, _ := http.NewRequest("GET", url+token, nil)
+				req.Header.Set("x-user-key", userKey)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var page struct{ Meta struct{ NextToken string } }
+				err = json.NewDecoder(resp.Body).Decode(&page)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != 200 {
+					b.Fatalf("status %d, %v", resp.StatusCode, err)
+				}
+				token = ""
+				if page.Meta.NextToken != "" {
+					token = "&nextToken=" + page.Meta.NextToken // walk on; wrap at the end
+				}
+			}
 		})
 	}
 }

@@ -34,13 +34,37 @@ func (a *api) chatRoutes(prefix string) *http.ServeMux {
 	m.Handle("POST "+p+"/conversations/{id}/participants", a.chatUser(a.addParticipant, false))
 	m.Handle("GET "+p+"/conversations/{id}/participants/{userId}", a.chatUser(a.getParticipant, false))
 	m.Handle("DELETE "+p+"/conversations/{id}/participants/{userId}", a.chatUser(a.removeParticipant, false))
-	m.Handle("GET "+p+"/conversations/{rest...}", a.chatUser(a.listen, false))
+	m.Handle("GET "+p+"/conversations/{rest...}", a.chatUser(a.listen, false)) // streams of other clients
 	m.Handle("POST "+p+"/messages", a.chatUser(a.createMessage, false))
 	m.Handle("GET "+p+"/messages/{id}", a.chatUser(a.getMessage, false))
 	m.Handle("DELETE "+p+"/messages/{id}", a.chatUser(a.deleteMessage, false))
 	m.Handle("POST "+p+"/events", a.chatUser(a.createEvent, false))
 	m.Handle("GET "+p+"/events/{id}", a.chatUser(a.getEvent, false))
 	return m
+}
+
+// chatStreams serves signal streams before any routing. The chat client
+// puts the conversation id in the listen path unescaped, so an id may hold
+// slashes, empty segments and words such as "participants": the mux would
+// redirect (cleaning the path) or take it for another route. A GET asking
+// for an event stream at {chat}/{webhook}/conversations/{id}/listen is
+// therefore a listen, whatever the id looks like.
+func (a *api) chatStreams(prefix string, next http.Handler) http.Handler {
+	listen := cors(a.chatUser(a.listen, false))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			if rest, ok := strings.CutPrefix(r.URL.Path, prefix+"/"); ok {
+				webhook, convPath, ok := strings.Cut(rest, "/conversations/")
+				if ok && webhook != "" && !strings.Contains(webhook, "/") && strings.HasSuffix(convPath, "/listen") {
+					r.SetPathValue("webhook", webhook)
+					r.SetPathValue("rest", convPath)
+					listen.ServeHTTP(w, r)
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // cors answers browsers: the chat client sends credentials and x-user-key,

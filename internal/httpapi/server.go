@@ -73,11 +73,12 @@ func New(d Deps) http.Handler {
 			root.Handle(p, content)
 		}
 	}
-	if d.Chat != nil {
-		prefix := strings.TrimRight(d.ChatPath, "/")
-		root.Handle(prefix+"/", cors(limit(ChatLimit, a.routed(a.chatRoutes(prefix)))))
+	if d.Chat == nil {
+		return a.middleware(a.routed(root))
 	}
-	return a.middleware(a.routed(root))
+	prefix := strings.TrimRight(d.ChatPath, "/")
+	root.Handle(prefix+"/", cors(limit(ChatLimit, a.routed(a.chatRoutes(prefix)))))
+	return a.middleware(a.chatStreams(prefix, a.routed(root)))
 }
 
 // limit caps request bodies at n bytes; reading past it fails with
