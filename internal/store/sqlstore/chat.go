@@ -73,8 +73,15 @@ func (s *Store) GetConversation(ctx context.Context, botID, id string) (platform
 	return c, err
 }
 
+// DeleteConversation deletes it with its participants, messages, events and
+// their queued deliveries to the bot.
 func (s *Store) DeleteConversation(ctx context.Context, id string) error {
-	return s.execOne(ctx, s.w, `DELETE FROM conversations WHERE id = ?`, id)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, `DELETE FROM jobs WHERE subject = ?`, id); err != nil {
+			return err
+		}
+		return s.execOne(ctx, tx, `DELETE FROM conversations WHERE id = ?`, id)
+	})
 }
 
 // ListConversations lists the conversations a user owns, by id.
