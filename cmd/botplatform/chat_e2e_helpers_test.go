@@ -27,46 +27,6 @@ import (
 // signalTimeout bounds every wait for something the server must send.
 const signalTimeout = 10 * time.Second
 
-// startBackendWith starts a server on fresh storage of the backend with
-// extra serve flags (launchServer takes none), waiting for it to listen.
-func startBackendWith(t *testing.T, backend string, extra ...string) *testServer {
-	t.Helper()
-	dataDir, databaseURL := storage(t, backend)
-	s := &testServer{DataDir: dataDir, DatabaseURL: databaseURL, Stdout: &syncBuffer{}, Stderr: &syncBuffer{},
-		http: &http.Client{Timeout: 60 * time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone()},
-		done: make(chan error, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
-	args := append([]string{"serve", "--addr", "127.0.0.1:0"}, storageArgs(dataDir, databaseURL)...)
-	args = append(args, extra...)
-	go func() { s.done <- run(ctx, args, s.Stdout, s.Stderr) }()
-
-	var once sync.Once
-	var stopErr error
-	s.stop = func() error {
-		once.Do(func() {
-			s.http.CloseIdleConnections()
-			cancel()
-			select {
-			case stopErr = <-s.done:
-			case <-time.After(30 * time.Second):
-				stopErr = fmt.Errorf("run did not return within 30s of cancelling its context")
-			}
-		})
-		return stopErr
-	}
-	t.Cleanup(func() {
-		if err := s.stop(); err != nil {
-			t.Errorf("serve did not shut down gracefully: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("server stdout:\n%s\nserver stderr (tail):\n%s", s.Stdout, tail(s.Stderr.String(), 3000))
-		}
-	})
-	s.waitListening(t)
-	s.readBootstrap(t)
-	return s
-}
-
 // chatEnv is one bot's Chat API: its own workspace and bot.
 type chatEnv struct {
 	t         *testing.T

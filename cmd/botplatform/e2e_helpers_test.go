@@ -97,29 +97,36 @@ var listeningRe = regexp.MustCompile(`(?m)^botplatform (\S+) listening on (http:
 // startBackend starts a server on fresh storage of the backend.
 func startBackend(t *testing.T, backend string) *testServer {
 	t.Helper()
+	return startBackendWith(t, backend)
+}
+
+// startBackendWith is startBackend with extra serve flags.
+func startBackendWith(t *testing.T, backend string, extra ...string) *testServer {
+	t.Helper()
 	dir, dbURL := storage(t, backend)
-	return startServer(t, dir, dbURL)
+	return startServer(t, dir, dbURL, extra...)
 }
 
 // startServer runs serve in a goroutine and waits for its "listening on"
 // line. The server is stopped by cancelling its context when the test ends
 // (or earlier through stopServer); run must then return nil.
-func startServer(t *testing.T, dataDir, databaseURL string) *testServer {
+func startServer(t *testing.T, dataDir, databaseURL string, extra ...string) *testServer {
 	t.Helper()
-	s := launchServer(t, dataDir, databaseURL)
+	s := launchServer(t, dataDir, databaseURL, extra...)
 	s.waitListening(t)
 	s.readBootstrap(t)
 	return s
 }
 
-// launchServer starts serve without waiting for it.
-func launchServer(t *testing.T, dataDir, databaseURL string) *testServer {
+// launchServer starts serve, with extra flags, without waiting for it.
+func launchServer(t *testing.T, dataDir, databaseURL string, extra ...string) *testServer {
 	t.Helper()
 	s := &testServer{DataDir: dataDir, DatabaseURL: databaseURL, Stdout: &syncBuffer{}, Stderr: &syncBuffer{},
 		http: &http.Client{Timeout: 60 * time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone()},
 		done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	args := append([]string{"serve", "--addr", "127.0.0.1:0"}, storageArgs(dataDir, databaseURL)...)
+	args = append(args, extra...)
 	go func() { s.done <- run(ctx, args, s.Stdout, s.Stderr) }()
 
 	var once sync.Once
