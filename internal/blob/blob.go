@@ -37,6 +37,9 @@ type Store interface {
 	// data, or Sweep may fail such a Put (it then returns an error and leaves
 	// nothing visible).
 	Sweep(ctx context.Context, olderThan time.Duration) (int, error)
+	// Walk calls fn with the key and modification time of every stored
+	// blob, in no particular order, stopping at fn's first error.
+	Walk(ctx context.Context, fn func(key string, modTime time.Time) error) error
 }
 
 // Info describes a stored blob.

@@ -197,6 +197,36 @@ func (f *file) Info() Info { return f.info }
 // OSFile returns the open file, so that servers can send it with sendfile.
 func (f *file) OSFile() *os.File { return f.File }
 
+// Walk implements Store.
+func (s *FS) Walk(ctx context.Context, fn func(key string, modTime time.Time) error) error {
+	dirs, err := os.ReadDir(s.objects)
+	if err != nil {
+		return fmt.Errorf("blob: walk: %w", err)
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(s.objects, d.Name()))
+		if err != nil {
+			return fmt.Errorf("blob: walk: %w", err)
+		}
+		for _, e := range entries {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			info, err := e.Info()
+			if err != nil || !info.Mode().IsRegular() {
+				continue // removed meanwhile, or not a blob
+			}
+			if err := fn(e.Name(), info.ModTime()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Copy implements Store. It hard-links src to a temporary name and renames
 // that over dst; when linking fails (another filesystem, link limit, no
 // support) it streams src into dst with Put's guarantees.

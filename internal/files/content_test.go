@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -100,6 +103,48 @@ func TestReplacedContentIsRemoved(t *testing.T) {
 			}
 			if got := e.fileBytes(); got != 5 {
 				t.Errorf("file storage %d, want 5", got)
+			}
+		})
+	}
+}
+
+// Content no file refers to (a crash between storing an upload and
+// recording it) is removed by the reaper once it is old enough; content of
+// files, and recent content, stays.
+func TestReaperRemovesOrphanContent(t *testing.T) {
+	t.Parallel()
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, backend)
+			kept := e.create("kept.txt", []byte("kept"), time.Time{}, false)
+			for _, key := range []string{"file_gone.1", kept.ID + ".99"} {
+				if _, err := e.blobs.Put(e.ctx, key, bytes.NewReader([]byte("orphan")), -1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Date every stored file at the test clock's now.
+			_ = filepath.WalkDir(e.blobDir, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					_ = os.Chtimes(p, e.clock.Now(), e.clock.Now())
+				}
+				return nil
+			})
+			if _, err := e.svc.ReapOnce(e.ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.blobCount(); got != 3 {
+				t.Fatalf("%d blobs after reaping recent content, want 3 (recent orphans stay)", got)
+			}
+			e.clock.Advance(3 * time.Hour)
+			if _, err := e.svc.ReapOnce(e.ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.blobCount(); got != 1 {
+				t.Fatalf("%d blobs after reaping old orphans, want 1", got)
+			}
+			if _, err := e.blobs.Open(e.ctx, kept.BlobKey); err != nil {
+				t.Fatalf("the content of a file was removed: %v", err)
 			}
 		})
 	}

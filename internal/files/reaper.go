@@ -2,15 +2,24 @@ package files
 
 import (
 	"context"
+	"errors"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
 )
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
+// orphanAge is how old stored content must be before the reaper removes
+// it for lack of a file referring to it: older than any upload in flight.
+const orphanAge = 2 * time.Hour
+
 // ReapOnce deletes the files whose expiry has passed, with their content,
-// and removes temporary upload files abandoned for more than an hour. It
-// returns how many files it deleted.
+// removes temporary upload files abandoned for more than an hour, and, once
+// an hour, content no file refers to (left by a crash between storing an
+// upload and recording it). It returns how many files it deleted.
 func (s *Service) ReapOnce(ctx context.Context) (int, error) {
 	n := 0
 	for {
@@ -18,6 +27,9 @@ func (s *Service) ReapOnce(ctx context.Context) (int, error) {
 		if err != nil || len(expired) == 0 {
 			if _, serr := s.blobs.Sweep(ctx, time.Hour); serr != nil && err == nil {
 				err = serr
+			}
+			if oerr := s.removeOrphans(ctx); oerr != nil && err == nil {
+				err = oerr
 			}
 			return n, err
 		}
@@ -53,4 +65,37 @@ func (s *Service) RunReaper(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		}
 	}
+}
+
+// removeOrphans deletes stored content older than orphanAge that no file
+// refers to, at most once an hour. Content keys are "<file id>.<generation>".
+func (s *Service) removeOrphans(ctx context.Context) error {
+	now := s.clock.Now()
+	s.orphanMu.Lock()
+	due := now.Sub(s.lastOrphanSweep) >= time.Hour
+	if due {
+		s.lastOrphanSweep = now
+	}
+	s.orphanMu.Unlock()
+	if !due {
+		return nil
+	}
+	return s.blobs.Walk(ctx, func(key string, mod time.Time) error {
+		if now.Sub(mod) < orphanAge {
+			return nil
+		}
+		id, _, ok := strings.Cut(key, ".")
+		if !ok {
+			return nil
+		}
+		f, err := s.store.GetFile(ctx, "", id)
+		if err == nil && f.BlobKey == key {
+			return nil
+		}
+		if err != nil && !errors.Is(err, platform.ErrNotFound) {
+			return err
+		}
+		s.removeBlob(ctx, key)
+		return nil
+	})
 }

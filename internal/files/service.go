@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
@@ -33,6 +34,9 @@ type Service struct {
 	log    *slog.Logger
 	cfg    Config
 	secret []byte
+
+	orphanMu        sync.Mutex
+	lastOrphanSweep time.Time
 }
 
 // New returns a Service. The URL signing key is shared by every process
