@@ -47,9 +47,6 @@ type chatDB struct {
 	st    *sqlstore.Store
 }
 
-// with returns e acting for the (sub)test t.
-func (e *chatEnv) with(t *testing.T) *chatEnv { c := *e; c.t = t; return &c }
-
 func newChatEnv(t *testing.T, s *testServer) *chatEnv {
 	t.Helper()
 	adm := s.newWorkspace(t, "chat "+t.Name())

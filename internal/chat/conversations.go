@@ -166,7 +166,8 @@ type MessageView struct {
 	UserFID, ConversationFID string
 }
 
-func messageData(m MessageView) map[string]any {
+// MessageJSON renders a message as responses and signals carry it.
+func MessageJSON(m MessageView) map[string]any {
 	d := map[string]any{
 		"id": m.ID, "createdAt": platform.FormatTime(m.CreatedAt), "payload": m.Payload,
 		"userId": m.UserFID, "conversationId": m.ConversationFID,
@@ -176,9 +177,6 @@ func messageData(m MessageView) map[string]any {
 	}
 	return d
 }
-
-// MessageJSON renders a message for responses.
-func MessageJSON(m MessageView) map[string]any { return messageData(m) }
 
 // CreateMessage stores a message from the caller and signals it.
 func (s *Service) CreateMessage(ctx context.Context, b *Bot, u platform.ChatUser, convID string, payload, metadata json.RawMessage) (MessageView, error) {
@@ -193,7 +191,7 @@ func (s *Service) CreateMessage(ctx context.Context, b *Bot, u platform.ChatUser
 		return MessageView{}, err
 	}
 	v := MessageView{m, u.FID, c.FID}
-	d := messageData(v)
+	d := MessageJSON(v)
 	d["isBot"] = m.IsBot
 	s.hub.Publish(c.ID, Signal{"message_created", d})
 	return v, nil

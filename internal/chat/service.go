@@ -5,7 +5,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"hash/fnv"
 	"regexp"
@@ -189,6 +188,3 @@ func (s *Service) fids(ctx context.Context, botID string, ids ...string) map[str
 	}
 	return out
 }
-
-// Payload is a message payload, validated by the HTTP layer's schema.
-type Payload = json.RawMessage

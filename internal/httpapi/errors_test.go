@@ -35,6 +35,8 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+var errorIDRe = regexp.MustCompile(`^err_\d{14}x[0-9A-F]{8}$`)
+
 // An internal failure (here: the database is gone) answers 500 Internal with
 // a safe message naming the request id; the cause goes to the log only.
 func TestInternalErrorsDoNotLeak(t *testing.T) {
@@ -66,7 +68,7 @@ func TestInternalErrorsDoNotLeak(t *testing.T) {
 				if resp.StatusCode != 500 || body["type"] != "Internal" || body["code"] != float64(500) {
 					t.Fatalf("%s: status %d, body %v; want 500 Internal", path, resp.StatusCode, body)
 				}
-				if ok, _ := regexp.MatchString(`^err_\d{14}x[0-9A-F]{8}$`, body["id"].(string)); !ok {
+				if !errorIDRe.MatchString(body["id"].(string)) {
 					t.Errorf("%s: error id %q", path, body["id"])
 				}
 				msg := body["message"].(string)

@@ -7,6 +7,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -265,10 +266,7 @@ func (a *api) publicContent(w http.ResponseWriter, r *http.Request) error {
 
 // serve writes content with its type, length and ETag, answering Range and
 // conditional requests.
-func serve(w http.ResponseWriter, r *http.Request, f platform.File, rd interface {
-	Read([]byte) (int, error)
-	Seek(int64, int) (int64, error)
-}) {
+func serve(w http.ResponseWriter, r *http.Request, f platform.File, rd blob.Reader) {
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(transferDeadline))
 	w.Header().Set("Content-Type", f.ContentType)
 	if f.SHA256 != "" {

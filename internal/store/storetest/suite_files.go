@@ -480,7 +480,7 @@ func testCompleteUpload(t *testing.T, e *env) {
 	n := e.putFile(t, e.newFile(b, "", "n"))
 	un := e.upload(n, 50)
 	un.MaxStorage, un.MaxVector = 450, 100
-	n = e.complete(t, n, un)
+	e.complete(t, n, un)
 	e.wantUsage(t, w.ID, 450, 300, "after a plain upload with vector usage over its limit")
 	// But an indexed one does.
 	m := e.newFile(b, "", "m")
