@@ -1302,3 +1302,46 @@ func TestChatShutdown(t *testing.T) {
 		})
 	}
 }
+
+// Two server processes on one PostgreSQL database share live signals: a
+// listener on one receives what is written through the other, large signals
+// included, and a participant removed through one loses its streams on the
+// other.
+func TestChatSignalsAcrossServers(t *testing.T) {
+	t.Parallel()
+	dir, dbURL := storage(t, "postgres")
+	a := startServer(t, dir, dbURL)
+	b := launchServer(t, t.TempDir(), dbURL)
+	b.waitListening(t)
+	e := newChatEnv(t, a)
+	onB := *e
+	onB.s = b
+
+	alice := e.createUser(nil)
+	conv := e.conversation(alice, "shared")
+	st := onB.listenTo(alice, conv)
+	defer st.close()
+
+	sent := e.send(alice, conv, "hello from a")
+	if got := st.expect(t, "message_created"); got["id"] != sent["id"] {
+		t.Fatalf("listener on b got message %v, want %v", got["id"], sent["id"])
+	}
+	big := strings.Repeat("é", 9000) + strings.Repeat("x", 7001) // several notification pieces
+	sent = e.send(alice, conv, big)
+	got := st.expect(t, "message_created")
+	if payload, _ := got["payload"].(map[string]any); got["id"] != sent["id"] || payload["text"] != big {
+		t.Fatalf("listener on b got a different large message (%d bytes)", len(fmt.Sprint(got["payload"])))
+	}
+
+	bob := e.createUser(nil)
+	e.addParticipant(alice, conv, bob)
+	if got := st.expect(t, "participant_added"); got["participantId"] != bob.ID {
+		t.Fatalf("participant_added for %v, want %s", got["participantId"], bob.ID)
+	}
+	bobs := onB.listenTo(bob, conv)
+	e.call(http.MethodDelete, "/conversations/"+conv+"/participants/"+bob.ID, alice.Key, nil).ok()
+	bobs.waitEnd(t)
+	if got := st.expect(t, "participant_removed"); got["participantId"] != bob.ID {
+		t.Fatalf("participant_removed for %v, want %s", got["participantId"], bob.ID)
+	}
+}

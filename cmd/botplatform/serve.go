@@ -109,7 +109,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	wg.Go(func() { fsvc.RunReaper(workers, cfg.ReaperInterval) })
 	defer func() { stopWorkers(); wg.Wait() }()
 
-	hub := chat.NewLocalHub()
+	// Live signals: in process with SQLite; shared by every process through
+	// LISTEN/NOTIFY with PostgreSQL.
+	var hub chat.Hub = chat.NewLocalHub()
+	if cfg.DatabaseURL != "" {
+		pg, err := chat.NewPGHub(ctx, cfg.DatabaseURL, log)
+		if err != nil {
+			return fmt.Errorf("signal hub: %w", err)
+		}
+		defer pg.Close()
+		hub = pg
+	}
 	chatURL, _ := url.Parse(cfg.ChatURL)
 	srv := &http.Server{
 		Handler: httpapi.New(httpapi.Deps{

@@ -88,13 +88,19 @@ func (h *LocalHub) remove(s *Subscription) {
 	s.end()
 }
 
+func encodeSignal(s Signal) ([]byte, error) { return json.Marshal(s) }
+
 // Publish encodes the signal once and queues it for each listener; a
 // listener whose buffer is full is dropped rather than slowing the others.
 func (h *LocalHub) Publish(conversationID string, sig Signal) {
-	frame, err := json.Marshal(sig)
+	frame, err := encodeSignal(sig)
 	if err != nil {
 		return
 	}
+	h.publishFrame(conversationID, frame)
+}
+
+func (h *LocalHub) publishFrame(conversationID string, frame []byte) {
 	h.mu.Lock()
 	var slow []*Subscription
 	for s := range h.byConv[conversationID] {
