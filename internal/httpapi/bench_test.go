@@ -22,8 +22,33 @@ import (
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store/sqlstore"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
+
+// env is a real store of the backend after the first start, with the
+// owner authenticated in the first workspace.
+type env struct {
+	ctx   context.Context
+	st    *sqlstore.Store
+	admin *admin.Service
+	boot  admin.Bootstrap
+	act   *admin.Actor
+}
+
+func newEnv(t testing.TB, backend string) *env {
+	t.Helper()
+	e := &env{ctx: context.Background(), st: storetest.Open(t, backend)}
+	e.admin = admin.New(e.st, platform.SystemClock{}, "http://127.0.0.1/chat")
+	var err error
+	if e.boot, err = e.admin.Bootstrap(e.ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if e.act, err = e.admin.Authenticate(e.ctx, e.boot.Token, e.boot.WorkspaceID); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
 
 // BenchmarkListBots measures GET /v1/admin/bots (a page of 20, authenticated)
 // over real HTTP on 127.0.0.1 against each database, and in the same run a
@@ -39,17 +64,8 @@ func BenchmarkListBots(b *testing.B) {
 	})
 	for _, backend := range storetest.Backends {
 		b.Run(backend, func(b *testing.B) {
-			st := storetest.Open(b, backend)
-			svc := admin.New(st, platform.SystemClock{}, "http://127.0.0.1/chat")
-			ctx := context.Background()
-			boot, err := svc.Bootstrap(ctx, "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			act, err := svc.Authenticate(ctx, boot.Token, boot.WorkspaceID)
-			if err != nil {
-				b.Fatal(err)
-			}
+			e := newEnv(b, backend)
+			st, svc, ctx, boot, act := e.st, e.admin, e.ctx, e.boot, e.act
 			for i := range 100 {
 				name := fmt.Sprintf("bot-%03d", i)
 				if _, err := svc.CreateBot(ctx, act, admin.BotInput{Name: &name, Tags: map[string]*string{"team": &name}}); err != nil {
@@ -73,17 +89,8 @@ func BenchmarkListBots(b *testing.B) {
 func BenchmarkUpsertFile(b *testing.B) {
 	for _, backend := range storetest.Backends {
 		b.Run(backend, func(b *testing.B) {
-			st := storetest.Open(b, backend)
-			svc := admin.New(st, platform.SystemClock{}, "http://127.0.0.1/chat")
-			ctx := context.Background()
-			boot, err := svc.Bootstrap(ctx, "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			act, err := svc.Authenticate(ctx, boot.Token, boot.WorkspaceID)
-			if err != nil {
-				b.Fatal(err)
-			}
+			e := newEnv(b, backend)
+			st, svc, ctx, boot, act := e.st, e.admin, e.ctx, e.boot, e.act
 			name := "files"
 			bot, err := svc.CreateBot(ctx, act, admin.BotInput{Name: &name})
 			if err != nil {
@@ -119,17 +126,8 @@ func BenchmarkUpsertFile(b *testing.B) {
 // participants) over HTTP on SQLite in a conversation of 10 participants
 // and in one of 100,000: keyset pagination should make them cost the same.
 func BenchmarkListParticipants(b *testing.B) {
-	st := storetest.Open(b, "sqlite")
-	svc := admin.New(st, platform.SystemClock{}, "http://127.0.0.1/chat")
-	ctx := context.Background()
-	boot, err := svc.Bootstrap(ctx, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	act, err := svc.Authenticate(ctx, boot.Token, boot.WorkspaceID)
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := newEnv(b, "sqlite")
+	st, svc, ctx, act := e.st, e.admin, e.ctx, e.act
 	bot, err := svc.CreateBot(ctx, act, admin.BotInput{})
 	if err != nil {
 		b.Fatal(err)

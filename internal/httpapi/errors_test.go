@@ -11,9 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/httpapi"
-	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
@@ -42,16 +40,13 @@ var errorIDRe = regexp.MustCompile(`^err_\d{14}x[0-9A-F]{8}$`)
 func TestInternalErrorsDoNotLeak(t *testing.T) {
 	for _, backend := range storetest.Backends {
 		t.Run(backend, func(t *testing.T) {
-			st := storetest.Open(t, backend)
+			e := newEnv(t, backend)
+			e.admin.SetAuthCacheTTL(0) // every request asks the database
 			var logs lockedBuffer
-			svc := admin.New(st, platform.SystemClock{}, "http://127.0.0.1/chat")
-			srv := httptest.NewServer(httpapi.New(httpapi.Deps{Log: slog.New(slog.NewTextHandler(&logs, nil)), Store: st, Admin: svc}))
+			srv := httptest.NewServer(httpapi.New(httpapi.Deps{Log: slog.New(slog.NewTextHandler(&logs, nil)), Store: e.st, Admin: e.admin}))
 			defer srv.Close()
-			boot, err := svc.Bootstrap(t.Context(), "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			st.Close()
+			boot := e.boot
+			e.st.Close()
 
 			for _, path := range []string{"/healthz", "/v1/admin/bots"} {
 				req, _ := http.NewRequest("GET", srv.URL+path, nil)
