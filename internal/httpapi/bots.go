@@ -1,0 +1,199 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Bot, bot API key and bot log handlers of the Admin API (routes in admin.go).
+
+func (a *api) createBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in admin.BotInput
+	if err := decode(r, createBotSchema, &in); err != nil {
+		return err
+	}
+	b, err := a.Admin.CreateBot(r.Context(), act, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(b, a.Admin)})
+	return nil
+}
+
+func (a *api) getBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	b, err := a.Admin.GetBot(r.Context(), act, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(b, a.Admin)})
+	return nil
+}
+
+func (a *api) updateBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in admin.BotInput
+	if err := decode(r, updateBotSchema, &in); err != nil {
+		return err
+	}
+	b, err := a.Admin.UpdateBot(r.Context(), act, r.PathValue("id"), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(b, a.Admin)})
+	return nil
+}
+
+func (a *api) deleteBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Admin.DeleteBot(r.Context(), act, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+func (a *api) rotateSigningSecret(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	secret, err := a.Admin.RotateSigningSecret(r.Context(), act, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"newSigningSecret": secret})
+	return nil
+}
+
+func (a *api) listBots(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	q := newQuery(r)
+	p, err := page(q, 20)
+	if err != nil {
+		return err
+	}
+	f := store.BotFilter{Page: p, IntegrationNames: q.list("integrationNames")}
+	dev, err := q.boolean("dev")
+	if err != nil {
+		return err
+	}
+	f.Dev = dev != nil && *dev
+	if f.Tags, err = q.tags(); err != nil {
+		return err
+	}
+	if f.SortField, err = q.enum("sortField", "createdAt", "updatedAt"); err != nil {
+		return err
+	}
+	dir, err := q.enum("sortDirection", "asc", "desc")
+	if err != nil {
+		return err
+	}
+	f.Descending = dir == "desc"
+	bots, next, err := a.Admin.ListBots(r.Context(), act, f, q.list("pluginNames"))
+	if err != nil {
+		return err
+	}
+	resp := struct {
+		Bots []botListItemJSON `json:"bots"`
+		Meta metaJSON          `json:"meta"`
+	}{make([]botListItemJSON, len(bots)), metaJSON{next}}
+	for i, b := range bots {
+		resp.Bots[i] = toBotListItem(b)
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// parseTime reads an ISO 8601 query parameter.
+func parseTime(q query, name string) (time.Time, error) {
+	s := q.str(name)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return t, platform.Errorf(platform.ErrInvalidQuery, "%s: must be an ISO 8601 date-time such as 2025-01-31T12:00:00Z", name)
+	}
+	return t, nil
+}
+
+func (a *api) getBotLogs(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	q := newQuery(r)
+	if q.str("timeStart") == "" {
+		return platform.Errorf(platform.ErrInvalidQuery, "timeStart: is required")
+	}
+	f := store.LogFilter{Page: store.Page{Token: q.str("nextToken")}, BotID: r.PathValue("id"), Level: q.str("level"),
+		UserID: q.str("userId"), ConversationID: q.str("conversationId"), WorkflowID: q.str("workflowId"), MessageContains: q.str("messageContains")}
+	var err error
+	if f.Start, err = parseTime(q, "timeStart"); err != nil {
+		return err
+	}
+	if f.End, err = parseTime(q, "timeEnd"); err != nil {
+		return err
+	}
+	logs, next, err := a.Admin.BotLogs(r.Context(), act, f)
+	if err != nil {
+		return err
+	}
+	type logJSON struct {
+		Timestamp      string `json:"timestamp"`
+		Level          string `json:"level"`
+		Message        string `json:"message"`
+		WorkflowID     string `json:"workflowId,omitempty"`
+		UserID         string `json:"userId,omitempty"`
+		ConversationID string `json:"conversationId,omitempty"`
+	}
+	out := make([]logJSON, len(logs))
+	for i, l := range logs {
+		out[i] = logJSON{platform.FormatTime(l.Timestamp), l.Level, l.Message, l.WorkflowID, l.UserID, l.ConversationID}
+	}
+	resp := map[string]any{"logs": out}
+	if next != "" {
+		resp["nextToken"] = next // top level, not in meta (compat-notes §2.3)
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+var createBotKeySchema = schema("create-bak.json", `{"type":"object","additionalProperties":false,"required":["botId"],
+	"properties":{"botId":{"type":"string"},"note":{"type":"string"}}}`)
+
+func (a *api) createBotKey(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in struct{ BotID, Note string }
+	if err := decode(r, createBotKeySchema, &in); err != nil {
+		return err
+	}
+	t, value, err := a.Admin.CreateBotKey(r.Context(), act, in.BotID, in.Note)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toToken(t, value))
+	return nil
+}
+
+func (a *api) listBotKeys(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	botID := newQuery(r).str("botId")
+	if botID == "" {
+		return platform.Errorf(platform.ErrInvalidQuery, "botId: is required")
+	}
+	ts, err := a.Admin.ListBotKeys(r.Context(), act, botID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"baks": tokensJSON(ts)})
+	return nil
+}
+
+func (a *api) deleteBotKey(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	if err := decode(r, noBody, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Admin.DeleteBotKey(r.Context(), act, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
