@@ -78,22 +78,23 @@ func (s *Service) ListConversations(ctx context.Context, u platform.ChatUser, p 
 	return s.store.ListConversations(ctx, u.ID, p)
 }
 
-// participant loads the user named by id (foreign or internal).
-func (s *Service) user(ctx context.Context, b *Bot, id string) (platform.ChatUser, error) {
-	p, err := s.store.GetChatUser(ctx, b.ID, id)
-	if errors.Is(err, platform.ErrNotFound) {
-		return p, platform.NotFound("user", id)
+// owned loads a conversation the caller owns and the user named by userID
+// (foreign or internal id), for the owner-only participant operations.
+func (s *Service) owned(ctx context.Context, b *Bot, u platform.ChatUser, convID, userID string) (platform.Conversation, platform.ChatUser, error) {
+	c, err := s.Conversation(ctx, b, u, convID, true)
+	if err != nil {
+		return c, platform.ChatUser{}, err
 	}
-	return p, err
+	p, err := s.store.GetChatUser(ctx, b.ID, userID)
+	if errors.Is(err, platform.ErrNotFound) {
+		err = platform.NotFound("user", userID)
+	}
+	return c, p, err
 }
 
 // AddParticipant adds a user to a conversation the caller owns.
 func (s *Service) AddParticipant(ctx context.Context, b *Bot, u platform.ChatUser, convID, userID string) (platform.ChatUser, error) {
-	c, err := s.Conversation(ctx, b, u, convID, true)
-	if err != nil {
-		return platform.ChatUser{}, err
-	}
-	p, err := s.user(ctx, b, userID)
+	c, p, err := s.owned(ctx, b, u, convID, userID)
 	if err != nil {
 		return p, err
 	}
@@ -108,11 +109,7 @@ func (s *Service) AddParticipant(ctx context.Context, b *Bot, u platform.ChatUse
 
 // GetParticipant is owner-only, as upstream.
 func (s *Service) GetParticipant(ctx context.Context, b *Bot, u platform.ChatUser, convID, userID string) (platform.ChatUser, error) {
-	c, err := s.Conversation(ctx, b, u, convID, true)
-	if err != nil {
-		return platform.ChatUser{}, err
-	}
-	p, err := s.user(ctx, b, userID)
+	c, p, err := s.owned(ctx, b, u, convID, userID)
 	if err != nil {
 		return p, err
 	}
@@ -128,11 +125,7 @@ func (s *Service) GetParticipant(ctx context.Context, b *Bot, u platform.ChatUse
 // RemoveParticipant removes a user from a conversation the caller owns
 // (never the owner), and ends that user's streams.
 func (s *Service) RemoveParticipant(ctx context.Context, b *Bot, u platform.ChatUser, convID, userID string) error {
-	c, err := s.Conversation(ctx, b, u, convID, true)
-	if err != nil {
-		return err
-	}
-	p, err := s.user(ctx, b, userID)
+	c, p, err := s.owned(ctx, b, u, convID, userID)
 	if err != nil {
 		return err
 	}
