@@ -5,18 +5,13 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
 // TestAdminAPI runs every Admin API scenario against one real server per
 // backend. Scenarios run in parallel, each in its own workspace.
 func TestAdminAPI(t *testing.T) {
 	t.Parallel()
-	scenarios := []struct {
-		name string
-		run  func(*testing.T, *testServer)
-	}{
+	scenarios := []scenario{
 		{"health", testHealth},
 		{"errors", testErrors},
 		{"payload_too_large", testPayloadTooLarge},
@@ -35,18 +30,7 @@ func TestAdminAPI(t *testing.T) {
 		{"bot_keys", testBotKeys},
 		{"bot_logs", testBotLogs},
 	}
-	for _, backend := range storetest.Backends {
-		t.Run(backend, func(t *testing.T) {
-			t.Parallel()
-			s := startBackend(t, backend)
-			for _, sc := range scenarios {
-				t.Run(sc.name, func(t *testing.T) {
-					t.Parallel()
-					sc.run(t, s)
-				})
-			}
-		})
-	}
+	runScenarios(t, scenarios)
 }
 
 func testHealth(t *testing.T, s *testServer) {

@@ -50,18 +50,11 @@ func TestChatAPI(t *testing.T) {
 		{"bot_event_jobs", testChatBotEventJobs},
 		{"concurrent_get_or_create", testChatConcurrentGetOrCreate},
 	}
-	for _, backend := range storetest.Backends {
-		t.Run(backend, func(t *testing.T) {
-			t.Parallel()
-			s := startBackendWith(t, backend, "--sse-ping-interval", pingInterval.String())
-			for _, sc := range scenarios {
-				t.Run(sc.name, func(t *testing.T) {
-					t.Parallel()
-					sc.run(t, newChatEnv(t, s))
-				})
-			}
-		})
+	var all []scenario
+	for _, sc := range scenarios {
+		all = append(all, scenario{sc.name, func(t *testing.T, s *testServer) { sc.run(t, newChatEnv(t, s)) }})
 	}
+	runScenarios(t, all, "--sse-ping-interval", pingInterval.String())
 }
 
 func testChatProbe(t *testing.T, e *chatEnv) {

@@ -94,6 +94,30 @@ type bootstrapFile struct {
 
 var listeningRe = regexp.MustCompile(`(?m)^botplatform (\S+) listening on (http://127\.0\.0\.1:\d+)$`)
 
+// scenario is one named end-to-end check against a running server.
+type scenario struct {
+	name string
+	run  func(*testing.T, *testServer)
+}
+
+// runScenarios starts one real server per backend (with extra serve flags)
+// and runs every scenario against it in parallel; each scenario works in
+// its own workspace.
+func runScenarios(t *testing.T, scenarios []scenario, extra ...string) {
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			s := startBackendWith(t, backend, extra...)
+			for _, sc := range scenarios {
+				t.Run(sc.name, func(t *testing.T) {
+					t.Parallel()
+					sc.run(t, s)
+				})
+			}
+		})
+	}
+}
+
 // startBackend starts a server on fresh storage of the backend.
 func startBackend(t *testing.T, backend string) *testServer {
 	t.Helper()

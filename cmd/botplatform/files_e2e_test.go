@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
 // TestFilesAPI runs every Files API scenario against one real server per
@@ -21,10 +19,7 @@ import (
 // usage are per workspace).
 func TestFilesAPI(t *testing.T) {
 	t.Parallel()
-	scenarios := []struct {
-		name string
-		run  func(*testing.T, *testServer)
-	}{
+	scenarios := []scenario{
 		{"upsert_strict_body", testUpsertStrictBody},
 		{"upsert_indexing_bounds", testUpsertIndexingBounds},
 		{"keys_and_owners", testFileKeysAndOwners},
@@ -51,18 +46,7 @@ func TestFilesAPI(t *testing.T) {
 		{"tags_listing", testListFileTags},
 		{"quotas_api", testQuotasAPI},
 	}
-	for _, backend := range storetest.Backends {
-		t.Run(backend, func(t *testing.T) {
-			t.Parallel()
-			s := startBackend(t, backend)
-			for _, sc := range scenarios {
-				t.Run(sc.name, func(t *testing.T) {
-					t.Parallel()
-					sc.run(t, s)
-				})
-			}
-		})
-	}
+	runScenarios(t, scenarios)
 }
 
 // filesEnv is a fresh workspace with one bot, and the owner calling the
