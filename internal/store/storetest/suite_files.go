@@ -1368,29 +1368,7 @@ func testListFilesKeysetUnderWrites(t *testing.T, e *env) {
 						}
 					}
 				}
-				for id := range throughout {
-					if !seen[id] {
-						t.Errorf("%s existed throughout but was skipped", id)
-					}
-				}
-				for id := range mustAppear {
-					if !seen[id] {
-						t.Errorf("%s was inserted after the cursor but not listed", id)
-					}
-				}
-				for id := range mustNotAppear {
-					if seen[id] {
-						t.Errorf("%s was inserted before the cursor but listed", id)
-					}
-				}
-				for id := range deletedUnseen {
-					if seen[id] {
-						t.Errorf("%s was deleted before being reached but listed", id)
-					}
-				}
-				if len(mustAppear) != 4 || len(mustNotAppear) != 4 {
-					t.Fatalf("inserted %d rows after and %d before the cursor, want 4 and 4", len(mustAppear), len(mustNotAppear))
-				}
+				checkWalk(t, seen, throughout, mustAppear, mustNotAppear, deletedUnseen)
 			})
 		}
 	}
