@@ -1,10 +1,12 @@
 # `make test` runs every test: vet, the Go tests with the race detector (the
 # store suite runs on SQLite, and on PostgreSQL when
 # BOTPLATFORM_TEST_DATABASE_URL is set), then the Node compatibility suite
-# against a server it starts with the freshly built binary.
+# against a server it starts with the freshly built binary, and
+# @botpress/chat's own end-to-end suite (compat/chat-e2e/run.mjs, vitest)
+# against another.
 GO ?= go
 
-.PHONY: build serve test test-go test-compat bench fmt
+.PHONY: build serve test test-go test-compat test-chat-e2e bench fmt
 
 build:
 	$(GO) build -o bin/botplatform ./cmd/botplatform
@@ -19,8 +21,14 @@ test-go:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
+# node --test gets explicit files, so that it never picks up the vitest suite
+# that chat-e2e/run.mjs copies into compat/.chat-e2e/.
 test-compat: build
-	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1
+	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1 test/*.test.js && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node chat-e2e/run.mjs
+
+# Only @botpress/chat's own end-to-end suite.
+test-chat-e2e: build
+	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node chat-e2e/run.mjs
 
 bench:
 	$(GO) test -run '^$$' -bench 'ListBots|UpsertFile' -benchtime 3s -count 3 ./internal/httpapi/

@@ -50,7 +50,7 @@ func testBots(t *testing.T, s *testServer) {
 	const secretValue = "s3cr3t-value-never-shown"
 	r := c.post("/v1/admin/bots", map[string]any{
 		"name": "Support bot", "description": "answers", "tags": map[string]any{"env": "prod", "team": "a"},
-		"secrets": map[string]any{"API_KEY": secretValue, "B_KEY": "x"}, "code": "export default {}",
+		"secrets": map[string]any{"API_KEY": secretValue, "B_KEY": "x"}, "code": "bot.on.message(() => {})",
 	})
 	bot := field(t, r.ok(), "bot").(map[string]any)
 	id := str(t, bot, "id")

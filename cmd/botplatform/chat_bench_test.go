@@ -59,12 +59,19 @@ func chatSetup(b *testing.B, s *benchServer, n int) (key string, convs []string)
 }
 
 // listener reads a conversation's signal stream, calling on for each
-// message_created signal with its message id, until closed.
+// message_created signal, until closed.
 type listener struct {
 	resp *http.Response
 }
 
-func listen(b *testing.B, client *http.Client, s *benchServer, key, conv string, on func(id string)) *listener {
+// streamSignal is what the benchmarks read of a message_created signal.
+type streamSignal struct {
+	ID, ConversationID string
+	IsBot              bool
+	Payload            struct{ Text string }
+}
+
+func listen(b *testing.B, client *http.Client, s *benchServer, key, conv string, on func(sig streamSignal)) *listener {
 	req, _ := http.NewRequest("GET", s.webhook+"/conversations/"+conv+"/listen", nil)
 	req.Header.Set("x-user-key", key)
 	req.Header.Set("Accept", "text/event-stream")
@@ -84,10 +91,10 @@ func listen(b *testing.B, client *http.Client, s *benchServer, key, conv string,
 			}
 			var sig struct {
 				Type string
-				Data struct{ ID string }
+				Data streamSignal
 			}
 			if json.Unmarshal([]byte("{"+line), &sig) == nil && sig.Type == "message_created" {
-				on(sig.Data.ID)
+				on(sig.Data)
 			}
 		}
 	}()
@@ -112,7 +119,7 @@ func BenchmarkCreateMessage(b *testing.B) {
 	var received atomic.Int64
 	lc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
 	for _, c := range convs {
-		l := listen(b, lc, s, key, c, func(string) { received.Add(1) })
+		l := listen(b, lc, s, key, c, func(streamSignal) { received.Add(1) })
 		defer l.close()
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
@@ -154,10 +161,10 @@ func BenchmarkSignalLatency(b *testing.B) {
 	arrived := map[string]time.Time{}
 	lc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
 	for _, c := range convs {
-		l := listen(b, lc, s, key, c, func(id string) {
+		l := listen(b, lc, s, key, c, func(sig streamSignal) {
 			now := time.Now()
 			mu.Lock()
-			arrived[id] = now
+			arrived[sig.ID] = now
 			mu.Unlock()
 		})
 		defer l.close()

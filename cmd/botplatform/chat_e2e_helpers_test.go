@@ -50,7 +50,13 @@ type chatDB struct {
 func newChatEnv(t *testing.T, s *testServer) *chatEnv {
 	t.Helper()
 	adm := s.newWorkspace(t, "chat "+t.Name())
-	bot := adm.createBot(map[string]any{"name": "chat bot"})
+	return chatEnvOf(t, s, adm, adm.createBot(map[string]any{"name": "chat bot"}))
+}
+
+// chatEnvOf is the Chat API of a bot adm created (the bot object of the
+// createBot response).
+func chatEnvOf(t *testing.T, s *testServer, adm client, bot map[string]any) *chatEnv {
+	t.Helper()
 	e := &chatEnv{t: t, s: s, admin: adm, botID: str(t, bot, "id"), db: &chatDB{owner: t}}
 	e.webhookID = str(t, bot, "integrations", "chat", "webhookId")
 	url := str(t, bot, "integrations", "chat", "webhookUrl")

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -44,6 +45,7 @@ func TestChatAPI(t *testing.T) {
 		{"cors", testChatCORS},
 		{"sse_signals", testChatSignals},
 		{"sse_order", testChatSignalOrder},
+		{"sse_replay", testChatReplay},
 		{"sse_ping", testChatPing},
 		{"sse_listen_errors", testChatListenErrors},
 		{"sse_remove_participant", testChatRemoveParticipantStream},
@@ -55,6 +57,37 @@ func TestChatAPI(t *testing.T) {
 		all = append(all, scenario{sc.name, func(t *testing.T, s *testServer) { sc.run(t, newChatEnv(t, s)) }})
 	}
 	runScenarios(t, all, "--sse-ping-interval", pingInterval.String())
+}
+
+// testChatReplay: a new stream first receives the messages and events of the
+// last second (chat.ReplayWindow), and nothing else from before it opened.
+func testChatReplay(t *testing.T, e *chatEnv) {
+	o := e.user("replay-owner")
+	p := e.user("replay-participant")
+	c := e.conversation(o, "")
+	e.addParticipant(o, c, p) // participant_added: not replayed
+	m1 := str(t, e.send(o, c, "before listening"), "id")
+	ev := field(t, e.call(http.MethodPost, "/events", o.Key, map[string]any{"conversationId": c, "payload": map[string]any{"k": 1}}).status(201), "event").(map[string]any)
+	st := e.listenTo(p, c)
+	if got := st.expect(t, "message_created"); got["id"] != m1 {
+		t.Fatalf("first replayed signal %v, want message %s", got, m1)
+	}
+	if got := st.expect(t, "event_created"); got["id"] != ev["id"] {
+		t.Fatalf("second replayed signal %v, want event %v", got, ev["id"])
+	}
+	m2 := str(t, e.send(o, c, "live"), "id")
+	if got := st.expect(t, "message_created"); got["id"] != m2 {
+		t.Fatalf("live signal %v, want message %s", got, m2)
+	}
+	st.close()
+
+	time.Sleep(chat.ReplayWindow + 100*time.Millisecond) // the rule under test is the window
+	late := e.listenTo(p, c)
+	m3 := str(t, e.send(o, c, "after the window"), "id")
+	if got := late.expect(t, "message_created"); got["id"] != m3 {
+		t.Fatalf("a stream opened after the window received %v first, want the live message %s", got, m3)
+	}
+	late.close()
 }
 
 func testChatProbe(t *testing.T, e *chatEnv) {
@@ -514,6 +547,12 @@ func testChatDeleteMessage(t *testing.T, e *chatEnv) {
 	om := str(t, e.send(o, c, "owner's"), "id")
 	pm := str(t, e.send(p, c, "participant's"), "id")
 	lo := e.listenTo(o, c)
+	// A new stream first replays the last second's messages.
+	for _, id := range []string{om, pm} {
+		if got := lo.expect(t, "message_created"); got["id"] != id {
+			t.Fatalf("replayed %v, want message %s", got, id)
+		}
+	}
 
 	// Only the sender deletes, even against the owner.
 	e.call(http.MethodDelete, "/messages/"+om, p.Key, nil).fail(403, "Forbidden")
@@ -1163,39 +1202,29 @@ func testChatRemoveParticipantStream(t *testing.T, e *chatEnv) {
 }
 
 func testChatBotEventJobs(t *testing.T, e *chatEnv) {
+	// Each message and custom event a user sends reaches the bot once, in
+	// order; writes that fail reach it not at all.
+	e.deploy(`bot.on.message(({ event, logger }) => logger.info('got', event.type, event.id))
+bot.on.event(({ event, logger }) => logger.info('got', event.type, event.id))`, nil)
 	u := e.user("jobs")
 	c := e.conversation(u, "") // no foreign id: the id is the internal id
 	if e.internalConv(c) != c {
 		t.Fatalf("a conversation created without id has internal id %s, not %s", e.internalConv(c), c)
 	}
-	if js := e.botEventJobs(c); len(js) != 0 {
-		t.Fatalf("a new conversation has bot_event jobs: %v", js)
-	}
 	m := e.send(u, c, "for the bot")
 	ev := field(t, e.call(http.MethodPost, "/events", u.Key, map[string]any{"conversationId": c, "payload": map[string]any{"x": 1}}).status(201), "event").(map[string]any)
-	js := e.botEventJobs(c)
-	if len(js) != 2 {
-		t.Fatalf("bot_event jobs after a message and an event: %d, want 2", len(js))
-	}
-	for i, want := range []map[string]any{
-		{"type": "message", "id": m["id"], "conversationId": c},
-		{"type": "event", "id": ev["id"], "conversationId": c},
-	} {
-		var got map[string]any
-		if err := json.Unmarshal(js[i].Payload, &got); err != nil {
-			t.Fatalf("job payload %s: %v", js[i].Payload, err)
-		}
-		wantEqual(t, got, want, "bot_event job %d", i)
-		if js[i].Status != "pending" || js[i].Subject != c {
-			t.Errorf("job %d: status %q subject %q, want pending about %s", i, js[i].Status, js[i].Subject, c)
-		}
-	}
-	// Failed writes queue nothing.
 	x := e.user("jobs-outsider")
 	e.call(http.MethodPost, "/messages", x.Key, map[string]any{"conversationId": c, "payload": map[string]any{"type": "text", "text": "no"}}).fail(403, "Forbidden")
 	e.call(http.MethodPost, "/messages", u.Key, map[string]any{"conversationId": c, "payload": map[string]any{"type": "text", "text": ""}}).fail(400, "InvalidPayload")
-	if n := len(e.botEventJobs(c)); n != 2 {
-		t.Fatalf("bot_event jobs after failed writes: %d, want 2", n)
+	last := e.send(u, c, "last")
+	e.waitLog("conversationId="+c, "got message", last["id"].(string))
+	var got []string
+	for _, l := range e.logs("conversationId=" + c) {
+		got = append(got, l.Message)
+	}
+	wantEqual(t, got, []string{"got message " + m["id"].(string), "got custom " + ev["id"].(string), "got message " + last["id"].(string)}, "what the bot received")
+	if js := e.botEventJobs(c); len(js) != 0 {
+		t.Fatalf("bot_event jobs left once handled: %v", js)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 type benchServer struct {
 	cmd               *exec.Cmd
 	url, token, botID string
+	workspace         string
 	webhook           string // the bot's Chat API base URL
 	data              string
 }
@@ -58,7 +59,7 @@ func startBenchServer(b *testing.B) *benchServer {
 	if err != nil || json.Unmarshal(raw, &boot) != nil || s.url == "" {
 		b.Fatalf("server did not start: %v", err)
 	}
-	s.token = boot.Token
+	s.token, s.workspace = boot.Token, boot.WorkspaceID
 	var bot struct {
 		Bot struct {
 			ID           string

@@ -19,6 +19,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/files"
@@ -120,11 +121,28 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer pg.Close()
 		hub = pg
 	}
+	chatSvc := chat.New(st, hub, platform.SystemClock{})
+
+	// Bot code runs for every queued event. With SQLite this process owns
+	// the database, so events it had claimed before a crash are handed
+	// back at once; with PostgreSQL, other processes may hold some, and
+	// they are taken back when their lease runs out.
+	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
+		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit,
+		ReleaseAtStart: cfg.DatabaseURL == "", ValidateMessage: httpapi.ValidateChatMessage, Log: log,
+	})
+	chatSvc.OnQueued(rt.Notify)
+	adm.OnBotsChanged(rt.RecurringChanged)
+	runtimeCtx, stopRuntime := context.WithCancel(context.Background())
+	var runtimeDone sync.WaitGroup
+	runtimeDone.Go(func() { rt.Run(runtimeCtx) })
+	defer func() { stopRuntime(); runtimeDone.Wait() }()
+
 	chatURL, _ := url.Parse(cfg.ChatURL)
 	srv := &http.Server{
 		Handler: httpapi.New(httpapi.Deps{
-			Log: log, Store: st, Admin: adm, Files: fsvc, Version: version,
-			Chat: chat.New(st, hub, platform.SystemClock{}), ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
+			Log: log, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt,
+			Chat: chatSvc, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
 		}),
 		// Uploads and event streams extend their own deadlines.
 		ReadHeaderTimeout: 10 * time.Second,

@@ -244,7 +244,7 @@ describe('bots', () => {
     name: 'Compat full bot',
     description: 'A bot with every createBot field set',
     tags: { team: 'compat', env: 'test' },
-    code: 'export default {}',
+    code: "bot.on.message('*', () => {})",
     secrets: { API_KEY: 'super-secret-value-1', OTHER: 'super-secret-value-2' },
     type: 'studio',
     maxExecutionTime: 60,
@@ -360,7 +360,7 @@ describe('bots', () => {
       user: { tags: { y: { description: 'Y' } } },
       configuration: { data: { v: 2 } },
       alwaysAlive: true,
-      code: 'export default {} // v2',
+      code: "bot.on.message('*', () => {}) // v2",
       integrations: { [integrationId]: { enabled: false } },
     })
     assertBotShape(bot)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -120,7 +121,11 @@ func (s *Service) CreateBot(ctx context.Context, a *Actor, in BotInput) (platfor
 	if err := s.apply(&b, in); err != nil {
 		return b, err
 	}
-	return b, s.store.CreateBot(ctx, b)
+	if err := s.store.CreateBot(ctx, b); err != nil {
+		return b, err
+	}
+	s.botsChanged()
+	return b, nil
 }
 
 func (s *Service) GetBot(ctx context.Context, a *Actor, id string) (platform.Bot, error) {
@@ -143,7 +148,11 @@ func (s *Service) UpdateBot(ctx context.Context, a *Actor, id string, in BotInpu
 		return b, err
 	}
 	b.UpdatedAt = s.clock.Now()
-	return b, notFound(s.store.UpdateBot(ctx, b), "bot", id)
+	if err := s.store.UpdateBot(ctx, b); err != nil {
+		return b, notFound(err, "bot", id)
+	}
+	s.botsChanged()
+	return b, nil
 }
 
 func (s *Service) DeleteBot(ctx context.Context, a *Actor, id string) error {
@@ -155,6 +164,7 @@ func (s *Service) DeleteBot(ctx context.Context, a *Actor, id string) error {
 		return notFound(err, "bot", id)
 	}
 	s.removeContent(ctx, blobs)
+	s.botsChanged()
 	return nil
 }
 
@@ -208,6 +218,9 @@ func (s *Service) apply(b *platform.Bot, in BotInput) error {
 		}
 	}
 	if in.Code != nil {
+		if err := botruntime.Check(*in.Code); err != nil {
+			return err // the code deployed before stays
+		}
 		b.Code = *in.Code
 		now := s.clock.Now()
 		b.DeployedAt = &now
@@ -242,6 +255,9 @@ func (s *Service) apply(b *platform.Bot, in BotInput) error {
 	}
 	if in.RecurringEvents != nil {
 		sp.RecurringEvents = mergeMap(sp.RecurringEvents, in.RecurringEvents)
+		if err := botruntime.CheckRecurring(sp.RecurringEvents); err != nil {
+			return err
+		}
 	}
 	if in.Actions != nil {
 		sp.Actions = mergeMap(sp.Actions, dropNullAttributes(in.Actions))

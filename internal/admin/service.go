@@ -21,12 +21,23 @@ type Service struct {
 	chatURL string // base of every chat webhook URL
 	auth    authCache
 	content ContentRemover
+	onBots  func()
 }
 
 // ContentRemover deletes stored file content (the blob store). Deleting a
 // bot or a workspace deletes its files, whose content goes too.
 type ContentRemover interface {
 	Delete(ctx context.Context, key string) error
+}
+
+// OnBotsChanged sets what to call after a bot is created, updated or
+// deleted (the runtime reloads recurring events).
+func (s *Service) OnBotsChanged(f func()) { s.onBots = f }
+
+func (s *Service) botsChanged() {
+	if s.onBots != nil {
+		s.onBots()
+	}
 }
 
 // SetContentRemover sets where deleted files' content is removed from.

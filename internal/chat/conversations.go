@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -177,9 +178,10 @@ func (s *Service) CreateMessage(ctx context.Context, b *Bot, u platform.ChatUser
 	if err != nil {
 		return MessageView{}, err
 	}
-	m := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: payload, Metadata: metadata, CreatedAt: s.clock.Now()}
+	m := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: payload, Metadata: metadata}
 	unlock := s.lock(c.ID)
 	defer unlock()
+	m.CreatedAt = s.stamp(c.ID, time.Time{})
 	if err := s.store.CreateMessage(ctx, m); err != nil {
 		return MessageView{}, err
 	}
@@ -187,6 +189,7 @@ func (s *Service) CreateMessage(ctx context.Context, b *Bot, u platform.ChatUser
 	d := MessageJSON(v)
 	d["isBot"] = m.IsBot
 	s.hub.Publish(c.ID, Signal{"message_created", d})
+	s.notify()
 	return v, nil
 }
 
@@ -242,16 +245,7 @@ func (s *Service) ListMessages(ctx context.Context, b *Bot, u platform.ChatUser,
 	if err != nil {
 		return nil, "", err
 	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.UserID
-	}
-	fids := s.fids(ctx, b.ID, ids...)
-	out := make([]MessageView, len(ms))
-	for i, m := range ms {
-		out[i] = MessageView{m, fids[m.UserID], c.FID}
-	}
-	return out, next, nil
+	return s.Views(ctx, c, ms), next, nil
 }
 
 // EventView is a custom event as clients see it.
@@ -272,9 +266,10 @@ func (s *Service) CreateEvent(ctx context.Context, b *Bot, u platform.ChatUser, 
 	if err != nil {
 		return EventView{}, err
 	}
-	e := platform.ChatEvent{ID: platform.NewID("evt_"), ConversationID: c.ID, UserID: u.ID, Payload: payload, CreatedAt: s.clock.Now()}
+	e := platform.ChatEvent{ID: platform.NewID("evt_"), ConversationID: c.ID, UserID: u.ID, Payload: payload}
 	unlock := s.lock(c.ID)
 	defer unlock()
+	e.CreatedAt = s.stamp(c.ID, time.Time{})
 	if err := s.store.CreateChatEvent(ctx, e); err != nil {
 		return EventView{}, err
 	}
@@ -282,6 +277,7 @@ func (s *Service) CreateEvent(ctx context.Context, b *Bot, u platform.ChatUser, 
 	d := EventJSON(v)
 	d["isBot"] = e.IsBot
 	s.hub.Publish(c.ID, Signal{"event_created", d})
+	s.notify()
 	return v, nil
 }
 

@@ -1,8 +1,10 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
 	"sync"
+	"time"
 )
 
 // Signal is a live update of a conversation (compat-notes §1.8).
@@ -43,18 +45,35 @@ func (s *Subscription) end() { s.once.Do(func() { close(s.Done) }) }
 // its stream is ended (the client then reconnects and reloads).
 const subscriberBuffer = 256
 
+// Replay: a new listener first receives the conversation's message_created
+// and event_created signals of the last ReplayWindow (at most replayMax of
+// them), so that a message sent just before a client starts listening, and
+// the bot's answer to it, are not missed. Other signals are not replayed.
+const (
+	ReplayWindow = time.Second
+	replayMax    = 32
+)
+
+type recentFrame struct {
+	at    time.Time
+	frame []byte
+}
+
 // LocalHub is an in-process Hub.
 type LocalHub struct {
-	mu     sync.Mutex
-	byConv map[string]map[*Subscription]struct{}
-	byUser map[string]map[*Subscription]struct{}
+	mu        sync.Mutex
+	byConv    map[string]map[*Subscription]struct{}
+	byUser    map[string]map[*Subscription]struct{}
+	recent    map[string][]recentFrame
+	lastSweep time.Time
 }
 
 var _ Hub = (*LocalHub)(nil)
 
 // NewLocalHub returns an empty hub.
 func NewLocalHub() *LocalHub {
-	return &LocalHub{byConv: map[string]map[*Subscription]struct{}{}, byUser: map[string]map[*Subscription]struct{}{}}
+	return &LocalHub{byConv: map[string]map[*Subscription]struct{}{}, byUser: map[string]map[*Subscription]struct{}{},
+		recent: map[string][]recentFrame{}}
 }
 
 func (h *LocalHub) Subscribe(conversationID, userID string) *Subscription {
@@ -62,6 +81,12 @@ func (h *LocalHub) Subscribe(conversationID, userID string) *Subscription {
 	h.mu.Lock()
 	add(h.byConv, conversationID, s)
 	add(h.byUser, userID, s)
+	since := time.Now().Add(-ReplayWindow)
+	for _, r := range h.recent[conversationID] {
+		if r.at.After(since) {
+			s.C <- r.frame // fits: replayMax < subscriberBuffer
+		}
+	}
 	h.mu.Unlock()
 	return s
 }
@@ -101,7 +126,11 @@ func (h *LocalHub) Publish(conversationID string, sig Signal) {
 }
 
 func (h *LocalHub) publishFrame(conversationID string, frame []byte) {
+	now := time.Now()
 	h.mu.Lock()
+	if replayable(frame) {
+		h.remember(conversationID, frame, now)
+	}
 	var slow []*Subscription
 	for s := range h.byConv[conversationID] {
 		select {
@@ -113,6 +142,33 @@ func (h *LocalHub) publishFrame(conversationID string, frame []byte) {
 	h.mu.Unlock()
 	for _, s := range slow {
 		s.Close()
+	}
+}
+
+// replayable tells the signals a new listener receives again: messages and
+// events (encodeSignal writes the type first).
+func replayable(frame []byte) bool {
+	return bytes.HasPrefix(frame, []byte(`{"type":"message_created"`)) || bytes.HasPrefix(frame, []byte(`{"type":"event_created"`))
+}
+
+// remember keeps frame for replay, and now and then forgets the
+// conversations that have been quiet for longer than the window.
+func (h *LocalHub) remember(conversationID string, frame []byte, now time.Time) {
+	rs := append(h.recent[conversationID], recentFrame{now, frame})
+	since := now.Add(-ReplayWindow)
+	i := 0
+	for i < len(rs) && (len(rs)-i > replayMax || !rs[i].at.After(since)) {
+		i++
+	}
+	h.recent[conversationID] = rs[i:]
+	if now.Sub(h.lastSweep) < ReplayWindow {
+		return
+	}
+	h.lastSweep = now
+	for k, rs := range h.recent {
+		if len(rs) == 0 || !rs[len(rs)-1].at.After(since) {
+			delete(h.recent, k)
+		}
 	}
 }
 

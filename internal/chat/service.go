@@ -8,7 +8,9 @@ import (
 	"errors"
 	"hash/fnv"
 	"regexp"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -22,11 +24,62 @@ type Service struct {
 	// locks order each conversation's writes with their signals, so that
 	// listeners receive signals in the order the writes happened.
 	locks [256]sync.Mutex
+	// botUsers caches the chat user each bot speaks as.
+	botUsers sync.Map
+	// queued is called once a user's message or event has been queued for
+	// the bot.
+	queued func()
+	// last holds the creation time of each conversation's latest message
+	// or event written by this process (see stamp).
+	lastMu sync.Mutex
+	last   map[string]time.Time
+}
+
+// stamp dates the next message or event of a conversation: now (or after,
+// if later), but always at least a millisecond after the previous one, as
+// clients see dates to the millisecond. Sorting a conversation by createdAt
+// then keeps the order of its writes, a bot's replies after what they
+// answer. Called with the conversation's lock held.
+func (s *Service) stamp(conversationID string, after time.Time) time.Time {
+	at := s.clock.Now()
+	if after.After(at) {
+		at = after
+	}
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	if prev, ok := s.last[conversationID]; ok {
+		if earliest := prev.Truncate(time.Millisecond).Add(time.Millisecond); at.Before(earliest) {
+			at = earliest
+		}
+	}
+	if len(s.last) >= maxStamps { // forget conversations quiet for a second
+		for k, t := range s.last {
+			if at.Sub(t) > time.Second {
+				delete(s.last, k)
+			}
+		}
+	}
+	s.last[conversationID] = at
+	return at
+}
+
+// maxStamps is how many conversations stamp remembers before forgetting the
+// quiet ones.
+const maxStamps = 4096
+
+// OnQueued sets what to call once a message or event is queued for a bot
+// (the runtime's dispatcher wakes up).
+func (s *Service) OnQueued(f func()) { s.queued = f }
+
+func (s *Service) notify() {
+	if s.queued != nil {
+		s.queued()
+	}
 }
 
 // New returns a Service publishing signals to hub.
 func New(st store.Store, hub Hub, clock platform.Clock) *Service {
-	return &Service{store: st, hub: hub, clock: clock}
+	return &Service{store: st, hub: hub, clock: clock, last: map[string]time.Time{}}
 }
 
 // Hub is where the service publishes signals.
@@ -78,6 +131,15 @@ func checkFID(field, id string) error {
 	return nil
 }
 
+// checkUserFID is checkFID for user ids, whose prefix bot_ is reserved for
+// the user each bot speaks as.
+func checkUserFID(id string) error {
+	if strings.HasPrefix(id, platform.PrefixBot) {
+		return platform.Invalid("id", "user ids starting with %q are reserved for bots", platform.PrefixBot)
+	}
+	return checkFID("id", id)
+}
+
 // UserInput holds a user's descriptive fields; nil leaves one unchanged.
 type UserInput struct {
 	ID         *string `json:"id"`
@@ -108,7 +170,7 @@ func (s *Service) CreateUser(ctx context.Context, b *Bot, in UserInput) (platfor
 	u := platform.ChatUser{ID: platform.NewID("user_"), BotID: b.ID, CreatedAt: now, UpdatedAt: now}
 	u.FID = u.ID
 	if in.ID != nil {
-		if err := checkFID("id", *in.ID); err != nil {
+		if err := checkUserFID(*in.ID); err != nil {
 			return u, "", err
 		}
 		u.FID = *in.ID
@@ -134,11 +196,14 @@ func (s *Service) Authenticate(ctx context.Context, b *Bot, key string, getOrCre
 		return platform.ChatUser{}, errInvalidKey
 	}
 	u, err := s.store.GetChatUser(ctx, b.ID, fid)
+	if err == nil && u.ID == b.ID {
+		return platform.ChatUser{}, errInvalidKey // the bot's own user
+	}
 	if errors.Is(err, platform.ErrNotFound) {
 		if !getOrCreate {
 			return u, errInvalidKey
 		}
-		if err := checkFID("id", fid); err != nil {
+		if err := checkUserFID(fid); err != nil {
 			return u, err
 		}
 		now := s.clock.Now()

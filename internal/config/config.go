@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -31,6 +32,10 @@ type Config struct {
 	DownloadURLTTL  time.Duration
 	ReaperInterval  time.Duration
 	SSEPingInterval time.Duration
+	BotTimeout      time.Duration
+	BotTimeoutMax   time.Duration
+	BotWorkers      int
+	BotStateLimit   int
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -73,6 +78,21 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		{"download-url-ttl", "DOWNLOAD_URL_TTL", "15m", "lifetime of a signed file url (files without public_content)", &c.DownloadURLTTL, time.Second},
 		{"reaper-interval", "REAPER_INTERVAL", "1m", "how often expired files are deleted", &c.ReaperInterval, time.Second},
 		{"sse-ping-interval", "SSE_PING_INTERVAL", "20s", "longest silence on a conversation's event stream before a ping", &c.SSEPingInterval, 100 * time.Millisecond},
+		{"bot-timeout", "BOT_TIMEOUT", "10s", "deadline of one run of bot code, for bots that set no maxExecutionTime", &c.BotTimeout, 10 * time.Millisecond},
+		{"bot-timeout-max", "BOT_TIMEOUT_MAX", "60s", "ceiling on a bot's maxExecutionTime", &c.BotTimeoutMax, 10 * time.Millisecond},
+	}
+	ints := []struct {
+		flag, env, def, usage string
+		dst                   *int
+		min                   int
+	}{
+		{"bot-workers", "BOT_WORKERS", "64", "how many bot events run at once (one at a time per conversation)", &c.BotWorkers, 1},
+		{"bot-state-limit", "BOT_STATE_LIMIT", "131072", "largest event.state scope (bot, user, conversation) in bytes of JSON", &c.BotStateLimit, 2},
+	}
+	rawInts := make([]string, len(ints))
+	for i, d := range ints {
+		rawInts[i] = env(d.env, d.def)
+		fs.Func(d.flag, d.usage+" (BOTPLATFORM_"+d.env+", default "+d.def+")", func(s string) error { rawInts[i] = s; return nil })
 	}
 	raw := make([]string, len(durations))
 	for i, d := range durations {
@@ -99,6 +119,14 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		if *d.dst, err = time.ParseDuration(raw[i]); err != nil || *d.dst < d.min {
 			return c, fmt.Errorf("%s: must be a duration of at least %s, such as %s", d.flag, d.min, d.def)
 		}
+	}
+	for i, d := range ints {
+		if *d.dst, err = strconv.Atoi(rawInts[i]); err != nil || *d.dst < d.min {
+			return c, fmt.Errorf("%s: must be a whole number of at least %d, such as %s", d.flag, d.min, d.def)
+		}
+	}
+	if c.BotTimeoutMax < c.BotTimeout {
+		return c, fmt.Errorf("bot-timeout-max: must be at least bot-timeout (%s)", c.BotTimeout)
 	}
 	if c.AuthCacheTTL, err = time.ParseDuration(authTTL); err != nil || c.AuthCacheTTL < 0 {
 		return c, fmt.Errorf("auth-cache-ttl: must be a duration such as 5s, or 0")

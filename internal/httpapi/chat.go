@@ -120,20 +120,6 @@ func (a *api) chatUser(f chatUserFunc, getOrCreate bool) http.Handler {
 	})
 }
 
-func userJSON(u platform.ChatUser) map[string]any {
-	out := map[string]any{"id": u.FID, "createdAt": platform.FormatTime(u.CreatedAt), "updatedAt": platform.FormatTime(u.UpdatedAt)}
-	for k, v := range map[string]string{"name": u.Name, "pictureUrl": u.PictureURL, "profile": u.Profile} {
-		if v != "" {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func conversationJSON(c platform.Conversation) map[string]any {
-	return map[string]any{"id": c.FID, "createdAt": platform.FormatTime(c.CreatedAt), "updatedAt": platform.FormatTime(c.UpdatedAt)}
-}
-
 var (
 	userProps   = `"name":{"type":"string"},"pictureUrl":{"type":"string"},"profile":{"type":"string","maxLength":1000}`
 	createUser  = schema("chat-create-user.json", `{"type":"object","additionalProperties":false,"properties":{"id":{"type":"string"},`+userProps+`}}`)
@@ -154,7 +140,7 @@ func (a *api) createUser(w http.ResponseWriter, r *http.Request, b *chat.Bot) er
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"user": userJSON(u), "key": key})
+	writeJSON(w, http.StatusCreated, map[string]any{"user": chat.UserJSON(u), "key": key})
 	return nil
 }
 
@@ -169,12 +155,12 @@ func (a *api) getOrCreateUser(w http.ResponseWriter, r *http.Request, b *chat.Bo
 			return err
 		}
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"user": userJSON(u)})
+	writeJSON(w, http.StatusCreated, map[string]any{"user": chat.UserJSON(u)})
 	return nil
 }
 
 func (a *api) getUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
-	writeJSON(w, http.StatusOK, map[string]any{"user": userJSON(u)})
+	writeJSON(w, http.StatusOK, map[string]any{"user": chat.UserJSON(u)})
 	return nil
 }
 
@@ -187,7 +173,7 @@ func (a *api) updateUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"user": userJSON(u)})
+	writeJSON(w, http.StatusOK, map[string]any{"user": chat.UserJSON(u)})
 	return nil
 }
 
@@ -211,7 +197,7 @@ func (a *api) createConversation(w http.ResponseWriter, r *http.Request, b *chat
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"conversation": conversationJSON(c)})
+	writeJSON(w, http.StatusCreated, map[string]any{"conversation": chat.ConversationJSON(c)})
 	return nil
 }
 
@@ -224,7 +210,7 @@ func (a *api) getOrCreateConversation(w http.ResponseWriter, r *http.Request, b 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"conversation": conversationJSON(c)})
+	writeJSON(w, http.StatusCreated, map[string]any{"conversation": chat.ConversationJSON(c)})
 	return nil
 }
 
@@ -233,7 +219,7 @@ func (a *api) getConversation(w http.ResponseWriter, r *http.Request, b *chat.Bo
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"conversation": conversationJSON(c)})
+	writeJSON(w, http.StatusOK, map[string]any{"conversation": chat.ConversationJSON(c)})
 	return nil
 }
 
@@ -262,7 +248,7 @@ func (a *api) listConversations(w http.ResponseWriter, r *http.Request, b *chat.
 	}
 	out := make([]map[string]any, len(cs))
 	for i, c := range cs {
-		out[i] = conversationJSON(c)
+		out[i] = chat.ConversationJSON(c)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"conversations": out, "meta": metaJSON{next}})
 	return nil
@@ -279,7 +265,7 @@ func (a *api) listParticipants(w http.ResponseWriter, r *http.Request, b *chat.B
 	}
 	out := make([]map[string]any, len(ps))
 	for i, x := range ps {
-		out[i] = userJSON(x)
+		out[i] = chat.UserJSON(x)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"participants": out, "meta": metaJSON{next}})
 	return nil
@@ -294,7 +280,7 @@ func (a *api) addParticipant(w http.ResponseWriter, r *http.Request, b *chat.Bot
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"participant": userJSON(p)})
+	writeJSON(w, http.StatusOK, map[string]any{"participant": chat.UserJSON(p)})
 	return nil
 }
 
@@ -303,7 +289,7 @@ func (a *api) getParticipant(w http.ResponseWriter, r *http.Request, b *chat.Bot
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"participant": userJSON(p)})
+	writeJSON(w, http.StatusOK, map[string]any{"participant": chat.UserJSON(p)})
 	return nil
 }
 
@@ -403,6 +389,10 @@ func (a *api) getEvent(w http.ResponseWriter, r *http.Request, b *chat.Bot, u pl
 // listen streams a conversation's signals as Server-Sent Events: each
 // signal a default `message` event, and `data: ping` when nothing else was
 // sent for the ping interval.
+// streamHold is how long a new signal stream waits, after its headers,
+// before its first signal.
+const streamHold = 10 * time.Millisecond
+
 func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
 	id, ok := strings.CutSuffix(r.PathValue("rest"), "/listen")
 	if !ok || id == "" {
@@ -423,27 +413,53 @@ func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Bot, u plat
 	if err := rc.Flush(); err != nil {
 		return nil
 	}
+	// The official client attaches its handlers only once the stream is
+	// open: signals arriving together with the headers would reach none.
+	// The first signals therefore wait a moment (unless the stream ends).
+	hold := time.NewTimer(streamHold)
+	select {
+	case <-r.Context().Done():
+		hold.Stop()
+		return nil
+	case <-sub.Done:
+		hold.Stop()
+	case <-hold.C:
+	}
 	interval := a.PingInterval
 	if interval <= 0 {
 		interval = 20 * time.Second
 	}
 	ping := time.NewTimer(interval)
 	defer ping.Stop()
+	send := func(frame []byte) bool {
+		if _, err := w.Write(append(append([]byte("event: message\ndata: "), frame...), '\n', '\n')); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
 	for {
 		var frame []byte
 		select {
 		case <-r.Context().Done():
 			return nil
 		case <-sub.Done:
-			return nil
+			// Signals queued before the stream was ended (a participant
+			// removed, say) happened while the user could see them.
+			for {
+				select {
+				case frame := <-sub.C:
+					if !send(frame) {
+						return nil
+					}
+				default:
+					return nil
+				}
+			}
 		case frame = <-sub.C:
 		case <-ping.C:
 			frame = []byte("ping")
 		}
-		if _, err := w.Write(append(append([]byte("event: message\ndata: "), frame...), '\n', '\n')); err != nil {
-			return nil
-		}
-		if err := rc.Flush(); err != nil {
+		if !send(frame) {
 			return nil
 		}
 		ping.Reset(interval)

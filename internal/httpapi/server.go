@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -24,6 +25,8 @@ const (
 	AdminLimit = 50 << 20
 	FilesLimit = 1 << 20
 	ChatLimit  = 1 << 20
+	// RuntimeLimit is the Runtime API's (spec section 8).
+	RuntimeLimit = 1 << 20
 )
 
 // Deps are what the surfaces are built from.
@@ -33,6 +36,8 @@ type Deps struct {
 	Admin *admin.Service
 	Files *files.Service
 	Chat  *chat.Service
+	// Runtime runs bot code; nil serves no Runtime API.
+	Runtime *botruntime.Runtime
 	// ChatPath is the path of the Chat API's base URL ("/chat").
 	ChatPath string
 	// PingInterval is the longest silence on a signal stream.
@@ -72,6 +77,9 @@ func New(d Deps) http.Handler {
 		for _, p := range []string{"PUT /v1/files/upload/{id}", "GET /v1/files/content/{id}", "GET /v1/files/public/{id}"} {
 			root.Handle(p, content)
 		}
+	}
+	if d.Runtime != nil && d.Files != nil {
+		root.Handle("/v1/chat/", limit(RuntimeLimit, a.routed(a.runtimeRoutes())))
 	}
 	if d.Chat == nil {
 		return a.middleware(a.routed(root))

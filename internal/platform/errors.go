@@ -29,6 +29,7 @@ const (
 	ErrLimitExceeded     ErrorType = "LimitExceeded"
 	ErrResourceGone      ErrorType = "ResourceGone"
 	ErrOperationTimeout  ErrorType = "OperationTimeout"
+	ErrRuntime           ErrorType = "Runtime"
 )
 
 // Status is the HTTP status that goes with each error type (compat-notes §3).
@@ -40,7 +41,7 @@ func (t ErrorType) Status() int {
 		return 403
 	case ErrPayloadTooLarge, ErrLimitExceeded:
 		return 413
-	case ErrInvalidPayload, ErrInvalidQuery, ErrReferenceNotFound:
+	case ErrInvalidPayload, ErrInvalidQuery, ErrReferenceNotFound, ErrRuntime:
 		return 400
 	case ErrUnsupportedMedia:
 		return 415

@@ -5,6 +5,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -106,6 +107,37 @@ type Store interface {
 	SetStorageLimits(ctx context.Context, workspaceID string, s platform.Storage) error
 	// ListJobs lists the jobs about subject, oldest first.
 	ListJobs(ctx context.Context, subject string) ([]platform.Job, error)
+	// EnqueueJob queues a job; ErrConflict when one with its id exists.
+	EnqueueJob(ctx context.Context, j platform.Job) error
+	// ClaimJobs leases up to limit jobs of kind until leaseUntil: each is
+	// the first of its subject (by run_after, then id), due by now, and
+	// pending or with an expired lease. A subject's next job is not claimed
+	// before the one ahead of it is finished, so a subject's jobs run one at
+	// a time and in order.
+	ClaimJobs(ctx context.Context, kind string, now, leaseUntil time.Time, limit int) ([]platform.Job, error)
+	// FinishJob ends a job and, in the same transaction, saves states and
+	// appends log entries. A job whose id is derived from what it does
+	// (keep) stays as a done row, so that queueing it again is a conflict,
+	// until PurgeJobs; other jobs are deleted.
+	FinishJob(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, now time.Time) error
+	// PurgeJobs deletes the done jobs of kind due before before.
+	PurgeJobs(ctx context.Context, kind string, before time.Time) (int, error)
+	// RetryJob hands a claimed job back, to be claimed again from runAfter.
+	RetryJob(ctx context.Context, id string, runAfter time.Time) error
+	// ReleaseJobs hands every claimed job of kind back (a single process
+	// starting again: no other worker can hold them).
+	ReleaseJobs(ctx context.Context, kind string) (int, error)
+	// NextJobAt is when the earliest pending job of kind becomes due.
+	NextJobAt(ctx context.Context, kind string) (time.Time, bool, error)
+
+	// BotStates loads the bot's state and that of a user and a conversation
+	// (either id may be empty), keyed by scope; absent states are missing.
+	BotStates(ctx context.Context, botID, userID, conversationID string) (map[string]json.RawMessage, error)
+	// BotVersion returns a bot's workspace and last update time (which
+	// changes with its code), to tell whether a cached copy is current.
+	BotVersion(ctx context.Context, botID string) (workspaceID string, updatedAt time.Time, err error)
+	// RecurringBots lists the bots that declare recurring events.
+	RecurringBots(ctx context.Context) ([]platform.Bot, error)
 
 	// Secret returns the server secret with that name, creating it with
 	// value when it does not exist yet (every process then shares it).
@@ -120,6 +152,8 @@ type Store interface {
 	// CreateConversation inserts it with its owner as first participant.
 	CreateConversation(ctx context.Context, c platform.Conversation) error
 	GetConversation(ctx context.Context, botID, id string) (platform.Conversation, error)
+	// GetConversationByID finds a conversation of any bot by internal id.
+	GetConversationByID(ctx context.Context, id string) (platform.Conversation, error)
 	DeleteConversation(ctx context.Context, id string) error
 	ListConversations(ctx context.Context, ownerID string, p Page) ([]platform.Conversation, string, error)
 	AddParticipant(ctx context.Context, conversationID, userID string, atMicros int64) error

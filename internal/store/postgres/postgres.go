@@ -25,6 +25,7 @@ func Dialect() sqlstore.Dialect {
 		Name:          "postgres",
 		Numbered:      true,
 		ForUpdate:     " FOR UPDATE",
+		SkipLocked:    " FOR UPDATE OF j SKIP LOCKED",
 		IsUnique:      isUnique,
 		Migrations:    sub,
 		Contains:      func(col string) string { return "strpos(" + col + ", ?) > 0" },

@@ -156,7 +156,7 @@ func (s *Store) DeleteBot(ctx context.Context, workspaceID, id string) ([]string
 		if blobs, err = s.dropFiles(ctx, tx, workspaceID, `bot_id = ?`, id); err != nil {
 			return err
 		}
-		if _, err := s.exec(ctx, tx, `DELETE FROM jobs WHERE subject IN (SELECT id FROM conversations WHERE bot_id = ?)`, id); err != nil {
+		if _, err := s.exec(ctx, tx, `DELETE FROM jobs WHERE subject IN (SELECT id FROM conversations WHERE bot_id = ?) OR subject = ?`, id, platform.JobSubjectBot(id)); err != nil {
 			return err
 		}
 		return s.execOne(ctx, tx, `DELETE FROM bots WHERE workspace_id = ? AND id = ?`, workspaceID, id)

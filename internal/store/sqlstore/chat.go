@@ -40,7 +40,12 @@ func (s *Store) UpdateChatUser(ctx context.Context, u platform.ChatUser) error {
 }
 
 func (s *Store) DeleteChatUser(ctx context.Context, id string) error {
-	return s.execOne(ctx, s.w, `DELETE FROM chat_users WHERE id = ?`, id)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, `DELETE FROM bot_states WHERE scope = 'user' AND scope_id = ?`, id); err != nil {
+			return err
+		}
+		return s.execOne(ctx, tx, `DELETE FROM chat_users WHERE id = ?`, id)
+	})
 }
 
 const convCols = `c.id, c.bot_id, c.fid, c.owner_id, c.created_at, c.updated_at`
@@ -73,11 +78,18 @@ func (s *Store) GetConversation(ctx context.Context, botID, id string) (platform
 	return c, err
 }
 
+func (s *Store) GetConversationByID(ctx context.Context, id string) (platform.Conversation, error) {
+	return scanConversation(s.queryRow(ctx, `SELECT `+convCols+` FROM conversations c WHERE c.id = ?`, id))
+}
+
 // DeleteConversation deletes it with its participants, messages, events and
 // their queued deliveries to the bot.
 func (s *Store) DeleteConversation(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := s.exec(ctx, tx, `DELETE FROM jobs WHERE subject = ?`, id); err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, tx, `DELETE FROM bot_states WHERE scope = 'conversation' AND scope_id = ?`, id); err != nil {
 			return err
 		}
 		return s.execOne(ctx, tx, `DELETE FROM conversations WHERE id = ?`, id)

@@ -9,15 +9,17 @@ import (
 )
 
 func (s *Store) AppendLogs(ctx context.Context, entries []platform.LogEntry) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		for _, e := range entries {
-			if _, err := s.exec(ctx, tx, `INSERT INTO bot_logs (id, bot_id, ts, level, message, user_id, conversation_id, workflow_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				e.ID, e.BotID, micros(e.Timestamp), e.Level, e.Message, e.UserID, e.ConversationID, e.WorkflowID); err != nil {
-				return err
-			}
+	return s.tx(ctx, func(tx *sql.Tx) error { return s.appendLogs(ctx, tx, entries) })
+}
+
+func (s *Store) appendLogs(ctx context.Context, tx *sql.Tx, entries []platform.LogEntry) error {
+	for _, e := range entries {
+		if _, err := s.exec(ctx, tx, `INSERT INTO bot_logs (id, bot_id, ts, level, message, user_id, conversation_id, workflow_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			e.ID, e.BotID, micros(e.Timestamp), e.Level, e.Message, e.UserID, e.ConversationID, e.WorkflowID); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // ListLogs returns a bot's log lines in time order within [Start, End).

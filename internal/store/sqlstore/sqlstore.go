@@ -35,6 +35,10 @@ type Dialect struct {
 	// transaction ends (" FOR UPDATE"); empty where write transactions
 	// already run one at a time (SQLite).
 	ForUpdate string
+	// SkipLocked ends the job-claiming SELECT so that concurrent claimers
+	// pass over the rows another one holds (" FOR UPDATE OF j SKIP LOCKED");
+	// empty on SQLite.
+	SkipLocked string
 	// Contains returns a case-sensitive test that col contains the string
 	// bound to one placeholder.
 	Contains func(col string) string

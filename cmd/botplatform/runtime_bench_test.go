@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// echoCode is the bot of the runtime benchmarks: it sends every message
+// back.
+const echoCode = `bot.on.message('*', async ({ message, client }) => {
+  await client.createMessage({ conversationId: message.conversationId, payload: message.payload })
+})`
+
+// deploy sets the bench bot's code.
+func (s *benchServer) deploy(b *testing.B, code string) {
+	body, _ := json.Marshal(map[string]string{"code": code})
+	s.do(b, "PUT", "/v1/admin/bots/"+s.botID, map[string]string{"x-workspace-id": s.workspace}, string(body), nil)
+}
+
+// BenchmarkEchoRoundTrip sends 200 messages per second over 100
+// conversations to an echo bot and measures, for each, the time from the
+// start of the user's createMessage request to the bot's reply arriving on
+// the user's signal stream.
+//
+//	go test -run '^$' -bench EchoRoundTrip -benchtime 6000x ./cmd/botplatform/
+func BenchmarkEchoRoundTrip(b *testing.B) {
+	s := startBenchServer(b)
+	s.deploy(b, echoCode)
+	key, convs := chatSetup(b, s, 100)
+	var mu sync.Mutex
+	replied := map[string]time.Time{}
+	lc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
+	for _, c := range convs {
+		l := listen(b, lc, s, key, c, func(sig streamSignal) {
+			if sig.IsBot {
+				now := time.Now()
+				mu.Lock()
+				replied[sig.Payload.Text] = now
+				mu.Unlock()
+			}
+		})
+		defer l.close()
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	sent := make([]time.Time, b.N)
+	var wg sync.WaitGroup
+	tick := time.NewTicker(5 * time.Millisecond) // 200 messages per second
+	defer tick.Stop()
+	b.ResetTimer()
+	for i := range b.N {
+		<-tick.C
+		sent[i] = time.Now()
+		wg.Go(func() {
+			body := map[string]any{"conversationId": convs[i%len(convs)], "payload": map[string]any{"type": "text", "text": strconv.Itoa(i)}}
+			if err := chatCall(client, "POST", s.webhook+"/messages", key, body, nil); err != nil {
+				b.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(replied)
+		mu.Unlock()
+		if n >= b.N || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.StopTimer()
+	mu.Lock()
+	defer mu.Unlock()
+	lat := make([]time.Duration, 0, b.N)
+	for i, at := range sent {
+		got, ok := replied[strconv.Itoa(i)]
+		if !ok {
+			b.Fatalf("no reply to message %d", i)
+		}
+		lat = append(lat, got.Sub(at))
+	}
+	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds()), "p50-µs")
+	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds()), "p99-µs")
+	b.ReportMetric(float64(percentile(lat, 1).Microseconds()), "max-µs")
+}
+
+// BenchmarkActiveConversations keeps 1,000 conversations busy at once: each
+// sends 5 messages without waiting, all conversations together, and every
+// conversation must receive its 5 replies in the order it sent them.
+//
+//	go test -run '^$' -bench ActiveConversations -benchtime 1x ./cmd/botplatform/
+func BenchmarkActiveConversations(b *testing.B) {
+	const conversations, perConversation = 1000, 5
+	s := startBenchServer(b)
+	s.deploy(b, echoCode)
+	key, convs := chatSetup(b, s, conversations)
+	var mu sync.Mutex
+	replies := map[string][]string{}
+	var total atomic.Int64
+	lc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conversations}}
+	for _, c := range convs {
+		l := listen(b, lc, s, key, c, func(sig streamSignal) {
+			if sig.IsBot {
+				mu.Lock()
+				replies[sig.ConversationID] = append(replies[sig.ConversationID], sig.Payload.Text)
+				mu.Unlock()
+				total.Add(1)
+			}
+		})
+		defer l.close()
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	for range b.N {
+		mu.Lock()
+		clear(replies)
+		mu.Unlock()
+		total.Store(0)
+		start := time.Now()
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 64)
+		for i := range perConversation {
+			for _, c := range convs {
+				sem <- struct{}{}
+				wg.Go(func() {
+					defer func() { <-sem }()
+					body := map[string]any{"conversationId": c, "payload": map[string]any{"type": "text", "text": fmt.Sprint(i)}}
+					if err := chatCall(client, "POST", s.webhook+"/messages", key, body, nil); err != nil {
+						b.Error(err)
+					}
+				})
+			}
+			wg.Wait() // message i of every conversation is stored before message i+1
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for total.Load() < conversations*perConversation && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		elapsed := time.Since(start)
+		mu.Lock()
+		for _, c := range convs {
+			if got := strings.Join(replies[c], ","); got != "0,1,2,3,4" {
+				b.Fatalf("conversation %s: replies %q, want 0,1,2,3,4", c, got)
+			}
+		}
+		mu.Unlock()
+		b.ReportMetric(elapsed.Seconds(), "s/round")
+		b.ReportMetric(float64(conversations*perConversation)/elapsed.Seconds(), "replies/s")
+	}
+}

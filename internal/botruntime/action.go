@@ -1,0 +1,59 @@
+package botruntime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/dop251/goja"
+
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// CallAction runs one of the bot's actions (bot.action) with input, and
+// returns its output. Errors thrown by the action are RuntimeError (400);
+// an action the code does not define is ResourceNotFound.
+func (r *Runtime) CallAction(ctx context.Context, botID, name string, input json.RawMessage) (json.RawMessage, error) {
+	b, err := r.botInfo(ctx, botID)
+	if errors.Is(err, platform.ErrNotFound) {
+		return nil, platform.NotFound("bot", botID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if b.bot.Code == "" {
+		return nil, platform.Errorf(platform.ErrResourceNotFound, "action %q: bot %q has no code deployed", name, botID)
+	}
+	if len(input) == 0 || string(input) == "null" {
+		input = json.RawMessage(`{}`)
+	}
+	seed := platform.NewID("act_")
+	c := r.newCall(ctx, b, seed, r.clock.Now())
+	res, runErr := r.invoke(c, func(v *vm) (goja.Value, error) {
+		return v.action(goja.Undefined(), v.rt.ToValue(name), v.rt.ToValue(string(input)), v.rt.ToValue(b.ctxJSON))
+	})
+	if logs := c.finish("action "+name, runErr); len(logs) > 0 {
+		if err := r.store.AppendLogs(context.WithoutCancel(ctx), logs); err != nil {
+			r.log.Error("bot runtime: writing an action's logs", "bot", botID, "err", err)
+		}
+	}
+	if runErr != nil {
+		var se *ScriptError
+		var de *DeadlineError
+		switch {
+		case errors.As(runErr, &de):
+			return nil, platform.Errorf(platform.ErrOperationTimeout, "action %q: %v", name, runErr)
+		case errors.As(runErr, &se):
+			return nil, platform.Errorf(platform.ErrRuntime, "action %q failed: %s", name, se.Message)
+		}
+		return nil, runErr
+	}
+	if res == nil || goja.IsNull(res) {
+		return nil, platform.Errorf(platform.ErrResourceNotFound, "action %q is not defined by the bot's code", name)
+	}
+	out := json.RawMessage(res.String())
+	if len(out) == 0 || out[0] != '{' {
+		return nil, platform.Errorf(platform.ErrRuntime, "action %q must return an object, got %s", name, out)
+	}
+	return out, nil
+}

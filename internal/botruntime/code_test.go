@@ -1,0 +1,63 @@
+package botruntime
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+func TestCheckNamesLineAndColumn(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"bot.on.message(() => {})\nlet x = ;", "code: syntax error at line 2, column 9"},
+		{"let a = 1\nlet a = 2", "code: syntax error at line 2, column 5"},
+		{"\n\n  }", "code: syntax error at line 3, column 3"},
+	} {
+		err := Check(tc.code)
+		e, ok := platform.AsError(err)
+		if !ok || e.Type != platform.ErrInvalidPayload || !strings.HasPrefix(e.Error(), "InvalidPayload: "+tc.want) {
+			t.Errorf("Check(%q) = %v, want InvalidPayload %q…", tc.code, err, tc.want)
+		}
+	}
+	if err := Check("bot.on.message(async ({ message }) => { await Promise.resolve(message) })"); err != nil {
+		t.Errorf("valid code refused: %v", err)
+	}
+}
+
+func TestCheckRecurring(t *testing.T) {
+	for spec, field := range map[string]string{
+		`{"a":{"type":"t","schedule":{"cron":"not cron"}}}`:                "recurringEvents.a.schedule.cron",
+		`{"a":{"schedule":{"cron":"* * * * *"}}}`:                          "recurringEvents.a.type",
+		`{"a":{"type":"t","schedule":{"cron":"* * * * *"},"payload":[1]}}`: "recurringEvents.a.payload",
+		`[1]`: "recurringEvents",
+	} {
+		err := CheckRecurring(json.RawMessage(spec))
+		if e, ok := platform.AsError(err); !ok || !strings.HasPrefix(e.Message, field+":") {
+			t.Errorf("CheckRecurring(%s) = %v, want an error on %s", spec, err, field)
+		}
+	}
+	for _, spec := range []string{`{"a":{"type":"t","schedule":{"cron":"@every 5m"}}}`, `{"a":null}`, `null`, ``} {
+		if err := CheckRecurring(json.RawMessage(spec)); err != nil {
+			t.Errorf("CheckRecurring(%s) = %v", spec, err)
+		}
+	}
+}
+
+func TestPreview(t *testing.T) {
+	for payload, want := range map[string]string{
+		`{"type":"text","text":"hello"}`:                                                                    "hello",
+		`{"type":"markdown","markdown":"**hi**"}`:                                                           "**hi**",
+		`{"type":"image","imageUrl":"https://x/y.png"}`:                                                     "[image] https://x/y.png",
+		`{"type":"file","fileUrl":"https://x/f.pdf","title":"Report"}`:                                      "[file] Report https://x/f.pdf",
+		`{"type":"location","latitude":1.5,"longitude":-2,"title":"Home"}`:                                  "[location] Home (1.5, -2)",
+		`{"type":"card","title":"T","subtitle":"S","actions":[{"action":"say","label":"Go","value":"go"}]}`: "[card] T — S [Go]",
+		`{"type":"choice","text":"Pick","options":[{"label":"A","value":"a"},{"label":"B","value":"b"}]}`:   "Pick\n- A\n- B",
+		`{"type":"bloc","items":[{"type":"text","text":"one"},{"type":"image","imageUrl":"u"}]}`:            "one\n[image] u",
+		`{"foo":"bar"}`: `{"foo":"bar"}`,
+	} {
+		if got := Preview(json.RawMessage(payload)); got != want {
+			t.Errorf("Preview(%s) = %q, want %q", payload, got, want)
+		}
+	}
+}

@@ -1,0 +1,324 @@
+package botruntime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// jobPayload is what a bot_event job carries. Chat messages and events
+// (queued by the Chat API) name the message or event; recurring and
+// scheduled events carry their type and payload.
+type jobPayload struct {
+	Type           string          `json:"type"` // message, event, recurring, scheduled
+	ID             string          `json:"id,omitempty"`
+	ConversationID string          `json:"conversationId,omitempty"` // internal
+	UserID         string          `json:"userId,omitempty"`         // internal
+	BotID          string          `json:"botId,omitempty"`
+	EventID        string          `json:"eventId,omitempty"`
+	EventType      string          `json:"eventType,omitempty"`
+	Name           string          `json:"name,omitempty"` // the recurring event's key
+	Payload        json.RawMessage `json:"payload,omitempty"`
+}
+
+// maxAttempts bounds the redeliveries of an event whose handling keeps
+// failing for a reason other than the bot's code (the database, say).
+const maxAttempts = 10
+
+// Run dispatches queued events until ctx ends, then waits for the events
+// in progress. It also fires the bots' recurring events.
+func (r *Runtime) Run(ctx context.Context) {
+	if r.cfg.ReleaseAtStart {
+		if n, err := r.store.ReleaseJobs(ctx, platform.JobBotEvent); err != nil {
+			r.log.Error("bot runtime: releasing events", "err", err)
+		} else if n > 0 {
+			r.log.Info("bot runtime: events of the previous run queued again", "count", n)
+		}
+	}
+	go r.recurring(ctx)
+	var inflight atomic.Int64
+	done := make(chan struct{}, r.cfg.Workers)
+	for {
+		free := r.cfg.Workers - int(inflight.Load())
+		full := false
+		if free > 0 {
+			now := r.clock.Now()
+			jobs, err := r.store.ClaimJobs(ctx, platform.JobBotEvent, now, now.Add(r.lease()), free)
+			if err != nil && ctx.Err() == nil {
+				r.log.Error("bot runtime: claiming events", "err", err)
+			}
+			full = len(jobs) == free
+			for _, j := range jobs {
+				inflight.Add(1)
+				r.inflight.Add(1)
+				go func(j platform.Job) {
+					defer r.inflight.Done()
+					r.process(context.WithoutCancel(ctx), j)
+					inflight.Add(-1)
+					select {
+					case done <- struct{}{}:
+					default:
+					}
+				}(j)
+			}
+		}
+		if full {
+			continue
+		}
+		wait := r.cfg.Poll
+		if at, ok, err := r.store.NextJobAt(ctx, platform.JobBotEvent); err == nil && ok {
+			if d := at.Sub(r.clock.Now()); d > 0 && d < wait {
+				wait = d
+			}
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			r.inflight.Wait()
+			return
+		case <-r.wake:
+		case <-done:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// lease is how long a claimed event is reserved: past it, the worker is
+// taken for dead and the event is handled again.
+func (r *Runtime) lease() time.Duration { return r.cfg.MaxTimeout + 30*time.Second }
+
+// process handles one event and finishes its job. Failures of the bot's
+// code end the event (logged); other failures hand it back for later.
+func (r *Runtime) process(ctx context.Context, j platform.Job) {
+	err := r.handle(ctx, j)
+	if err == nil || errors.Is(err, platform.ErrNotFound) {
+		return
+	}
+	if j.Attempts >= maxAttempts {
+		r.log.Error("bot runtime: giving up on an event", "job", j.ID, "attempts", j.Attempts, "err", err)
+		if ferr := r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now()); ferr != nil {
+			r.log.Error("bot runtime: dropping an event", "job", j.ID, "err", ferr)
+		}
+		return
+	}
+	backoff := time.Duration(1<<min(j.Attempts, 8)) * 100 * time.Millisecond
+	r.log.Warn("bot runtime: event will be retried", "job", j.ID, "attempt", j.Attempts, "in", backoff, "err", err)
+	if rerr := r.store.RetryJob(ctx, j.ID, r.clock.Now().Add(backoff)); rerr != nil && !errors.Is(rerr, platform.ErrNotFound) {
+		r.log.Error("bot runtime: handing an event back", "job", j.ID, "err", rerr)
+	}
+}
+
+// incoming is an event ready to be handed to bot code.
+type incoming struct {
+	bot          *botInfo
+	event        map[string]any
+	message      []byte // handler argument `message`, for messages
+	conversation []byte // handler argument `conversation`
+	userID       string // internal ids, for state
+	convID       string
+	at           time.Time
+	what         string // how the event is named in logs
+}
+
+// errGone marks an event whose message, conversation or bot no longer
+// exists: there is nothing to handle.
+var errGone = errors.New("gone")
+
+func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
+	var p jobPayload
+	if err := json.Unmarshal(j.Payload, &p); err != nil {
+		r.log.Error("bot runtime: unreadable event", "job", j.ID, "err", err)
+		return r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now())
+	}
+	in, err := r.load(ctx, j, p)
+	if errors.Is(err, errGone) || errors.Is(err, platform.ErrNotFound) {
+		return r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now())
+	}
+	if err != nil {
+		return err
+	}
+	if in.bot.bot.Code == "" {
+		return r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now())
+	}
+	saved, err := r.store.BotStates(ctx, in.bot.bot.ID, in.userID, in.convID)
+	if err != nil {
+		return err
+	}
+	state := map[string]any{"bot": stateOr(saved["bot"], true), "user": stateOr(saved["user"], in.userID != ""),
+		"conversation": stateOr(saved["conversation"], in.convID != "")}
+	in.event["state"] = state
+	eventJSON, err := json.Marshal(in.event)
+	if err != nil {
+		return err
+	}
+	id, _ := in.event["id"].(string)
+	c := r.newCall(ctx, in.bot, id, in.at)
+	c.userFID, _ = in.event["userId"].(string)
+	c.logUser = c.userFID
+	c.logConv, _ = in.event["conversationId"].(string)
+	res, runErr := r.invoke(c, func(v *vm) (goja.Value, error) {
+		return v.handle(goja.Undefined(), v.rt.ToValue(string(eventJSON)), v.rt.ToValue(string(in.message)),
+			v.rt.ToValue(string(in.conversation)), v.rt.ToValue(in.bot.ctxJSON))
+	})
+	var states []platform.BotState
+	if runErr == nil {
+		states, runErr = r.changedStates(in, saved, res)
+	}
+	return r.store.FinishJob(ctx, j.ID, keepJob(j), states, c.finish(in.what, runErr), r.clock.Now())
+}
+
+// keepJob tells the jobs whose ids derive from what they do (recurring
+// firings, scheduled events): they stay as done rows for doneRetention, so
+// that another server's firing, or a redelivered event scheduling them
+// again, is a conflict rather than a second run.
+func keepJob(j platform.Job) bool {
+	var p jobPayload
+	_ = json.Unmarshal(j.Payload, &p)
+	return p.Type == "recurring" || p.Type == "scheduled"
+}
+
+// doneRetention is how long done recurring and scheduled jobs are kept.
+const doneRetention = 24 * time.Hour
+
+func stateOr(saved json.RawMessage, scoped bool) any {
+	if !scoped {
+		return nil
+	}
+	if saved == nil {
+		return map[string]any{}
+	}
+	return saved
+}
+
+// changedStates checks the state the code left and returns the scopes that
+// changed. A scope over the limit fails the event; nothing is saved.
+func (r *Runtime) changedStates(in *incoming, saved map[string]json.RawMessage, res goja.Value) ([]platform.BotState, error) {
+	if res == nil {
+		return nil, nil
+	}
+	out, _ := res.Export().(map[string]any)
+	st, _ := out["state"].(map[string]any)
+	var states []platform.BotState
+	for _, scope := range []string{platform.StateBot, platform.StateUser, platform.StateConversation} {
+		v, ok := st[scope].(string)
+		if !ok {
+			continue
+		}
+		if len(v) > r.cfg.StateLimit {
+			return nil, fmt.Errorf("event.state.%s is %d bytes of JSON; the limit is %d: the state was not saved", scope, len(v), r.cfg.StateLimit)
+		}
+		old := saved[scope]
+		if old == nil {
+			old = json.RawMessage(`{}`)
+		}
+		if v == string(old) {
+			continue
+		}
+		id := map[string]string{platform.StateBot: "", platform.StateUser: in.userID, platform.StateConversation: in.convID}[scope]
+		states = append(states, platform.BotState{BotID: in.bot.bot.ID, Scope: scope, ScopeID: id, Value: json.RawMessage(v)})
+	}
+	return states, nil
+}
+
+// invoke runs f on a warm VM of the bot, under its deadline. A VM stopped
+// at its deadline is dropped; others go back to the pool.
+func (r *Runtime) invoke(c *call, f func(v *vm) (goja.Value, error)) (goja.Value, error) {
+	v, p, err := r.vmFor(c.bot, c)
+	if err != nil {
+		return nil, err
+	}
+	res, err := v.run(c.bot.timeout, func() (goja.Value, error) { return f(v) })
+	var de *DeadlineError
+	if !errors.As(err, &de) && !v.broken {
+		r.release(p, v)
+	}
+	return res, err
+}
+
+// load reads what an event is about and builds its event object.
+func (r *Runtime) load(ctx context.Context, j platform.Job, p jobPayload) (*incoming, error) {
+	switch p.Type {
+	case "message", "event":
+		conv, err := r.store.GetConversationByID(ctx, p.ConversationID)
+		if err != nil {
+			return nil, err
+		}
+		b, err := r.botInfo(ctx, conv.BotID)
+		if err != nil {
+			return nil, err
+		}
+		convJSON, _ := json.Marshal(chat.ConversationJSON(conv))
+		in := &incoming{bot: b, conversation: convJSON, convID: conv.ID}
+		var userID string
+		var payload json.RawMessage
+		if p.Type == "message" {
+			m, err := r.store.GetMessage(ctx, p.ID)
+			if err != nil {
+				return nil, err
+			}
+			view := r.chat.Views(ctx, conv, []platform.Message{m})[0]
+			in.message, _ = json.Marshal(chat.MessageJSON(view))
+			userID, payload, in.at = m.UserID, m.Payload, m.CreatedAt
+			in.event = map[string]any{"type": "message", "messageId": m.ID, "userId": view.UserFID}
+			in.what = "message " + m.ID
+		} else {
+			e, err := r.store.GetChatEvent(ctx, p.ID)
+			if err != nil {
+				return nil, err
+			}
+			userID, payload, in.at = e.UserID, e.Payload, e.CreatedAt
+			in.event = map[string]any{"type": "custom", "userId": r.chat.UserFID(ctx, conv.BotID, e.UserID)}
+			in.what = "event " + e.ID
+		}
+		in.userID = userID
+		ev := in.event
+		ev["botId"], ev["conversationId"], ev["createdOn"] = b.bot.ID, conv.FID, platform.FormatTime(in.at)
+		ev["direction"], ev["id"], ev["integration"] = "incoming", p.ID, "chat"
+		ev["payload"], ev["preview"], ev["tags"] = payload, Preview(payload), emptyTags()
+		return in, nil
+	case "recurring", "scheduled":
+		b, err := r.botInfo(ctx, p.BotID)
+		if err != nil {
+			return nil, err
+		}
+		in := &incoming{bot: b, at: j.RunAfter, what: p.Type + " event " + p.EventID}
+		payload := rawOr(p.Payload, `{}`)
+		ev := map[string]any{"botId": b.bot.ID, "createdOn": platform.FormatTime(j.RunAfter), "direction": "incoming",
+			"id": p.EventID, "payload": payload, "preview": Preview(payload), "tags": emptyTags(), "type": p.EventType}
+		trigger := map[string]any{"eventName": p.EventType}
+		if p.Type == "recurring" {
+			trigger["flowId"], trigger["nodeId"] = "recurring", p.Name
+		} else {
+			trigger["flowId"], trigger["nodeId"] = "schedule", p.EventID
+		}
+		if p.ConversationID != "" {
+			conv, err := r.store.GetConversationByID(ctx, p.ConversationID)
+			if err != nil {
+				return nil, err
+			}
+			in.convID = conv.ID
+			in.conversation, _ = json.Marshal(chat.ConversationJSON(conv))
+			ev["conversationId"], trigger["conversationId"], ev["integration"] = conv.FID, conv.FID, "chat"
+			trigger["integration"] = "chat"
+		}
+		if p.UserID != "" {
+			fid := r.chat.UserFID(ctx, b.bot.ID, p.UserID)
+			in.userID = p.UserID
+			ev["userId"], trigger["userId"] = fid, fid
+		}
+		ev["trigger"] = trigger
+		in.event = ev
+		return in, nil
+	}
+	return nil, fmt.Errorf("%w: unknown event type %q", errGone, p.Type)
+}

@@ -1,0 +1,153 @@
+// Package botruntime runs bot code: JavaScript deployed with a bot, executed
+// in a sandboxed VM (goja) for every event the Chat API hands to the bot,
+// for the bot's recurring and scheduled events, and for actions called
+// through the API. See docs/bot-code.md for the programming model.
+package botruntime
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Config tunes the runtime.
+type Config struct {
+	// Workers is how many events run at once (each conversation's events
+	// still run one at a time, in order).
+	Workers int
+	// Timeout is the deadline of an invocation for bots that set no
+	// maxExecutionTime; MaxTimeout caps what a bot may set.
+	Timeout, MaxTimeout time.Duration
+	// Poll is the longest the dispatcher sleeps before looking for work
+	// queued by another process.
+	Poll time.Duration
+	// ReleaseAtStart hands back, at start, events a previous run of this
+	// process had claimed (a single process owns the database).
+	ReleaseAtStart bool
+	// StateLimit caps each of event.state's scopes, in bytes of JSON.
+	StateLimit int
+	// ValidateMessage checks an outgoing message ({conversationId, payload,
+	// metadata}) as the Chat API checks createMessage.
+	ValidateMessage func(body []byte) error
+	Log             *slog.Logger
+}
+
+// Defaults of Config.
+const (
+	DefaultWorkers    = 64
+	DefaultTimeout    = 10 * time.Second
+	DefaultMaxTimeout = 60 * time.Second
+	DefaultStateLimit = 128 << 10
+	defaultPoll       = time.Second
+)
+
+// Runtime dispatches events to bot code.
+type Runtime struct {
+	store store.Store
+	chat  *chat.Service
+	clock platform.Clock
+	cfg   Config
+	log   *slog.Logger
+
+	wake             chan struct{}
+	recurringChanged chan struct{}
+
+	botsMu sync.Mutex
+	bots   map[string]*botInfo
+
+	poolsMu sync.Mutex
+	pools   map[string]*pool
+
+	inflight sync.WaitGroup
+}
+
+// New returns a runtime; Run starts it.
+func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Runtime {
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxTimeout < cfg.Timeout {
+		cfg.MaxTimeout = max(cfg.Timeout, DefaultMaxTimeout)
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = defaultPoll
+	}
+	if cfg.StateLimit <= 0 {
+		cfg.StateLimit = DefaultStateLimit
+	}
+	if cfg.ValidateMessage == nil {
+		cfg.ValidateMessage = func([]byte) error { return nil }
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Runtime{store: st, chat: cs, clock: clock, cfg: cfg, log: cfg.Log,
+		wake: make(chan struct{}, 1), recurringChanged: make(chan struct{}, 1), bots: map[string]*botInfo{}, pools: map[string]*pool{}}
+}
+
+// Notify tells the dispatcher that work was queued.
+func (r *Runtime) Notify() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// botInfo is a bot as the runtime needs it, cached per version.
+type botInfo struct {
+	bot     platform.Bot
+	updated time.Time
+	version string
+	ctxJSON string
+	timeout time.Duration
+}
+
+// botInfo returns the bot's current version: one cheap query tells whether
+// the cached copy is current, so new code takes effect from the next event.
+func (r *Runtime) botInfo(ctx context.Context, botID string) (*botInfo, error) {
+	ws, updated, err := r.store.BotVersion(ctx, botID)
+	if err != nil {
+		return nil, err
+	}
+	r.botsMu.Lock()
+	b, ok := r.bots[botID]
+	r.botsMu.Unlock()
+	if ok && b.updated.Equal(updated) {
+		return b, nil
+	}
+	bot, err := r.store.GetBot(ctx, ws, botID)
+	if err != nil {
+		return nil, err
+	}
+	b = &botInfo{bot: bot, updated: bot.UpdatedAt, version: strconv.FormatInt(bot.UpdatedAt.UnixMicro(), 10), timeout: r.cfg.Timeout}
+	if t := bot.Spec.MaxExecutionTime; t != nil {
+		b.timeout = min(time.Duration(*t)*time.Second, r.cfg.MaxTimeout)
+	}
+	configuration := json.RawMessage(`{}`)
+	var cfg struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(bot.Spec.Configuration, &cfg) == nil && len(cfg.Data) > 0 && string(cfg.Data) != "null" {
+		configuration = cfg.Data
+	}
+	secrets := bot.Spec.Secrets
+	if secrets == nil {
+		secrets = map[string]string{}
+	}
+	ctxJSON, _ := json.Marshal(map[string]any{"botId": bot.ID, "workspaceId": bot.WorkspaceID, "configuration": configuration, "secrets": secrets})
+	b.ctxJSON = string(ctxJSON)
+	r.botsMu.Lock()
+	r.bots[botID] = b
+	r.botsMu.Unlock()
+	return b, nil
+}

@@ -1,0 +1,61 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/botplatform/botplatform/internal/files"
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// The Runtime API: what runs bot code on demand. The Files API's
+// authentication applies (a bot API key, or a token with x-bot-id).
+func (a *api) runtimeRoutes() *http.ServeMux {
+	m := http.NewServeMux()
+	m.Handle("POST /v1/chat/actions", a.caller(a.callAction))
+	return m
+}
+
+var callActionSchema = schema("runtime-call-action.json", `{"type":"object","additionalProperties":false,"required":["type"],
+	"properties":{"type":{"type":"string","minLength":1},"input":{"type":"object"}}}`)
+
+func (a *api) callAction(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	if !c.CanWrite {
+		return platform.Errorf(platform.ErrForbidden, "calling an action needs the developer role or a bot API key")
+	}
+	var body struct {
+		Type  string          `json:"type"`
+		Input json.RawMessage `json:"input"`
+	}
+	if err := decode(r, callActionSchema, &body); err != nil {
+		return err
+	}
+	out, err := a.Runtime.CallAction(r.Context(), c.BotID, body.Type, body.Input)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"output": out, "meta": map[string]any{"cached": false}})
+	return nil
+}
+
+// ValidateChatMessage checks a message bot code sends ({conversationId,
+// payload, metadata}) against the createMessage schema of the Chat API, so
+// that a bot's messages obey the rules users' messages do.
+func ValidateChatMessage(body []byte) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		return platform.Invalid("", "not valid JSON: %v", err)
+	}
+	if err := messageSchema.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return validationError(ve)
+		}
+		return platform.Invalid("", "%v", err)
+	}
+	return nil
+}

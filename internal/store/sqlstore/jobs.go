@@ -1,0 +1,209 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+func (s *Store) EnqueueJob(ctx context.Context, j platform.Job) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+			j.ID, j.Kind, j.Subject, string(j.Payload), micros(j.RunAfter), micros(j.CreatedAt))
+		return err
+	})
+}
+
+// claimable selects the ids of the jobs ClaimJobs may take: the first job of
+// each subject, due, and not held under a live lease.
+const claimable = `SELECT j.id FROM jobs j
+	WHERE j.kind = ? AND j.run_after <= ?
+	  AND (j.status = 'pending' OR (j.status = 'running' AND j.lease_until <= ?))
+	  AND NOT EXISTS (SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.subject = j.subject AND o.status <> 'done'
+	      AND (o.run_after < j.run_after OR (o.run_after = j.run_after AND o.id < j.id)))
+	ORDER BY j.run_after, j.id LIMIT ?`
+
+func (s *Store) ClaimJobs(ctx context.Context, kind string, now, leaseUntil time.Time, limit int) ([]platform.Job, error) {
+	var out []platform.Job
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		out = out[:0]
+		st, err := s.txStmt(ctx, tx, claimable+s.d.SkipLocked)
+		if err != nil {
+			return err
+		}
+		rows, err := st.QueryContext(ctx, kind, micros(now), micros(now), limit)
+		if err != nil {
+			return err
+		}
+		var ids []any
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(ids) == 0 {
+			return err
+		}
+		in := strings.Repeat(", ?", len(ids))[2:]
+		rows, err = tx.QueryContext(ctx, s.q(`UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ? WHERE id IN (`+in+`)
+			RETURNING id, kind, subject, payload, status, attempts, run_after, created_at`), append([]any{micros(leaseUntil)}, ids...)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			j, err := scanJob(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, j)
+		}
+		return rows.Err()
+	})
+	sortJobs(out)
+	return out, err
+}
+
+// sortJobs orders jobs as they were queued (RETURNING has no order).
+func sortJobs(js []platform.Job) {
+	for i := 1; i < len(js); i++ {
+		for k := i; k > 0 && jobBefore(js[k], js[k-1]); k-- {
+			js[k], js[k-1] = js[k-1], js[k]
+		}
+	}
+}
+
+func jobBefore(a, b platform.Job) bool {
+	if !a.RunAfter.Equal(b.RunAfter) {
+		return a.RunAfter.Before(b.RunAfter)
+	}
+	return a.ID < b.ID
+}
+
+func scanJob(sc interface{ Scan(...any) error }) (platform.Job, error) {
+	var j platform.Job
+	var payload string
+	var runAfter, created int64
+	err := sc.Scan(&j.ID, &j.Kind, &j.Subject, &payload, &j.Status, &j.Attempts, &runAfter, &created)
+	j.Payload = json.RawMessage(payload)
+	j.RunAfter, j.CreatedAt = fromMicros(runAfter), fromMicros(created)
+	return j, noRows(err)
+}
+
+func (s *Store) FinishJob(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, now time.Time) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.appendLogs(ctx, tx, logs); err != nil {
+			return err
+		}
+		for _, st := range states {
+			if _, err := s.exec(ctx, tx, `INSERT INTO bot_states (bot_id, scope, scope_id, value, updated_at) VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (bot_id, scope, scope_id) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+				st.BotID, st.Scope, st.ScopeID, string(st.Value), micros(now)); err != nil {
+				return err
+			}
+		}
+		if keep {
+			return s.execOne(ctx, tx, `UPDATE jobs SET status = 'done', lease_until = NULL WHERE id = ? AND status <> 'done'`, id)
+		}
+		return s.execOne(ctx, tx, `DELETE FROM jobs WHERE id = ?`, id)
+	})
+}
+
+func (s *Store) PurgeJobs(ctx context.Context, kind string, before time.Time) (int, error) {
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		n, err = s.exec(ctx, tx, `DELETE FROM jobs WHERE kind = ? AND status = 'done' AND run_after < ?`, kind, micros(before))
+		return err
+	})
+	return int(n), err
+}
+
+func (s *Store) RetryJob(ctx context.Context, id string, runAfter time.Time) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return s.execOne(ctx, tx, `UPDATE jobs SET status = 'pending', lease_until = NULL, run_after = ? WHERE id = ? AND status <> 'done'`, micros(runAfter), id)
+	})
+}
+
+func (s *Store) ReleaseJobs(ctx context.Context, kind string) (int, error) {
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		n, err = s.exec(ctx, tx, `UPDATE jobs SET status = 'pending', lease_until = NULL WHERE kind = ? AND status = 'running'`, kind)
+		return err
+	})
+	return int(n), err
+}
+
+func (s *Store) NextJobAt(ctx context.Context, kind string) (time.Time, bool, error) {
+	var at sql.NullInt64
+	if err := s.queryRow(ctx, `SELECT MIN(run_after) FROM jobs WHERE kind = ? AND status = 'pending'`, kind).Scan(&at); err != nil {
+		return time.Time{}, false, err
+	}
+	if !at.Valid {
+		return time.Time{}, false, nil
+	}
+	return fromMicros(at.Int64), true, nil
+}
+
+func (s *Store) BotStates(ctx context.Context, botID, userID, conversationID string) (map[string]json.RawMessage, error) {
+	rows, err := s.query(ctx, `SELECT scope, value FROM bot_states WHERE bot_id = ?
+		AND ((scope = 'bot' AND scope_id = '') OR (scope = 'user' AND scope_id = ?) OR (scope = 'conversation' AND scope_id = ?))`,
+		botID, userID, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]json.RawMessage{}
+	for rows.Next() {
+		var scope, value string
+		if err := rows.Scan(&scope, &value); err != nil {
+			return nil, err
+		}
+		out[scope] = json.RawMessage(value)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) BotVersion(ctx context.Context, botID string) (string, time.Time, error) {
+	var ws string
+	var updated int64
+	err := s.queryRow(ctx, `SELECT workspace_id, updated_at FROM bots WHERE id = ?`, botID).Scan(&ws, &updated)
+	return ws, fromMicros(updated), noRows(err)
+}
+
+// RecurringBots returns each bot with recurring events: id, workspace, spec
+// and update time only.
+func (s *Store) RecurringBots(ctx context.Context) ([]platform.Bot, error) {
+	rows, err := s.query(ctx, `SELECT id, workspace_id, spec, updated_at FROM bots WHERE spec LIKE ?`, `%"recurringEvents"%`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []platform.Bot
+	for rows.Next() {
+		var b platform.Bot
+		var spec string
+		var updated int64
+		if err := rows.Scan(&b.ID, &b.WorkspaceID, &spec, &updated); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(spec), &b.Spec); err != nil {
+			return nil, err
+		}
+		if len(b.Spec.RecurringEvents) == 0 || string(b.Spec.RecurringEvents) == "{}" {
+			continue
+		}
+		b.UpdatedAt = fromMicros(updated)
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
