@@ -77,7 +77,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		{"upload-url-ttl", "UPLOAD_URL_TTL", "1h", "lifetime of a file's uploadUrl", &c.UploadURLTTL, time.Second},
 		{"download-url-ttl", "DOWNLOAD_URL_TTL", "15m", "lifetime of a signed file url (files without public_content)", &c.DownloadURLTTL, time.Second},
 		{"reaper-interval", "REAPER_INTERVAL", "1m", "how often expired files are deleted", &c.ReaperInterval, time.Second},
-		{"sse-ping-interval", "SSE_PING_INTERVAL", "20s", "longest silence on a conversation's event stream before a ping", &c.SSEPingInterval, 100 * time.Millisecond},
+		{"sse-ping-interval", "SSE_PING_INTERVAL", "4s", "longest silence on a conversation's event stream before a ping", &c.SSEPingInterval, 100 * time.Millisecond},
 		{"bot-timeout", "BOT_TIMEOUT", "10s", "deadline of one run of bot code, for bots that set no maxExecutionTime", &c.BotTimeout, 10 * time.Millisecond},
 		{"bot-timeout-max", "BOT_TIMEOUT_MAX", "60s", "ceiling on a bot's maxExecutionTime", &c.BotTimeoutMax, 10 * time.Millisecond},
 	}

@@ -427,7 +427,7 @@ func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Bot, u plat
 	}
 	interval := a.PingInterval
 	if interval <= 0 {
-		interval = 20 * time.Second
+		interval = 4 * time.Second
 	}
 	ping := time.NewTimer(interval)
 	defer ping.Stop()
