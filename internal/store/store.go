@@ -122,12 +122,14 @@ type Store interface {
 	FinishJob(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, now time.Time) error
 	// PurgeJobs deletes the done jobs of kind due before before.
 	PurgeJobs(ctx context.Context, kind string, before time.Time) (int, error)
-	// RetryJob hands a claimed job back, to be claimed again from runAfter.
+	// RetryJob hands a claimed job back, to be claimed again from runAfter;
+	// it keeps its place in its subject's order.
 	RetryJob(ctx context.Context, id string, runAfter time.Time) error
 	// ReleaseJobs hands every claimed job of kind back (a single process
 	// starting again: no other worker can hold them).
 	ReleaseJobs(ctx context.Context, kind string) (int, error)
-	// NextJobAt is when the earliest pending job of kind becomes due.
+	// NextJobAt is when the earliest pending job of kind becomes due (or
+	// its retry may run).
 	NextJobAt(ctx context.Context, kind string) (time.Time, bool, error)
 
 	// BotStates loads the bot's state and that of a user and a conversation

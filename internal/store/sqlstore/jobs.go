@@ -20,11 +20,14 @@ func (s *Store) EnqueueJob(ctx context.Context, j platform.Job) error {
 
 // claimable selects the ids of the jobs ClaimJobs may take: the first job of
 // each subject, due, and not held under a live lease.
+//
+// A pending job's lease_until, when set, is the time before which it may
+// not run (a retry's back-off): its place in line, run_after, is kept.
 const claimable = `SELECT j.id FROM jobs j
 	WHERE j.kind = ? AND j.run_after <= ?
-	  AND (j.status = 'pending' OR (j.status = 'running' AND j.lease_until <= ?))
-	  AND NOT EXISTS (SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.subject = j.subject AND o.status <> 'done'
-	      AND (o.run_after < j.run_after OR (o.run_after = j.run_after AND o.id < j.id)))
+	  AND ((j.status = 'pending' AND (j.lease_until IS NULL OR j.lease_until <= ?)) OR (j.status = 'running' AND j.lease_until <= ?))
+	  AND NOT EXISTS (SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.subject = j.subject AND o.status <> 'done' AND o.id <> j.id
+	      AND (o.run_after < j.run_after OR (o.run_after = j.run_after AND o.id < j.id) OR (o.status = 'running' AND o.lease_until > ?)))
 	ORDER BY j.run_after, j.id LIMIT ?`
 
 func (s *Store) ClaimJobs(ctx context.Context, kind string, now, leaseUntil time.Time, limit int) ([]platform.Job, error) {
@@ -35,7 +38,7 @@ func (s *Store) ClaimJobs(ctx context.Context, kind string, now, leaseUntil time
 		if err != nil {
 			return err
 		}
-		rows, err := st.QueryContext(ctx, kind, micros(now), micros(now), limit)
+		rows, err := st.QueryContext(ctx, kind, micros(now), micros(now), micros(now), micros(now), limit)
 		if err != nil {
 			return err
 		}
@@ -129,7 +132,7 @@ func (s *Store) PurgeJobs(ctx context.Context, kind string, before time.Time) (i
 
 func (s *Store) RetryJob(ctx context.Context, id string, runAfter time.Time) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		return s.execOne(ctx, tx, `UPDATE jobs SET status = 'pending', lease_until = NULL, run_after = ? WHERE id = ? AND status <> 'done'`, micros(runAfter), id)
+		return s.execOne(ctx, tx, `UPDATE jobs SET status = 'pending', lease_until = ? WHERE id = ? AND status <> 'done'`, micros(runAfter), id)
 	})
 }
 
@@ -145,7 +148,7 @@ func (s *Store) ReleaseJobs(ctx context.Context, kind string) (int, error) {
 
 func (s *Store) NextJobAt(ctx context.Context, kind string) (time.Time, bool, error) {
 	var at sql.NullInt64
-	if err := s.queryRow(ctx, `SELECT MIN(run_after) FROM jobs WHERE kind = ? AND status = 'pending'`, kind).Scan(&at); err != nil {
+	if err := s.queryRow(ctx, `SELECT MIN(CASE WHEN lease_until > run_after THEN lease_until ELSE run_after END) FROM jobs WHERE kind = ? AND status = 'pending'`, kind).Scan(&at); err != nil {
 		return time.Time{}, false, err
 	}
 	if !at.Valid {
