@@ -176,11 +176,12 @@ func (s *Store) ListParticipants(ctx context.Context, conversationID string, p s
 }
 
 // enqueueBotEvent queues the delivery of an incoming message or event to
-// the bot, in the transaction that stores it.
+// the bot, in the transaction that stores it; a bot without code gets none.
 func (s *Store) enqueueBotEvent(ctx context.Context, tx *sql.Tx, kind, id, conversationID string, at int64) error {
 	payload, _ := json.Marshal(map[string]string{"type": kind, "id": id, "conversationId": conversationID})
-	_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
-		platform.NewID("job_"), platform.JobBotEvent, conversationID, string(payload), at, at)
+	_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at)
+		SELECT ?, ?, ?, ?, 'pending', 0, ?, ? WHERE EXISTS (SELECT 1 FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = ? AND b.code <> '')`,
+		platform.NewID("job_"), platform.JobBotEvent, conversationID, string(payload), at, at, conversationID)
 	return err
 }
 

@@ -94,6 +94,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RecurringBots", testRecurringBots},
 		{"GetConversationByID", testGetConversationByID},
 		{"RuntimeDeletes", testRuntimeDeletes},
+		{"NoCodeNoBotEvents", testNoCodeNoBotEvents},
 		{"Secret", testSecret},
 		{"ManyQueryShapes", testManyQueryShapes},
 		{"ConcurrentUse", testConcurrentUse},
@@ -206,7 +207,7 @@ func (e *env) newBot(workspaceID, name string) platform.Bot {
 	id := platform.NewID(platform.PrefixBot)
 	return platform.Bot{
 		ID: id, WorkspaceID: workspaceID, Name: name, Type: "studio", Status: "active",
-		SigningSecret: "secret-" + name, CreatedBy: "acc_creator", Tags: map[string]string{},
+		SigningSecret: "secret-" + name, CreatedBy: "acc_creator", Tags: map[string]string{}, Code: "bot.on.message(() => {})",
 		CreatedAt: now, UpdatedAt: now, Integrations: []platform.BotIntegration{e.newIntegration(id, "chat")},
 	}
 }

@@ -944,3 +944,27 @@ func testRuntimeDeletes(t *testing.T, e *env) {
 			"the other workspace's jobs after DeleteWorkspace")
 	})
 }
+
+// testNoCodeNoBotEvents: messages and events in a conversation of a bot
+// without code queue nothing for it (there is nothing to run); once code is
+// deployed, they do.
+func testNoCodeNoBotEvents(t *testing.T, e *env) {
+	a := e.account(t, "a")
+	w, _ := e.workspace(t, a)
+	b := e.newBot(w.ID, "codeless")
+	b.Code = ""
+	must(t, e.s.CreateBot(e.ctx, b), "CreateBot")
+	u := e.chatUser(t, b.ID, "u")
+	c := e.conversation(t, b.ID, u.ID, "c")
+	at := e.now()
+	must(t, e.s.CreateMessage(e.ctx, platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{"type":"text","text":"hi"}`), CreatedAt: at}), "CreateMessage")
+	must(t, e.s.CreateChatEvent(e.ctx, platform.ChatEvent{ID: platform.NewID("evt_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{}`), CreatedAt: at}), "CreateChatEvent")
+	if js := e.jobs(t, c.ID); len(js) != 0 {
+		t.Fatalf("a bot without code got %d jobs: %s", len(js), show(js))
+	}
+	b.Code = "bot.on.message(() => {})"
+	must(t, e.s.UpdateBot(e.ctx, b), "UpdateBot")
+	m := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{"type":"text","text":"hi"}`), CreatedAt: at}
+	must(t, e.s.CreateMessage(e.ctx, m), "CreateMessage after deploying")
+	e.wantBotEventJobs(t, c.ID, []botEvent{{"message", m.ID, at}}, "jobs once code is deployed")
+}
