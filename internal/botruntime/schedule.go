@@ -169,6 +169,7 @@ func (r *Runtime) recurring(ctx context.Context) {
 		}
 		if now.Sub(purged) >= time.Hour {
 			purged = now
+			r.forgetIdle(time.Now())
 			if _, err := r.store.PurgeJobs(ctx, platform.JobBotEvent, now.Add(-doneRetention)); err != nil && ctx.Err() == nil {
 				r.log.Error("bot runtime: purging done events", "err", err)
 			}

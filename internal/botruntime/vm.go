@@ -163,10 +163,11 @@ func (v *vm) natives() map[string]any {
 
 // pool keeps warm VMs of one version of a bot's code.
 type pool struct {
-	botID   string
-	version string
-	prog    *goja.Program
-	idle    chan *vm
+	botID    string
+	version  string
+	prog     *goja.Program
+	idle     chan *vm
+	lastUsed time.Time // guarded by Runtime.poolsMu
 }
 
 // vmFor takes a warm VM of the bot's current code, or makes one (its
@@ -190,13 +191,14 @@ func (r *Runtime) poolFor(b *botInfo) (*pool, error) {
 	r.poolsMu.Lock()
 	defer r.poolsMu.Unlock()
 	if p, ok := r.pools[b.bot.ID]; ok && p.version == b.version {
+		p.lastUsed = time.Now()
 		return p, nil
 	}
 	prog, err := compile(b.bot.Code)
 	if err != nil {
 		return nil, err
 	}
-	p := &pool{botID: b.bot.ID, version: b.version, prog: prog, idle: make(chan *vm, r.cfg.Workers)}
+	p := &pool{botID: b.bot.ID, version: b.version, prog: prog, idle: make(chan *vm, r.cfg.Workers), lastUsed: time.Now()}
 	r.pools[b.bot.ID] = p // VMs of older code are dropped as they come back
 	return p, nil
 }
@@ -227,4 +229,23 @@ func trimStack(stack string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// idleBots is how long a bot's warm VMs and cached settings are kept
+// without events.
+const idleBots = 10 * time.Minute
+
+// forgetIdle drops the VMs of bots without events for idleBots (deleted
+// bots among them) and the cached settings of every bot.
+func (r *Runtime) forgetIdle(now time.Time) {
+	r.poolsMu.Lock()
+	for id, p := range r.pools {
+		if now.Sub(p.lastUsed) > idleBots {
+			delete(r.pools, id)
+		}
+	}
+	r.poolsMu.Unlock()
+	r.botsMu.Lock()
+	clear(r.bots) // a cache: reloaded at the next event
+	r.botsMu.Unlock()
 }
