@@ -417,6 +417,19 @@ func (st *sseStream) expect(t *testing.T, typ string) map[string]any {
 	return s.Data
 }
 
+// skipTo reads signals until one of type typ and returns it: for streams
+// opened right after a write whose signal may or may not reach them (with
+// PostgreSQL, signals travel through NOTIFY and may arrive after the
+// subscription).
+func (st *sseStream) skipTo(t *testing.T, typ string) map[string]any {
+	t.Helper()
+	for {
+		if s := st.signal(t); s.Type == typ {
+			return s.Data
+		}
+	}
+}
+
 // waitEnd requires the server to end the stream within signalTimeout; it
 // returns the signals (pings left out) that came before the end.
 func (st *sseStream) waitEnd(t *testing.T) []sseEvent {

@@ -24,6 +24,8 @@ import (
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/httpapi"
+	"github.com/botplatform/botplatform/internal/indexing"
+	"github.com/botplatform/botplatform/internal/indexing/embed"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store/postgres"
 	"github.com/botplatform/botplatform/internal/store/sqlite"
@@ -105,9 +107,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("files: %w", err)
 	}
+	// Indexing: the built-in embedder, or an OpenAI-compatible server.
+	var emb embed.Embedder
+	if cfg.EmbeddingsURL != "" {
+		emb = embed.NewOpenAI(cfg.EmbeddingsURL, cfg.EmbeddingsModel, cfg.EmbeddingsKey, 0, &http.Client{Timeout: time.Minute})
+	}
+	idx := indexing.New(st, blobs, platform.SystemClock{}, indexing.Config{Workers: cfg.IndexWorkers, Embedder: emb, Log: log,
+		ReleaseAtStart: cfg.DatabaseURL == ""})
+	fsvc.OnIndexQueued(idx.Notify)
 	workers, stopWorkers := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { fsvc.RunReaper(workers, cfg.ReaperInterval) })
+	wg.Go(func() { idx.Run(workers) })
 	defer func() { stopWorkers(); wg.Wait() }()
 
 	// Live signals: in process with SQLite; shared by every process through
@@ -132,6 +143,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ReleaseAtStart: cfg.DatabaseURL == "", ValidateMessage: httpapi.ValidateChatMessage, Log: log,
 	})
 	chatSvc.OnQueued(rt.Notify)
+	rt.SetSearcher(idx)
 	adm.OnBotsChanged(rt.RecurringChanged)
 	runtimeCtx, stopRuntime := context.WithCancel(context.Background())
 	var runtimeDone sync.WaitGroup
@@ -141,7 +153,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	chatURL, _ := url.Parse(cfg.ChatURL)
 	srv := &http.Server{
 		Handler: httpapi.New(httpapi.Deps{
-			Log: log, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt,
+			Log: log, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
 			Chat: chatSvc, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
 		}),
 		// Uploads and event streams extend their own deadlines.

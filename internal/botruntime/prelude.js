@@ -88,6 +88,7 @@
 
   let ctx = {}
   let currentState = { bot: null, user: null, conversation: null }
+  let currentEvent = null
 
   const runAction = async (type, input) => {
     const fn = registry.actions[type]
@@ -132,6 +133,17 @@
     async listParticipants(req) {
       return call('listParticipants', req)
     },
+    async searchFiles(req) {
+      const out = call('searchFiles', req)
+      if (currentEvent) {
+        const kb = currentEvent.kb || (currentEvent.kb = { included: [], results: [] })
+        for (const id of out.knowledgeBases) {
+          if (!kb.included.includes(id)) kb.included.push(id)
+        }
+        kb.results.push(...out.passages)
+      }
+      return { passages: out.passages }
+    },
     async callAction(req) {
       req = req || {}
       return { output: await runAction(req.type, req.input) }
@@ -158,12 +170,13 @@
     let event = JSON.parse(eventJSON)
     const state = event.state
     currentState = state
+    currentEvent = event
     const message = messageJSON ? JSON.parse(messageJSON) : undefined
     const conversation = conversationJSON ? JSON.parse(conversationJSON) : undefined
     for (const h of matching(registry.beforeIncomingEvent, event.type)) {
       const r = await h.fn({ data: event, event, client, ctx, logger })
       if (r && r.stop) return { stopped: true, state: serializeState(state) }
-      if (r && r.data) event = r.data
+      if (r && r.data) event = currentEvent = r.data
     }
     const args = { event, message, conversation, client, ctx, logger, state }
     const handlers =
@@ -180,6 +193,7 @@
   const action = async (type, inputJSON, ctxJSON) => {
     ctx = JSON.parse(ctxJSON)
     currentState = { bot: null, user: null, conversation: null }
+    currentEvent = null
     if (!registry.actions[type]) return null
     const output = await runAction(type, JSON.parse(inputJSON))
     return String(JSON.stringify(output === undefined ? {} : output))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -66,7 +67,17 @@ type Runtime struct {
 	pools   map[string]*pool
 
 	inflight sync.WaitGroup
+
+	search Searcher
 }
+
+// Searcher searches a bot's indexed files (the indexing service).
+type Searcher interface {
+	Search(ctx context.Context, q indexing.Query) ([]indexing.Result, error)
+}
+
+// SetSearcher lets bot code search the bot's files (client.searchFiles).
+func (r *Runtime) SetSearcher(s Searcher) { r.search = s }
 
 // New returns a runtime; Run starts it.
 func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Runtime {

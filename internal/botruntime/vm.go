@@ -158,6 +158,7 @@ func (v *vm) natives() map[string]any {
 		"getMessage":       wrap((*call).getMessage),
 		"listMessages":     wrap((*call).listMessages),
 		"listParticipants": wrap((*call).listParticipants),
+		"searchFiles":      wrap((*call).searchFiles),
 	}
 }
 

@@ -81,15 +81,22 @@ func (h *PGHub) Subscribe(conversationID, userID string) *Subscription {
 
 func (h *PGHub) CloseAll() { h.local.CloseAll() }
 
+// Publish delivers to this process's listeners at once, as LocalHub does
+// (a stream opened after the publication never receives it), and notifies
+// the other processes; this process skips its own notifications.
 func (h *PGHub) Publish(conversationID string, s Signal) {
 	frame, err := encodeSignal(s)
 	if err != nil {
 		return
 	}
+	h.local.publishFrame(conversationID, frame)
 	h.send("s", conversationID, string(frame))
 }
 
-func (h *PGHub) CloseUser(userID string) { h.send("u", userID, "") }
+func (h *PGHub) CloseUser(userID string) {
+	h.local.CloseUser(userID)
+	h.send("u", userID, "")
+}
 
 // send notifies the channel, in pieces when data is large.
 func (h *PGHub) send(kind, subject, data string) {
@@ -169,6 +176,9 @@ func (h *PGHub) deliver(payload string) {
 		return
 	}
 	kind, id, subject, data := parts[0], parts[1], parts[4], parts[5]
+	if strings.HasPrefix(id, h.origin+"-") {
+		return // published here, and delivered here already
+	}
 	i, err1 := strconv.Atoi(parts[2])
 	n, err2 := strconv.Atoi(parts[3])
 	if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {

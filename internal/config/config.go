@@ -36,6 +36,10 @@ type Config struct {
 	BotTimeoutMax   time.Duration
 	BotWorkers      int
 	BotStateLimit   int
+	IndexWorkers    int
+	EmbeddingsURL   string
+	EmbeddingsModel string
+	EmbeddingsKey   string
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -62,6 +66,8 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "empty for SQLite in the data directory, or postgres://… (BOTPLATFORM_DATABASE_URL)")
 	fs.StringVar(&c.PublicURL, "public-url", env("PUBLIC_URL", ""), "absolute base URL of every URL the server hands out; default http://<addr> (BOTPLATFORM_PUBLIC_URL)")
 	fs.StringVar(&c.ChatURL, "chat-url", env("CHAT_URL", ""), "base URL of the Chat API; default <public-url>/chat (BOTPLATFORM_CHAT_URL)")
+	fs.StringVar(&c.EmbeddingsURL, "embeddings-url", env("EMBEDDINGS_URL", ""), "base URL of an OpenAI-compatible embeddings API (…/v1); empty uses the built-in embedder (BOTPLATFORM_EMBEDDINGS_URL)")
+	fs.StringVar(&c.EmbeddingsModel, "embeddings-model", env("EMBEDDINGS_MODEL", ""), "embeddings model name, required with --embeddings-url (BOTPLATFORM_EMBEDDINGS_MODEL)")
 	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "text or json (BOTPLATFORM_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (BOTPLATFORM_LOG_LEVEL)")
 	shutdown := env("SHUTDOWN_TIMEOUT", "15s")
@@ -88,6 +94,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	}{
 		{"bot-workers", "BOT_WORKERS", "64", "how many bot events run at once (one at a time per conversation)", &c.BotWorkers, 1},
 		{"bot-state-limit", "BOT_STATE_LIMIT", "131072", "largest event.state scope (bot, user, conversation) in bytes of JSON", &c.BotStateLimit, 2},
+		{"index-workers", "INDEX_WORKERS", "2", "how many files are indexed at once", &c.IndexWorkers, 1},
 	}
 	rawInts := make([]string, len(ints))
 	for i, d := range ints {
@@ -111,6 +118,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	c.AdminToken = env("ADMIN_TOKEN", "")
+	c.EmbeddingsKey = env("EMBEDDINGS_KEY", "")
 	var err error
 	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil {
 		return c, fmt.Errorf("shutdown-timeout: %v", err)
@@ -154,6 +162,14 @@ func (c *Config) validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		errs = append(errs, errors.New("log-level: must be debug, info, warn or error"))
+	}
+	if c.EmbeddingsURL != "" {
+		if u, err := url.Parse(c.EmbeddingsURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, errors.New("embeddings-url: must be an absolute http(s) URL"))
+		}
+		if c.EmbeddingsModel == "" {
+			errs = append(errs, errors.New("embeddings-model: required with embeddings-url"))
+		}
 	}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("data: must not be empty"))

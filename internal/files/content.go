@@ -148,6 +148,9 @@ func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, b
 		FileID: f.ID, Generation: f.Generation, BlobKey: key, Size: info.Size, SHA256: info.SHA256, Status: status,
 		MaxStorage: lim.MaxStorage, MaxVector: lim.MaxVector, Now: s.clock.Now(),
 	})
+	if err == nil && done.Status == platform.FileIndexPending {
+		s.indexQueued()
+	}
 	var qe *store.QuotaError
 	switch {
 	case errors.As(err, &qe):

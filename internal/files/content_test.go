@@ -149,3 +149,32 @@ func TestReaperRemovesOrphanContent(t *testing.T) {
 		})
 	}
 }
+
+// TestPublicContentWaitsForIndexing: the public content of an indexed file
+// is served once indexing has ended (completed or failed), not while it is
+// pending, unless publicContentImmediatelyAccessible was asked for.
+func TestPublicContentWaitsForIndexing(t *testing.T) {
+	t.Parallel()
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, backend)
+			policies := []string{platform.PolicyPublicContent}
+			f := e.upsert(files.UpsertInput{Key: "idx.md", Size: 5, Index: true, AccessPolicies: policies})
+			done, err := e.svc.Upload(e.ctx, signedOf(t, e.svc.UploadURL(f)), "", bytes.NewReader([]byte("# doc")))
+			if err != nil || done.Status != platform.FileIndexPending {
+				t.Fatalf("upload: %+v %v", done, err)
+			}
+			_, _, err = e.svc.PublicContent(e.ctx, f.ID)
+			requireErr(t, "public content while indexing is pending", err, platform.ErrResourceNotFound)
+			if err := e.store.CompleteIndexing(e.ctx, f.ID, done.Generation, "v2", nil, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			_, rd, err := e.svc.PublicContent(e.ctx, f.ID)
+			if err != nil {
+				t.Fatalf("public content once indexed: %v", err)
+			}
+			rd.Close()
+		})
+	}
+}

@@ -37,6 +37,19 @@ type Service struct {
 
 	orphanMu        sync.Mutex
 	lastOrphanSweep time.Time
+
+	// onIndex is called once a file is queued for indexing.
+	onIndex func()
+}
+
+// OnIndexQueued sets what to call once a file is queued for indexing (the
+// indexing workers wake up).
+func (s *Service) OnIndexQueued(f func()) { s.onIndex = f }
+
+func (s *Service) indexQueued() {
+	if s.onIndex != nil {
+		s.onIndex()
+	}
 }
 
 // New returns a Service. The URL signing key is shared by every process
@@ -72,6 +85,9 @@ type Caller struct {
 type Headers struct {
 	BotID, IntegrationID, IntegrationAlias, IntegrationName, UserID, UserRole string
 }
+
+// Visibility is the set of files the caller may see, for listings and search.
+func (c *Caller) Visibility() store.FileVisibility { return c.visibility() }
 
 func (c *Caller) visibility() store.FileVisibility {
 	return store.FileVisibility{BotID: c.BotID, All: !c.Integration, Scope: c.Scope}

@@ -16,6 +16,7 @@ import (
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/files"
+	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -36,6 +37,8 @@ type Deps struct {
 	Admin *admin.Service
 	Files *files.Service
 	Chat  *chat.Service
+	// Indexing searches indexed files; nil serves no search.
+	Indexing *indexing.Service
 	// Runtime runs bot code; nil serves no Runtime API.
 	Runtime *botruntime.Runtime
 	// ChatPath is the path of the Chat API's base URL ("/chat").

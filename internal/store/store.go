@@ -141,6 +141,38 @@ type Store interface {
 	// RecurringBots lists the bots that declare recurring events.
 	RecurringBots(ctx context.Context) ([]platform.Bot, error)
 
+	// Indexing. CompleteIndexing replaces a file's passages and marks it
+	// indexed, and FailIndexing marks it failed, both only while the file's
+	// content is still generation gen (ErrConflict otherwise).
+	CompleteIndexing(ctx context.Context, fileID string, gen int64, stack string, ps []platform.Passage, now time.Time) error
+	FailIndexing(ctx context.Context, fileID string, gen int64, reason string, now time.Time) error
+	// QueueIndexing sets a file back to indexing_pending with a job to index
+	// it again (payload: a platform.IndexJob).
+	QueueIndexing(ctx context.Context, fileID string, payload json.RawMessage, now time.Time) error
+	ListPassages(ctx context.Context, fileID string, p Page) ([]platform.Passage, string, error)
+	// PassagesAround returns a file's passages with positions in [from, to].
+	PassagesAround(ctx context.Context, fileID string, from, to int) ([]platform.Passage, error)
+	PassagesBySeq(ctx context.Context, seqs []int64) ([]platform.Passage, error)
+	// PassageStats returns the newest seq and the count of a bot's passages.
+	PassageStats(ctx context.Context, botID string) (maxSeq int64, count int, err error)
+	// PassageVectors returns seq, file and vector of a bot's passages stored
+	// after afterSeq.
+	PassageVectors(ctx context.Context, botID string, afterSeq int64) ([]platform.Passage, error)
+	// SearchableFiles lists the indexed files v may see that pass the tag
+	// filters.
+	SearchableFiles(ctx context.Context, v FileVisibility, tags, notTags map[string][]string) ([]string, error)
+	// SearchText ranks those files' passages by full-text relevance to
+	// query and returns up to limit seqs, best first.
+	SearchText(ctx context.Context, v FileVisibility, tags, notTags map[string][]string, query string, limit int) ([]int64, error)
+
+	// Knowledge bases of a bot.
+	CreateKnowledgeBase(ctx context.Context, kb platform.KnowledgeBase) error
+	GetKnowledgeBase(ctx context.Context, botID, id string) (platform.KnowledgeBase, error)
+	// UpdateKnowledgeBase replaces name, tags and update time.
+	UpdateKnowledgeBase(ctx context.Context, kb platform.KnowledgeBase) error
+	DeleteKnowledgeBase(ctx context.Context, botID, id string) error
+	ListKnowledgeBases(ctx context.Context, botID string, tags map[string][]string, p Page) ([]platform.KnowledgeBase, string, error)
+
 	// Secret returns the server secret with that name, creating it with
 	// value when it does not exist yet (every process then shares it).
 	Secret(ctx context.Context, name string, value []byte) ([]byte, error)

@@ -194,6 +194,10 @@ func (s *Store) PutFile(ctx context.Context, f platform.File) (platform.File, *p
 			if _, err := s.exec(ctx, tx, `DELETE FROM jobs WHERE subject = ?`, old.ID); err != nil {
 				return err
 			}
+			// So are its passages.
+			if _, err := s.exec(ctx, tx, `DELETE FROM passages WHERE file_id = ?`, old.ID); err != nil {
+				return err
+			}
 			replaced = &old
 			f.ID, f.CreatedAt, f.Generation = old.ID, old.CreatedAt, old.Generation+1
 			if _, err := s.exec(ctx, tx, `UPDATE files SET workspace_id = ?, status = ?, size = ?, declared_size = ?, content_type = ?, tags = ?,

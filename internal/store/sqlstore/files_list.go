@@ -22,6 +22,49 @@ func visible(q *strings.Builder, args []any, v store.FileVisibility, alias strin
 	return args
 }
 
+// tagConds adds the conditions of listFiles' and searchFiles' tag filters:
+// every key of tags with one of its values, none of notTags' values.
+func tagConds(q *strings.Builder, args []any, tags, notTags map[string][]string) []any {
+	return tagFilter(q, args, "file_tags t WHERE t.file_id = f.id", tags, notTags)
+}
+
+// tagFilter adds tag conditions on the rows of a tags table (t, with key
+// and value columns) that from selects for the listed row.
+func tagFilter(q *strings.Builder, args []any, from string, tags, notTags map[string][]string) []any {
+	keys := make([]string, 0, len(tags))
+	for k := range tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if len(tags[k]) == 0 {
+			q.WriteString(` AND 1 = 0`)
+			continue
+		}
+		q.WriteString(` AND EXISTS (SELECT 1 FROM ` + from + ` AND t.key = ? AND t.value IN (` + placeholders(len(tags[k])) + `))`)
+		args = append(args, k)
+		for _, v := range tags[k] {
+			args = append(args, v)
+		}
+	}
+	keys = keys[:0]
+	for k := range notTags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if len(notTags[k]) == 0 {
+			continue
+		}
+		q.WriteString(` AND NOT EXISTS (SELECT 1 FROM ` + from + ` AND t.key = ? AND t.value IN (` + placeholders(len(notTags[k])) + `))`)
+		args = append(args, k)
+		for _, v := range notTags[k] {
+			args = append(args, v)
+		}
+	}
+	return args
+}
+
 func (s *Store) ListFiles(ctx context.Context, f store.FileFilter) ([]platform.File, string, error) {
 	cur, err := store.DecodeCursor(f.Token)
 	if err != nil {
@@ -40,37 +83,7 @@ func (s *Store) ListFiles(ctx context.Context, f store.FileFilter) ([]platform.F
 	var q strings.Builder
 	q.WriteString(`SELECT ` + fileCols + ` FROM files f WHERE `)
 	args := visible(&q, nil, f.FileVisibility, "f")
-	keys := make([]string, 0, len(f.Tags))
-	for k := range f.Tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if len(f.Tags[k]) == 0 {
-			q.WriteString(` AND 1 = 0`)
-			continue
-		}
-		q.WriteString(` AND EXISTS (SELECT 1 FROM file_tags t WHERE t.file_id = f.id AND t.key = ? AND t.value IN (` + placeholders(len(f.Tags[k])) + `))`)
-		args = append(args, k)
-		for _, v := range f.Tags[k] {
-			args = append(args, v)
-		}
-	}
-	keys = keys[:0]
-	for k := range f.NotTags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if len(f.NotTags[k]) == 0 {
-			continue
-		}
-		q.WriteString(` AND NOT EXISTS (SELECT 1 FROM file_tags t WHERE t.file_id = f.id AND t.key = ? AND t.value IN (` + placeholders(len(f.NotTags[k])) + `))`)
-		args = append(args, k)
-		for _, v := range f.NotTags[k] {
-			args = append(args, v)
-		}
-	}
+	args = tagConds(&q, args, f.Tags, f.NotTags)
 	if len(f.IDs) > 0 {
 		q.WriteString(` AND f.id IN (` + placeholders(len(f.IDs)) + `)`)
 		for _, id := range f.IDs {

@@ -95,6 +95,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"GetConversationByID", testGetConversationByID},
 		{"RuntimeDeletes", testRuntimeDeletes},
 		{"NoCodeNoBotEvents", testNoCodeNoBotEvents},
+		{"Passages", testPassages},
+		{"KnowledgeBases", testKnowledgeBases},
 		{"Secret", testSecret},
 		{"ManyQueryShapes", testManyQueryShapes},
 		{"ConcurrentUse", testConcurrentUse},

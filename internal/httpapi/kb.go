@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/botplatform/botplatform/internal/files"
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+var (
+	createKBSchema = schema("files-create-kb.json", `{"type":"object","additionalProperties":false,"required":["name"],
+		"properties":{"name":{"type":"string"},"tags":{"type":"object","additionalProperties":{"type":"string"}}}}`)
+	updateKBSchema = schema("files-update-kb.json", `{"type":"object","additionalProperties":false,"required":["name"],
+		"properties":{"name":{"type":"string"},"tags":{"type":"object","additionalProperties":{"type":["string","null"]}}}}`)
+)
+
+type kbBody struct {
+	Name string             `json:"name"`
+	Tags map[string]*string `json:"tags"`
+}
+
+func kbJSON(kb platform.KnowledgeBase) map[string]any {
+	return map[string]any{"id": kb.ID, "name": kb.Name, "tags": kb.Tags, "createdAt": platform.FormatTime(kb.CreatedAt)}
+}
+
+func (a *api) createKnowledgeBase(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	var b kbBody
+	if err := decode(r, createKBSchema, &b); err != nil {
+		return err
+	}
+	kb, err := a.Files.CreateKnowledgeBase(r.Context(), c, b.Name, b.Tags)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"knowledgeBase": kbJSON(kb)})
+	return nil
+}
+
+func (a *api) updateKnowledgeBase(w http.ResponseWriter, r *http.Request, c *files.Caller, id string) error {
+	var b kbBody
+	if err := decode(r, updateKBSchema, &b); err != nil {
+		return err
+	}
+	kb, err := a.Files.UpdateKnowledgeBase(r.Context(), c, id, b.Name, b.Tags)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"knowledgeBase": kbJSON(kb)})
+	return nil
+}
+
+func (a *api) deleteKnowledgeBase(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	if err := a.Files.DeleteKnowledgeBase(r.Context(), c, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{})
+	return nil
+}
+
+func (a *api) listKnowledgeBases(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	q := newQuery(r)
+	p, err := page(q, 20)
+	if err != nil {
+		return err
+	}
+	tags, err := q.tags()
+	if err != nil {
+		return err
+	}
+	kbs, next, err := a.Files.ListKnowledgeBases(r.Context(), c, tags, p)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, 0, len(kbs))
+	for _, kb := range kbs {
+		out = append(out, kbJSON(kb))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"knowledgeBases": out, "meta": metaJSON{next}})
+	return nil
+}
+
+// putFileChild serves PUT /v1/files/{first}/{second}: updateKnowledgeBase
+// (knowledge-bases/{id}) and setFilePassages ({id}/passages) share the
+// shape, which the router cannot tell apart. Other paths of that shape (the
+// content URLs) answer 405 before any authentication, as routing does.
+func (a *api) putFileChild(w http.ResponseWriter, r *http.Request) {
+	first, second := r.PathValue("first"), r.PathValue("second")
+	switch {
+	case first == "knowledge-bases":
+		a.caller(func(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+			return a.updateKnowledgeBase(w, r, c, second)
+		}).ServeHTTP(w, r)
+	case second == "passages":
+		r.SetPathValue("id", first)
+		a.caller(a.setFilePassages).ServeHTTP(w, r)
+	default:
+		a.h(func(w http.ResponseWriter, r *http.Request) error {
+			return platform.Errorf(platform.ErrMethodNotFound, "method %s is not allowed on %s", r.Method, r.URL.Path)
+		}).ServeHTTP(w, r)
+	}
+}

@@ -1,0 +1,241 @@
+package parse
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+	"golang.org/x/net/html"
+
+	"github.com/botplatform/botplatform/internal/indexing/doc"
+)
+
+// markdown is safe for concurrent use: goldmark parsers keep no state
+// between calls.
+var markdown = goldmark.New(goldmark.WithExtensions(
+	extension.Table,
+	extension.Strikethrough,
+	extension.TaskList,
+))
+
+// parseMarkdown walks the CommonMark (+ GFM tables) syntax tree of src.
+func parseMarkdown(src []byte) []doc.Block {
+	root := markdown.Parser().Parse(text.NewReader(src))
+	w := mdWalker{src: src}
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		w.block(n)
+	}
+	return w.out
+}
+
+type mdWalker struct {
+	src []byte
+	out blockList
+	buf strings.Builder
+}
+
+func (w *mdWalker) block(n ast.Node) {
+	switch n := n.(type) {
+	case *ast.Heading:
+		w.out.add(doc.Heading, n.Level, w.inline(n), 0)
+	case *ast.Paragraph, *ast.TextBlock:
+		w.out.add(doc.Paragraph, 0, w.inline(n), 0)
+	case *ast.List:
+		var lines []string
+		w.list(n, 0, &lines)
+		w.out.add(doc.List, 0, strings.Join(lines, "\n"), 0)
+	case *ast.FencedCodeBlock, *ast.CodeBlock:
+		w.out.add(doc.Code, 0, w.lines(n), 0)
+	case *ast.Blockquote:
+		var parts []string
+		w.plain(n, &parts)
+		w.out.add(doc.Blockquote, 0, strings.Join(parts, "\n"), 0)
+	case *ast.HTMLBlock:
+		w.out.add(doc.Paragraph, 0, htmlFragmentText(w.lines(n)), 0)
+	case *east.Table:
+		w.out.add(doc.Table, 0, w.table(n), 0)
+	case *ast.ThematicBreak:
+	default:
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			w.block(c)
+		}
+	}
+}
+
+// list renders a list's items one per line, "- item" or "N. item", nested
+// lists indented by two spaces per level.
+func (w *mdWalker) list(l *ast.List, depth int, lines *[]string) {
+	num := l.Start
+	indent := strings.Repeat("  ", depth)
+	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
+		marker := "- "
+		if l.IsOrdered() {
+			marker = strconv.Itoa(num) + ". "
+			num++
+		}
+		var parts []string
+		var nested []ast.Node
+		for c := item.FirstChild(); c != nil; c = c.NextSibling() {
+			if sub, ok := c.(*ast.List); ok {
+				nested = append(nested, sub)
+				continue
+			}
+			w.plain(c, &parts)
+		}
+		*lines = append(*lines, indent+marker+collapseSpace(strings.Join(parts, " ")))
+		for _, sub := range nested {
+			w.list(sub.(*ast.List), depth+1, lines)
+		}
+	}
+}
+
+// plain appends the plain text of the blocks in n to parts, one entry per
+// leaf block.
+func (w *mdWalker) plain(n ast.Node, parts *[]string) {
+	var s string
+	switch n := n.(type) {
+	case *ast.Heading, *ast.Paragraph, *ast.TextBlock:
+		s = w.inline(n)
+	case *ast.FencedCodeBlock, *ast.CodeBlock:
+		s = strings.TrimRight(w.lines(n), "\n")
+	case *ast.HTMLBlock:
+		s = htmlFragmentText(w.lines(n))
+	case *ast.List:
+		var lines []string
+		w.list(n, 0, &lines)
+		s = strings.Join(lines, "\n")
+	case *east.Table:
+		s = w.table(n)
+	case *ast.ThematicBreak:
+	default:
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			w.plain(c, parts)
+		}
+		return
+	}
+	if s = strings.TrimSpace(s); s != "" {
+		*parts = append(*parts, s)
+	}
+}
+
+func (w *mdWalker) table(t *east.Table) string {
+	var rows []string
+	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
+		var cells []string
+		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
+			cells = append(cells, w.inline(c))
+		}
+		if strings.TrimSpace(strings.Join(cells, "")) != "" {
+			rows = append(rows, strings.Join(cells, " | "))
+		}
+	}
+	return strings.Join(rows, "\n")
+}
+
+// lines returns a block's source lines verbatim (code, raw HTML).
+func (w *mdWalker) lines(n ast.Node) string {
+	var b strings.Builder
+	segs := n.Lines()
+	for i := 0; i < segs.Len(); i++ {
+		seg := segs.At(i)
+		b.Write(seg.Value(w.src))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// inline returns the plain text of n's inline content, formatting dropped
+// (a link keeps its text, an image its alt text).
+func (w *mdWalker) inline(n ast.Node) string {
+	w.buf.Reset()
+	w.inlineTo(n, false)
+	return collapseSpace(w.buf.String())
+}
+
+func (w *mdWalker) inlineTo(n ast.Node, code bool) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			v := c.Value(w.src)
+			if !code && !c.IsRaw() {
+				v = unescapeMarkdown(v)
+			}
+			w.buf.Write(v)
+			if c.SoftLineBreak() || c.HardLineBreak() {
+				w.buf.WriteByte(' ')
+			}
+		case *ast.String:
+			v := c.Value
+			if !code && !c.IsRaw() && !c.IsCode() {
+				v = unescapeMarkdown(v)
+			}
+			w.buf.Write(v)
+		case *ast.CodeSpan:
+			w.inlineTo(c, true)
+		case *ast.AutoLink:
+			w.buf.Write(c.Label(w.src))
+		case *ast.RawHTML:
+			// Inline tags carry no text of their own; a <br> separates.
+			if segs := c.Segments; segs.Len() > 0 {
+				seg := segs.At(0)
+				v := seg.Value(w.src)
+				if len(v) >= 3 && (v[1] == 'b' || v[1] == 'B') && (v[2] == 'r' || v[2] == 'R') {
+					w.buf.WriteByte(' ')
+				}
+			}
+		case *east.TaskCheckBox:
+			if c.IsChecked {
+				w.buf.WriteString("[x] ")
+			} else {
+				w.buf.WriteString("[ ] ")
+			}
+		default:
+			w.inlineTo(c, code)
+		}
+	}
+}
+
+func unescapeMarkdown(v []byte) []byte {
+	for _, c := range v {
+		if c == '\\' || c == '&' {
+			v = util.UnescapePunctuations(v)
+			v = util.ResolveNumericReferences(v)
+			return util.ResolveEntityNames(v)
+		}
+	}
+	return v
+}
+
+// htmlFragmentText returns the text of an HTML fragment, tags, comments,
+// scripts and styles dropped.
+func htmlFragmentText(s string) string {
+	z := html.NewTokenizer(strings.NewReader(s))
+	var b strings.Builder
+	skip := 0
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return collapseSpace(b.String())
+		case html.TextToken:
+			if skip == 0 {
+				b.Write(z.Text())
+			}
+		case html.StartTagToken:
+			name, _ := z.TagName()
+			if skipTags[string(name)] {
+				skip++
+			}
+			b.WriteByte(' ')
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			if skipTags[string(name)] && skip > 0 {
+				skip--
+			}
+			b.WriteByte(' ')
+		}
+	}
+}

@@ -1,0 +1,312 @@
+package indexing
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Query is a searchFiles request.
+type Query struct {
+	Visibility store.FileVisibility
+	Tags       map[string][]string
+	NotTags    map[string][]string
+	Text       string
+	Limit      int // passages returned; default 10
+	// ContextDepth is how many passages before and after each result are
+	// returned in its context (withContext); 0–10, default 1.
+	ContextDepth      int
+	WithContext       bool
+	IncludeBreadcrumb bool
+	// Consolidate merges the results of one file into one passage, in the
+	// file's order.
+	Consolidate bool
+	// Mode: "" (hybrid), "text" (full-text only) or "vector" (vector only);
+	// for the retrieval benchmark.
+	Mode string
+}
+
+// ContextItem is an entry of a result's context.
+type ContextItem struct {
+	Text string `json:"text"`
+	Type string `json:"type"` // preceding, subsequent, breadcrumb
+}
+
+// Result is a passage found by Search.
+type Result struct {
+	Passage platform.Passage
+	Score   float64
+	File    platform.File
+	Context []ContextItem
+}
+
+// candidates is how many passages each ranking contributes to the fusion.
+const candidates = 50
+
+// rrfK is the constant of reciprocal rank fusion: score = Σ 1/(rrfK + rank).
+const rrfK = 60
+
+// Search ranks the passages of the files the caller may see two ways, by
+// full-text relevance (BM25 on SQLite, ts_rank_cd on PostgreSQL) and by the
+// cosine similarity of their vectors to the query's, and fuses the two
+// rankings (reciprocal rank fusion).
+func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
+	if q.Limit <= 0 {
+		q.Limit = 10
+	}
+	limit := max(q.Limit, candidates)
+	scores := map[int64]float64{}
+	if q.Mode != "vector" {
+		seqs, err := s.store.SearchText(ctx, q.Visibility, q.Tags, q.NotTags, q.Text, limit)
+		if err != nil {
+			return nil, err
+		}
+		for i, seq := range seqs {
+			scores[seq] += 1.0 / float64(rrfK+i+1)
+		}
+	}
+	if q.Mode != "text" {
+		seqs, err := s.searchVectors(ctx, q, limit)
+		if err != nil {
+			return nil, err
+		}
+		for i, seq := range seqs {
+			scores[seq] += 1.0 / float64(rrfK+i+1)
+		}
+	}
+	ranked := make([]int64, 0, len(scores))
+	for seq := range scores {
+		ranked = append(ranked, seq)
+	}
+	sort.Slice(ranked, func(i, j int) bool {
+		if scores[ranked[i]] != scores[ranked[j]] {
+			return scores[ranked[i]] > scores[ranked[j]]
+		}
+		return ranked[i] < ranked[j]
+	})
+	if len(ranked) > q.Limit {
+		ranked = ranked[:q.Limit]
+	}
+	ps, err := s.store.PassagesBySeq(ctx, ranked)
+	if err != nil {
+		return nil, err
+	}
+	bySeq := map[int64]platform.Passage{}
+	for _, p := range ps {
+		bySeq[p.Seq] = p
+	}
+	files := map[string]platform.File{}
+	var out []Result
+	for _, seq := range ranked {
+		p, ok := bySeq[seq]
+		if !ok {
+			continue // deleted meanwhile
+		}
+		f, ok := files[p.FileID]
+		if !ok {
+			if f, err = s.store.GetFile(ctx, "", p.FileID); errors.Is(err, platform.ErrNotFound) {
+				continue
+			} else if err != nil {
+				return nil, err
+			}
+			files[p.FileID] = f
+		}
+		r := Result{Passage: p, Score: scores[seq], File: f}
+		if q.WithContext || q.IncludeBreadcrumb {
+			if r.Context, err = s.context(ctx, p, q); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, r)
+	}
+	if q.Consolidate {
+		out = consolidate(out)
+	}
+	return out, nil
+}
+
+func (s *Service) context(ctx context.Context, p platform.Passage, q Query) ([]ContextItem, error) {
+	var items []ContextItem
+	if q.IncludeBreadcrumb && len(p.Breadcrumb) > 0 {
+		items = append(items, ContextItem{Text: strings.Join(p.Breadcrumb, " > "), Type: "breadcrumb"})
+	}
+	if q.WithContext && q.ContextDepth > 0 {
+		around, err := s.store.PassagesAround(ctx, p.FileID, p.Position-q.ContextDepth, p.Position+q.ContextDepth)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range around {
+			switch {
+			case a.Position < p.Position:
+				items = append(items, ContextItem{Text: a.Content, Type: "preceding"})
+			case a.Position > p.Position:
+				items = append(items, ContextItem{Text: a.Content, Type: "subsequent"})
+			}
+		}
+	}
+	return items, nil
+}
+
+// consolidate merges the results of each file into one, its passages in
+// the file's order, scored as the best of them, files in order of score.
+func consolidate(rs []Result) []Result {
+	var order []string
+	byFile := map[string][]Result{}
+	for _, r := range rs {
+		if _, ok := byFile[r.File.ID]; !ok {
+			order = append(order, r.File.ID)
+		}
+		byFile[r.File.ID] = append(byFile[r.File.ID], r)
+	}
+	out := make([]Result, 0, len(order))
+	for _, id := range order {
+		group := byFile[id]
+		best := group[0]
+		sort.SliceStable(group, func(i, j int) bool { return group[i].Passage.Position < group[j].Passage.Position })
+		texts := make([]string, len(group))
+		for i, r := range group {
+			texts[i] = r.Passage.Content
+		}
+		merged := best
+		merged.Passage.Content = strings.Join(texts, "\n\n")
+		merged.Passage.Type = "consolidated"
+		merged.Passage.Position = group[0].Passage.Position
+		merged.Passage.PageNumber = group[0].Passage.PageNumber
+		merged.Context = nil
+		out = append(out, merged)
+	}
+	return out
+}
+
+// vectorIndex holds a bot's passage vectors in memory, loaded from the
+// database and topped up with what was stored since.
+type vectorIndex struct {
+	mu     sync.Mutex
+	maxSeq int64
+	seqs   []int64
+	files  []string
+	vecs   []float32 // dim floats per passage
+	dim    int
+	stale  bool
+}
+
+func (s *Service) searchVectors(ctx context.Context, q Query, limit int) ([]int64, error) {
+	allowed, err := s.store.SearchableFiles(ctx, q.Visibility, q.Tags, q.NotTags)
+	if err != nil || len(allowed) == 0 {
+		return nil, err
+	}
+	vs, err := s.emb.Embed(ctx, []string{q.Text})
+	if err != nil {
+		return nil, err
+	}
+	idx, err := s.vectors(ctx, q.Visibility.BotID)
+	if err != nil {
+		return nil, err
+	}
+	ok := make(map[string]bool, len(allowed))
+	for _, id := range allowed {
+		ok[id] = true
+	}
+	return idx.top(vs[0], ok, limit), nil
+}
+
+// vectors returns the bot's index, brought up to date: new passages are
+// loaded; when some were deleted (the count shrank), it is reloaded whole.
+func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, error) {
+	s.vecMu.Lock()
+	idx, ok := s.vecs[botID]
+	if !ok {
+		idx = &vectorIndex{}
+		s.vecs[botID] = idx
+	}
+	s.vecMu.Unlock()
+	maxSeq, count, err := s.store.PassageStats(ctx, botID)
+	if err != nil {
+		return nil, err
+	}
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	if !idx.stale && maxSeq == idx.maxSeq && count == len(idx.seqs) {
+		return idx, nil
+	}
+	if idx.stale || count < len(idx.seqs) || maxSeq < idx.maxSeq {
+		idx.seqs, idx.files, idx.vecs, idx.maxSeq, idx.stale = nil, nil, nil, 0, false
+	}
+	ps, err := s.store.PassageVectors(ctx, botID, idx.maxSeq)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		if idx.dim == 0 {
+			idx.dim = len(p.Vector)
+		}
+		if len(p.Vector) != idx.dim {
+			continue // another embedder's vector: not comparable
+		}
+		idx.seqs = append(idx.seqs, p.Seq)
+		idx.files = append(idx.files, p.FileID)
+		idx.vecs = append(idx.vecs, p.Vector...)
+		idx.maxSeq = max(idx.maxSeq, p.Seq)
+	}
+	// Deleted passages are still in memory: reload whole next time. (Vectors
+	// of deleted passages match nothing: their seqs no longer load.)
+	idx.stale = len(idx.seqs) != count
+	return idx, nil
+}
+
+// top returns the seqs of the limit passages most similar to v among the
+// allowed files (vectors are normalized: the dot product is the cosine).
+func (idx *vectorIndex) top(v []float32, allowed map[string]bool, limit int) []int64 {
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	if idx.dim == 0 || len(v) != idx.dim {
+		return nil
+	}
+	type hit struct {
+		seq   int64
+		score float32
+	}
+	best := make([]hit, 0, limit+1)
+	for i, seq := range idx.seqs {
+		if !allowed[idx.files[i]] {
+			continue
+		}
+		sc := dot(v, idx.vecs[i*idx.dim:(i+1)*idx.dim])
+		if len(best) == limit && sc <= best[len(best)-1].score {
+			continue
+		}
+		at := sort.Search(len(best), func(k int) bool { return best[k].score < sc })
+		best = append(best, hit{})
+		copy(best[at+1:], best[at:])
+		best[at] = hit{seq, sc}
+		if len(best) > limit {
+			best = best[:limit]
+		}
+	}
+	out := make([]int64, len(best))
+	for i, h := range best {
+		out[i] = h.seq
+	}
+	return out
+}
+
+func dot(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	n := len(a) &^ 3
+	b = b[:len(a)]
+	for i := 0; i < n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for i := n; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}

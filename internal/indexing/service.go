@@ -1,0 +1,248 @@
+// Package indexing turns files uploaded with `index: true` into searchable
+// passages: workers take indexing jobs from the queue, parse the content
+// (package parse), cut it into passages (chunk), embed them (embed) and store
+// them; Search ranks passages by full-text relevance and vector similarity,
+// fused.
+package indexing
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/indexing/chunk"
+	"github.com/botplatform/botplatform/internal/indexing/embed"
+	"github.com/botplatform/botplatform/internal/indexing/parse"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Config tunes the service.
+type Config struct {
+	Workers  int            // indexing jobs run at once
+	Embedder embed.Embedder // nil: the built-in one
+	Poll     time.Duration  // longest sleep before looking for jobs queued elsewhere
+	Log      *slog.Logger
+	// ReleaseAtStart hands back, at start, jobs a previous run of this
+	// process had claimed (a single process owns the database).
+	ReleaseAtStart bool
+}
+
+// Service indexes files and searches them.
+type Service struct {
+	store store.Store
+	blobs blob.Store
+	clock platform.Clock
+	cfg   Config
+	emb   embed.Embedder
+	log   *slog.Logger
+	wake  chan struct{}
+
+	vecMu sync.Mutex
+	vecs  map[string]*vectorIndex // by bot
+}
+
+// New returns the service; Run starts its workers.
+func New(st store.Store, blobs blob.Store, clock platform.Clock, cfg Config) *Service {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 2
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = time.Second
+	}
+	if cfg.Embedder == nil {
+		cfg.Embedder = embed.NewBuiltin()
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Service{store: st, blobs: blobs, clock: clock, cfg: cfg, emb: cfg.Embedder, log: cfg.Log,
+		wake: make(chan struct{}, 1), vecs: map[string]*vectorIndex{}}
+}
+
+// Notify wakes the workers: a job was queued.
+func (s *Service) Notify() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// lease is how long a worker holds an indexing job before another may take
+// it over (the worker is then taken for dead).
+const lease = 10 * time.Minute
+
+// maxAttempts bounds the retries of a job failing for a passing reason (the
+// database, the embeddings server); the file then fails with the reason.
+const maxAttempts = 5
+
+// Run runs the workers until ctx ends, then waits for the jobs in progress.
+func (s *Service) Run(ctx context.Context) {
+	if s.cfg.ReleaseAtStart {
+		if n, err := s.store.ReleaseJobs(ctx, platform.JobIndexFile); err != nil {
+			s.log.Error("indexing: releasing jobs", "err", err)
+		} else if n > 0 {
+			s.log.Info("indexing: jobs of the previous run queued again", "count", n)
+		}
+	}
+	var inflight atomic.Int64
+	var wg sync.WaitGroup
+	done := make(chan struct{}, s.cfg.Workers)
+	for {
+		if free := s.cfg.Workers - int(inflight.Load()); free > 0 {
+			now := s.clock.Now()
+			jobs, err := s.store.ClaimJobs(ctx, platform.JobIndexFile, now, now.Add(lease), free)
+			if err != nil && ctx.Err() == nil {
+				s.log.Error("indexing: claiming jobs", "err", err)
+			}
+			for _, j := range jobs {
+				inflight.Add(1)
+				wg.Go(func() {
+					s.process(context.WithoutCancel(ctx), j)
+					inflight.Add(-1)
+					select {
+					case done <- struct{}{}:
+					default:
+					}
+				})
+			}
+		}
+		t := time.NewTimer(s.cfg.Poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			wg.Wait()
+			return
+		case <-s.wake:
+		case <-done:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// failure is an indexing failure the user can act on: the file ends in
+// indexing_failed with it as reason, and the job is done.
+type failure struct{ reason string }
+
+func (f *failure) Error() string { return f.reason }
+
+func failf(format string, args ...any) error { return &failure{fmt.Sprintf(format, args...)} }
+
+func (s *Service) process(ctx context.Context, j platform.Job) {
+	var job platform.IndexJob
+	if err := json.Unmarshal(j.Payload, &job); err != nil {
+		s.log.Error("indexing: unreadable job", "job", j.ID, "err", err)
+		s.finish(ctx, j)
+		return
+	}
+	err := s.index(ctx, job)
+	var f *failure
+	switch {
+	case err == nil, errors.Is(err, platform.ErrConflict), errors.Is(err, platform.ErrNotFound):
+		// Done, or the file changed or went away meanwhile.
+	case errors.As(err, &f):
+		s.fail(ctx, job, f.reason)
+	case j.Attempts >= maxAttempts:
+		s.fail(ctx, job, fmt.Sprintf("indexing failed %d times; last error: %v", j.Attempts, err))
+	default:
+		backoff := time.Duration(1<<min(j.Attempts, 8)) * time.Second
+		s.log.Warn("indexing: will retry", "file", job.FileID, "attempt", j.Attempts, "in", backoff, "err", err)
+		if err := s.store.RetryJob(ctx, j.ID, s.clock.Now().Add(backoff)); err != nil && !errors.Is(err, platform.ErrNotFound) {
+			s.log.Error("indexing: handing a job back", "job", j.ID, "err", err)
+		}
+		return
+	}
+	s.finish(ctx, j)
+}
+
+func (s *Service) fail(ctx context.Context, job platform.IndexJob, reason string) {
+	if err := s.store.FailIndexing(ctx, job.FileID, job.Generation, reason, s.clock.Now()); err != nil && !errors.Is(err, platform.ErrConflict) {
+		s.log.Error("indexing: recording a failure", "file", job.FileID, "err", err)
+	}
+}
+
+func (s *Service) finish(ctx context.Context, j platform.Job) {
+	if err := s.store.FinishJob(ctx, j.ID, false, nil, nil, s.clock.Now()); err != nil && !errors.Is(err, platform.ErrNotFound) {
+		s.log.Error("indexing: finishing a job", "job", j.ID, "err", err)
+	}
+}
+
+// MaxIndexBytes is the largest file that can be indexed (spec 4.1, 8).
+const MaxIndexBytes = 95 << 20
+
+// index indexes one file: its content, or the caller's own passages.
+func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
+	f, err := s.store.GetFile(ctx, "", job.FileID)
+	if err != nil {
+		return err
+	}
+	if f.Generation != job.Generation {
+		return platform.ErrConflict // replaced: a newer job indexes it
+	}
+	cfg := configOf(f)
+	var ps []chunk.Passage
+	if job.Own {
+		ps = ownPassages(job.Passages)
+	} else {
+		if f.Size != nil && *f.Size > MaxIndexBytes {
+			return failf("files larger than 95 MB cannot be indexed; this one is %.1f MB", float64(*f.Size)/(1<<20))
+		}
+		content, err := s.read(ctx, f)
+		if err != nil {
+			return err
+		}
+		d, err := parse.Parse(f.ContentType, f.Key, content)
+		if err != nil {
+			var ue *parse.UnsupportedError
+			if errors.As(err, &ue) {
+				return failf("%s", ue.Error())
+			}
+			return failf("%v", err)
+		}
+		ps = chunk.Chunk(d, cfg.options())
+	}
+	texts := make([]string, len(ps))
+	for i, p := range ps {
+		texts[i] = p.Embed
+	}
+	vecs, err := s.emb.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embedding: %w", err)
+	}
+	out := make([]platform.Passage, len(ps))
+	for i, p := range ps {
+		out[i] = platform.Passage{ID: platform.NewID("psg_"), FileID: f.ID, BotID: f.BotID, Position: i, Content: p.Content,
+			Type: platform.PassageChunk, Subtype: p.Subtype, PageNumber: p.Page, Breadcrumb: p.Breadcrumb, Vector: vecs[i]}
+	}
+	return s.store.CompleteIndexing(ctx, f.ID, f.Generation, cfg.indexingStack(), out, s.clock.Now())
+}
+
+func (s *Service) read(ctx context.Context, f platform.File) ([]byte, error) {
+	r, err := s.blobs.Open(ctx, f.BlobKey)
+	if err != nil {
+		return nil, fmt.Errorf("reading the content: %w", err)
+	}
+	defer r.Close()
+	return io.ReadAll(io.LimitReader(r, MaxIndexBytes+1))
+}
+
+// ownPassages are setFilePassages' passages, each kept whole.
+func ownPassages(in []platform.OwnPassage) []chunk.Passage {
+	out := make([]chunk.Passage, len(in))
+	for i, p := range in {
+		sub := p.Type
+		if sub == "" {
+			sub = "paragraph"
+		}
+		out[i] = chunk.Passage{Content: p.Content, Embed: p.Content, Subtype: sub, Page: p.PageNumber, Position: i}
+	}
+	return out
+}

@@ -1,0 +1,272 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+type passageMeta struct {
+	Type       string `json:"type"`
+	Subtype    string `json:"subtype,omitempty"`
+	PageNumber int    `json:"pageNumber,omitempty"`
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// CompleteIndexing replaces the file's passages and marks it indexed, if
+// its content is still generation gen (ErrConflict otherwise: it was
+// replaced meanwhile, and a newer job will index it).
+func (s *Store) CompleteIndexing(ctx context.Context, fileID string, gen int64, stack string, ps []platform.Passage, now time.Time) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var botID string
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT bot_id FROM files WHERE id = ? AND generation = ?`+s.d.ForUpdate), fileID, gen).Scan(&botID); err != nil {
+			if err == sql.ErrNoRows {
+				return platform.ErrConflict
+			}
+			return err
+		}
+		if _, err := s.exec(ctx, tx, `DELETE FROM passages WHERE file_id = ?`, fileID); err != nil {
+			return err
+		}
+		for _, p := range ps {
+			meta, _ := json.Marshal(passageMeta{Type: p.Type, Subtype: p.Subtype, PageNumber: p.PageNumber})
+			bc := p.Breadcrumb
+			if bc == nil {
+				bc = []string{}
+			}
+			crumbs, _ := json.Marshal(bc)
+			if _, err := s.exec(ctx, tx, `INSERT INTO passages (id, file_id, bot_id, position, content, meta, breadcrumb, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				p.ID, fileID, botID, p.Position, p.Content, string(meta), string(crumbs), encodeVector(p.Vector)); err != nil {
+				return err
+			}
+		}
+		return s.execOne(ctx, tx, `UPDATE files SET status = ?, failed_reason = '', indexing_stack = ?, updated_at = ? WHERE id = ?`,
+			platform.FileIndexCompleted, stack, micros(now), fileID)
+	})
+}
+
+// FailIndexing marks the file's indexing failed with reason and drops the
+// passages of an earlier indexing, if its content is still generation gen
+// (ErrConflict otherwise).
+func (s *Store) FailIndexing(ctx context.Context, fileID string, gen int64, reason string, now time.Time) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		err := s.execOne(ctx, tx, `UPDATE files SET status = ?, failed_reason = ?, updated_at = ? WHERE id = ? AND generation = ?`,
+			platform.FileIndexFailed, reason, micros(now), fileID, gen)
+		if err == platform.ErrNotFound {
+			return platform.ErrConflict
+		}
+		if err != nil {
+			return err
+		}
+		_, err = s.exec(ctx, tx, `DELETE FROM passages WHERE file_id = ?`, fileID)
+		return err
+	})
+}
+
+// QueueIndexing sets the file back to indexing_pending and queues a job to
+// index it with the given payload (setFilePassages).
+func (s *Store) QueueIndexing(ctx context.Context, fileID string, payload json.RawMessage, now time.Time) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.execOne(ctx, tx, `UPDATE files SET status = ?, failed_reason = '', updated_at = ? WHERE id = ?`,
+			platform.FileIndexPending, micros(now), fileID); err != nil {
+			return err
+		}
+		_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+			platform.NewID("job_"), platform.JobIndexFile, fileID, string(payload), micros(now), micros(now))
+		return err
+	})
+}
+
+const passageCols = `p.seq, p.id, p.file_id, p.bot_id, p.position, p.content, p.meta, p.breadcrumb`
+
+func scanPassage(sc interface{ Scan(...any) error }) (platform.Passage, error) {
+	var p platform.Passage
+	var meta, crumbs string
+	if err := sc.Scan(&p.Seq, &p.ID, &p.FileID, &p.BotID, &p.Position, &p.Content, &meta, &crumbs); err != nil {
+		return p, noRows(err)
+	}
+	var m passageMeta
+	_ = json.Unmarshal([]byte(meta), &m)
+	p.Type, p.Subtype, p.PageNumber = m.Type, m.Subtype, m.PageNumber
+	_ = json.Unmarshal([]byte(crumbs), &p.Breadcrumb)
+	return p, nil
+}
+
+func (s *Store) passages(ctx context.Context, query string, args ...any) ([]platform.Passage, error) {
+	rows, err := s.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []platform.Passage
+	for rows.Next() {
+		p, err := scanPassage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// ListPassages lists a file's passages in order.
+func (s *Store) ListPassages(ctx context.Context, fileID string, p store.Page) ([]platform.Passage, string, error) {
+	cur, err := store.DecodeCursor(p.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	after := int64(-1)
+	if cur != nil {
+		after = cur.Value
+	}
+	ps, err := s.passages(ctx, `SELECT `+passageCols+` FROM passages p WHERE p.file_id = ? AND p.position > ? ORDER BY p.position LIMIT ?`, fileID, after, p.Limit+1)
+	if err != nil {
+		return nil, "", err
+	}
+	page, next := pageOf(ps, p.Limit, func(x platform.Passage) store.Cursor { return store.Cursor{Value: int64(x.Position), ID: x.ID} })
+	return page, next, nil
+}
+
+// PassagesAround returns a file's passages with positions in [from, to].
+func (s *Store) PassagesAround(ctx context.Context, fileID string, from, to int) ([]platform.Passage, error) {
+	return s.passages(ctx, `SELECT `+passageCols+` FROM passages p WHERE p.file_id = ? AND p.position BETWEEN ? AND ? ORDER BY p.position`, fileID, from, to)
+}
+
+// PassagesBySeq loads passages by seq, in no particular order.
+func (s *Store) PassagesBySeq(ctx context.Context, seqs []int64) ([]platform.Passage, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(seqs))
+	for i, q := range seqs {
+		args[i] = q
+	}
+	return s.passages(ctx, `SELECT `+passageCols+` FROM passages p WHERE p.seq IN (`+placeholders(len(seqs))+`)`, args...)
+}
+
+// PassageStats returns the newest seq and the number of a bot's passages.
+func (s *Store) PassageStats(ctx context.Context, botID string) (int64, int, error) {
+	var maxSeq sql.NullInt64
+	var n int
+	err := s.queryRow(ctx, `SELECT MAX(seq), COUNT(*) FROM passages WHERE bot_id = ?`, botID).Scan(&maxSeq, &n)
+	return maxSeq.Int64, n, err
+}
+
+// PassageVectors returns the seq, file and vector of a bot's passages
+// stored after afterSeq, by seq.
+func (s *Store) PassageVectors(ctx context.Context, botID string, afterSeq int64) ([]platform.Passage, error) {
+	rows, err := s.query(ctx, `SELECT seq, file_id, vector FROM passages WHERE bot_id = ? AND seq > ? ORDER BY seq`, botID, afterSeq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []platform.Passage
+	for rows.Next() {
+		var p platform.Passage
+		var vec []byte
+		if err := rows.Scan(&p.Seq, &p.FileID, &vec); err != nil {
+			return nil, err
+		}
+		p.Vector = decodeVector(vec)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// SearchableFiles returns the ids of the indexed files v may see that pass
+// the tag filters.
+func (s *Store) SearchableFiles(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string) ([]string, error) {
+	var q strings.Builder
+	q.WriteString(`SELECT f.id FROM files f WHERE `)
+	args := visible(&q, nil, v, "f")
+	args = tagConds(&q, args, tags, notTags)
+	q.WriteString(` AND f.status = ?`)
+	args = append(args, platform.FileIndexCompleted)
+	rows, err := s.query(ctx, q.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// queryTerms splits a search query into the words full-text search looks
+// for (letters and digits), lowercased.
+func queryTerms(q string) []string {
+	return strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// SearchText ranks the passages of the visible, tag-matching indexed files
+// by full-text relevance to query (BM25 on SQLite, ts_rank_cd on
+// PostgreSQL; any word may match) and returns up to limit seqs, best first.
+func (s *Store) SearchText(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, query string, limit int) ([]int64, error) {
+	terms := queryTerms(query)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	var q strings.Builder
+	var args []any
+	if s.d.Numbered { // PostgreSQL
+		q.WriteString(`SELECT p.seq FROM passages p JOIN files f ON f.id = p.file_id, to_tsquery('english', ?) tq WHERE p.tsv @@ tq AND `)
+		args = append(args, strings.Join(terms, " | "))
+		args = visible(&q, args, v, "f")
+		args = tagConds(&q, args, tags, notTags)
+		q.WriteString(` AND f.status = ? ORDER BY ts_rank_cd(p.tsv, tq) DESC, p.seq LIMIT ?`)
+	} else {
+		quoted := make([]string, len(terms))
+		for i, t := range terms {
+			quoted[i] = `"` + t + `"`
+		}
+		q.WriteString(`SELECT p.seq FROM passages_fts JOIN passages p ON p.seq = passages_fts.rowid JOIN files f ON f.id = p.file_id WHERE passages_fts MATCH ? AND `)
+		args = append(args, strings.Join(quoted, " OR "))
+		args = visible(&q, args, v, "f")
+		args = tagConds(&q, args, tags, notTags)
+		q.WriteString(` AND f.status = ? ORDER BY bm25(passages_fts), p.seq LIMIT ?`)
+	}
+	args = append(args, platform.FileIndexCompleted, limit)
+	rows, err := s.query(ctx, q.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			return nil, err
+		}
+		out = append(out, seq)
+	}
+	return out, rows.Err()
+}

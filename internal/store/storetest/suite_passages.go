@@ -1,0 +1,206 @@
+package storetest
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// indexedFile stores an indexed file of b with its content uploaded
+// (indexing_pending), tagged with tags.
+func (e *env) indexedFile(t *testing.T, b platform.Bot, scope, key string, tags map[string]string) platform.File {
+	t.Helper()
+	f := e.newFile(b, scope, key)
+	f.Index = true
+	if tags != nil {
+		f.Tags = tags
+	}
+	f = e.putFile(t, f)
+	return e.complete(t, f, e.upload(f, 100))
+}
+
+func passage(f platform.File, pos int, content string, vec ...float32) platform.Passage {
+	return platform.Passage{ID: platform.NewID("psg_"), FileID: f.ID, BotID: f.BotID, Position: pos, Content: content,
+		Type: platform.PassageChunk, Subtype: "paragraph", PageNumber: pos + 1, Breadcrumb: []string{"Doc", "Part"}, Vector: vec}
+}
+
+func testPassages(t *testing.T, e *env) {
+	a := e.account(t, "a")
+	w, _ := e.workspace(t, a)
+	b := e.bot(t, w.ID, "b")
+	other := e.bot(t, w.ID, "other")
+	f := e.indexedFile(t, b, "", "guide.md", map[string]string{"lang": "en"})
+	g := e.indexedFile(t, b, "", "faq.md", map[string]string{"lang": "fr"})
+	h := e.indexedFile(t, b, "integration-x", "private.md", nil)
+	o := e.indexedFile(t, other, "", "guide.md", nil)
+
+	// Nothing is searchable before indexing completes.
+	all := store.FileVisibility{BotID: b.ID, All: true}
+	if ids, err := e.s.SearchableFiles(e.ctx, all, nil, nil); err != nil || len(ids) != 0 {
+		t.Fatalf("SearchableFiles before indexing: %v, %v", ids, err)
+	}
+
+	// CompleteIndexing stores passages and marks the file indexed.
+	fps := []platform.Passage{
+		passage(f, 0, "Refunds are processed within five days", 1, 0),
+		passage(f, 1, "Shipping takes two weeks to arrive", 0, 1),
+		passage(f, 2, "Contact support by email for refunds", 0.6, 0.8),
+	}
+	must(t, e.s.CompleteIndexing(e.ctx, f.ID, f.Generation, "v2", fps, e.now()), "CompleteIndexing f")
+	must(t, e.s.CompleteIndexing(e.ctx, g.ID, g.Generation, "v1", []platform.Passage{passage(g, 0, "Les remboursements refunds prennent cinq jours", 1, 0)}, e.now()), "CompleteIndexing g")
+	must(t, e.s.CompleteIndexing(e.ctx, h.ID, h.Generation, "v2", []platform.Passage{passage(h, 0, "private refunds note", 1, 0)}, e.now()), "CompleteIndexing h")
+	must(t, e.s.CompleteIndexing(e.ctx, o.ID, o.Generation, "v2", []platform.Passage{passage(o, 0, "refunds of another bot", 1, 0)}, e.now()), "CompleteIndexing o")
+	got := e.getFile(t, f.ID)
+	if got.Status != platform.FileIndexCompleted || got.IndexingStack != "v2" || got.FailedReason != "" {
+		t.Fatalf("after CompleteIndexing: status %q stack %q reason %q", got.Status, got.IndexingStack, got.FailedReason)
+	}
+	if got := e.getFile(t, g.ID); got.IndexingStack != "v1" {
+		t.Fatalf("indexing stack %q, want v1", got.IndexingStack)
+	}
+
+	// A stale generation is a conflict and changes nothing.
+	err := e.s.CompleteIndexing(e.ctx, f.ID, f.Generation+1, "v2", nil, e.now())
+	wantErr(t, err, platform.ErrConflict, "CompleteIndexing of a stale generation")
+	wantErr(t, e.s.FailIndexing(e.ctx, f.ID, f.Generation+1, "x", e.now()), platform.ErrConflict, "FailIndexing of a stale generation")
+
+	// ListPassages pages through a file's passages in order.
+	p1, next, err := e.s.ListPassages(e.ctx, f.ID, store.Page{Limit: 2})
+	must(t, err, "ListPassages page 1")
+	if len(p1) != 2 || p1[0].Content != fps[0].Content || p1[1].Position != 1 || next == "" {
+		t.Fatalf("ListPassages page 1: %v next %q", p1, next)
+	}
+	if p1[0].Subtype != "paragraph" || p1[0].PageNumber != 1 || p1[0].Type != platform.PassageChunk || len(p1[0].Breadcrumb) != 2 {
+		t.Fatalf("passage fields not kept: %+v", p1[0])
+	}
+	p2, next, err := e.s.ListPassages(e.ctx, f.ID, store.Page{Limit: 2, Token: next})
+	must(t, err, "ListPassages page 2")
+	if len(p2) != 1 || p2[0].Position != 2 || next != "" {
+		t.Fatalf("ListPassages page 2: %v next %q", p2, next)
+	}
+
+	// Full-text search: visible files only, tag filters, best first.
+	seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "refunds email", 10)
+	must(t, err, "SearchText")
+	ps, err := e.s.PassagesBySeq(e.ctx, seqs)
+	must(t, err, "PassagesBySeq")
+	byContent := map[string]bool{}
+	for _, p := range ps {
+		byContent[p.Content] = true
+		if p.BotID != b.ID {
+			t.Fatalf("SearchText returned another bot's passage %q", p.Content)
+		}
+	}
+	for _, want := range []string{fps[0].Content, fps[2].Content, "private refunds note", "Les remboursements refunds prennent cinq jours"} {
+		if !byContent[want] {
+			t.Fatalf("SearchText missed %q (got %v)", want, byContent)
+		}
+	}
+	if byContent[fps[1].Content] {
+		t.Fatalf("SearchText returned a passage without the words")
+	}
+	first, _ := e.s.PassagesBySeq(e.ctx, seqs[:1])
+	if first[0].Content != fps[2].Content { // both words
+		t.Fatalf("best match %q, want %q", first[0].Content, fps[2].Content)
+	}
+	scoped := store.FileVisibility{BotID: b.ID, Scope: "integration-y"}
+	seqs, err = e.s.SearchText(e.ctx, scoped, map[string][]string{"lang": {"en"}}, nil, "refunds", 10)
+	must(t, err, "SearchText scoped and tagged")
+	if len(seqs) != 0 {
+		t.Fatalf("an integration sees unshared files of the bot: %v", seqs)
+	}
+	seqs, err = e.s.SearchText(e.ctx, all, map[string][]string{"lang": {"en"}}, nil, "refunds", 10)
+	must(t, err, "SearchText tagged")
+	if ps, _ := e.s.PassagesBySeq(e.ctx, seqs); len(ps) != 2 || ps[0].FileID != f.ID || ps[1].FileID != f.ID {
+		t.Fatalf("SearchText lang=en: %v", ps)
+	}
+	seqs, err = e.s.SearchText(e.ctx, all, nil, map[string][]string{"lang": {"en"}}, "refunds", 10)
+	must(t, err, "SearchText not tagged")
+	for _, p := range mustPassages(t, e, seqs) {
+		if p.FileID == f.ID {
+			t.Fatalf("SearchText not lang=en returned %q", p.Content)
+		}
+	}
+	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "  !!! ", 10); err != nil || len(seqs) != 0 {
+		t.Fatalf("SearchText of no words: %v %v", seqs, err)
+	}
+	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, `"quote" OR NEAR(x) -y* col:z`, 10); err != nil {
+		t.Fatalf("SearchText with query syntax characters: %v %v", seqs, err)
+	}
+
+	// Searchable files, vectors and stats.
+	ids, err := e.s.SearchableFiles(e.ctx, all, nil, nil)
+	must(t, err, "SearchableFiles")
+	if len(ids) != 3 {
+		t.Fatalf("SearchableFiles: %v", ids)
+	}
+	maxSeq, count, err := e.s.PassageStats(e.ctx, b.ID)
+	must(t, err, "PassageStats")
+	if count != 5 || maxSeq == 0 {
+		t.Fatalf("PassageStats: max %d count %d", maxSeq, count)
+	}
+	vs, err := e.s.PassageVectors(e.ctx, b.ID, 0)
+	must(t, err, "PassageVectors")
+	if len(vs) != 5 || len(vs[0].Vector) != 2 || vs[0].Vector[0] != 1 || vs[0].FileID != f.ID {
+		t.Fatalf("PassageVectors: %+v", vs)
+	}
+	if later, _ := e.s.PassageVectors(e.ctx, b.ID, vs[2].Seq); len(later) != 2 {
+		t.Fatalf("PassageVectors after a seq: %d, want 2", len(later))
+	}
+	around, err := e.s.PassagesAround(e.ctx, f.ID, 0, 1)
+	must(t, err, "PassagesAround")
+	if len(around) != 2 || around[1].Position != 1 {
+		t.Fatalf("PassagesAround: %v", around)
+	}
+
+	// Indexing again replaces the passages (and the full-text index).
+	must(t, e.s.CompleteIndexing(e.ctx, f.ID, f.Generation, "v2", []platform.Passage{passage(f, 0, "Completely new text", 1, 0)}, e.now()), "CompleteIndexing again")
+	if ps, _, _ := e.s.ListPassages(e.ctx, f.ID, store.Page{Limit: 10}); len(ps) != 1 {
+		t.Fatalf("passages after indexing again: %d, want 1", len(ps))
+	}
+	seqs, _ = e.s.SearchText(e.ctx, all, nil, nil, "shipping", 10)
+	if len(seqs) != 0 {
+		t.Fatalf("replaced passages still found by full-text search")
+	}
+
+	// FailIndexing records the reason.
+	must(t, e.s.FailIndexing(e.ctx, g.ID, g.Generation, "files of type image/png cannot be indexed", e.now()), "FailIndexing")
+	if got := e.getFile(t, g.ID); got.Status != platform.FileIndexFailed || got.FailedReason != "files of type image/png cannot be indexed" {
+		t.Fatalf("after FailIndexing: %q %q", got.Status, got.FailedReason)
+	}
+	if seqs, _ := e.s.SearchText(e.ctx, all, nil, nil, "remboursements", 10); len(seqs) != 0 {
+		t.Fatalf("a file whose indexing failed is searched")
+	}
+	if ps, _, _ := e.s.ListPassages(e.ctx, g.ID, store.Page{Limit: 10}); len(ps) != 0 {
+		t.Fatalf("a file whose indexing failed kept %d passages", len(ps))
+	}
+
+	// QueueIndexing sets the file pending and queues a job.
+	must(t, e.s.QueueIndexing(e.ctx, f.ID, []byte(`{"fileId":"`+f.ID+`","own":true}`), e.now()), "QueueIndexing")
+	if got := e.getFile(t, f.ID); got.Status != platform.FileIndexPending {
+		t.Fatalf("after QueueIndexing: %q", got.Status)
+	}
+	if js := e.jobs(t, f.ID); len(js) < 1 || js[len(js)-1].Kind != platform.JobIndexFile {
+		t.Fatalf("QueueIndexing queued %v", js)
+	}
+
+	// Deleting a file deletes its passages, from the full-text index too.
+	_, err = e.s.DeleteFile(e.ctx, b.ID, h.ID)
+	must(t, err, "DeleteFile")
+	if _, count, _ := e.s.PassageStats(e.ctx, b.ID); count != 1 {
+		t.Fatalf("passages after deleting a file: %d, want 1", count)
+	}
+	if seqs, _ := e.s.SearchText(e.ctx, all, nil, nil, "private", 10); len(seqs) != 0 {
+		t.Fatalf("a deleted file's passage is still found")
+	}
+}
+
+func mustPassages(t *testing.T, e *env, seqs []int64) []platform.Passage {
+	t.Helper()
+	ps, err := e.s.PassagesBySeq(e.ctx, seqs)
+	if err != nil && !errors.Is(err, platform.ErrNotFound) {
+		t.Fatalf("PassagesBySeq: %v", err)
+	}
+	return ps
+}
