@@ -46,7 +46,9 @@ func TestFilesAPI(t *testing.T) {
 		{"tags_listing", testListFileTags},
 		{"quotas_api", testQuotasAPI},
 	}
-	runScenarios(t, scenarios)
+	// No indexing workers: these tests see indexed files in indexing_pending
+	// (indexing_e2e_test.go covers what follows).
+	runScenarios(t, scenarios, "--index-workers", "0")
 }
 
 // filesEnv is a fresh workspace with one bot, and the owner calling the

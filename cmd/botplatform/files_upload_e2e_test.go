@@ -36,7 +36,7 @@ func testUploadStatuses(t *testing.T, s *testServer) {
 		t.Fatalf("upload: %d %s", r.Status, r.Body)
 	}
 	got = f.getFile(indexed.ID)
-	if (got.Status != "indexing_pending" && got.Status != "indexing_completed") || got.Size == nil || *got.Size != 7 {
+	if got.Status != "indexing_pending" || got.Size == nil || *got.Size != 7 || got.IndexingStack != nil {
 		t.Errorf("after upload (index true): status %s size %v stack %v", got.Status, got.Size, got.IndexingStack)
 	}
 	if u := storageUsage(t, e.ws, "knowledgebase_vector_storage"); u != 7 {
@@ -156,7 +156,7 @@ func testVectorQuota(t *testing.T, s *testServer) {
 	if got := f.create(s, "plain.md", []byte("01234567890"), nil); got.Status != "upload_completed" {
 		t.Errorf("unindexed file: %+v", got)
 	}
-	if got := f.create(s, "fits.md", []byte("0123456789"), map[string]any{"index": true}); got.Status != "indexing_pending" && got.Status != "indexing_completed" {
+	if got := f.create(s, "fits.md", []byte("0123456789"), map[string]any{"index": true}); got.Status != "indexing_pending" {
 		t.Errorf("indexed file within the vector quota: %+v", got)
 	}
 	if v, fs := storageUsage(t, e.ws, "knowledgebase_vector_storage"), storageUsage(t, e.ws, "file_storage_bytes"); v != 10 || fs != 21 {
@@ -367,12 +367,10 @@ func testPublicContent(t *testing.T, s *testServer) {
 	}
 	// Public content of an indexed file waits for processing...
 	idx := f.create(s, "idx.md", []byte("# doc"), map[string]any{"index": true, "accessPolicies": []any{"public_content"}})
-	if idx.Status != "indexing_pending" && idx.Status != "indexing_completed" {
+	if idx.Status != "indexing_pending" {
 		t.Fatalf("indexed public file: %s", idx.Status)
 	}
-	if idx.Status == "indexing_pending" {
-		s.fetch(t, idx.URL).fail(404, "ResourceNotFound")
-	}
+	s.fetch(t, idx.URL).fail(404, "ResourceNotFound")
 	// ...unless it is immediately accessible.
 	now := f.create(s, "now.md", []byte("# now"), map[string]any{"index": true, "accessPolicies": []any{"public_content"},
 		"publicContentImmediatelyAccessible": true})

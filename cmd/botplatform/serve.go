@@ -118,7 +118,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	workers, stopWorkers := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { fsvc.RunReaper(workers, cfg.ReaperInterval) })
-	wg.Go(func() { idx.Run(workers) })
+	if cfg.IndexWorkers > 0 {
+		wg.Go(func() { idx.Run(workers) })
+	}
 	defer func() { stopWorkers(); wg.Wait() }()
 
 	// Live signals: in process with SQLite; shared by every process through

@@ -31,7 +31,9 @@ let botId
 let client // Files client of botId (x-bot-id)
 
 before(async () => {
-  server = await startServer()
+  // No indexing workers: indexed files stay indexing_pending here
+  // (test/indexing.test.js covers indexing).
+  server = await startServer({ args: ['--index-workers', '0'] })
   admin = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
   const { bot } = await admin.createBot({ name: 'files compat bot' })
   botId = bot.id

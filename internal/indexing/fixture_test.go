@@ -36,8 +36,13 @@ type fixture struct {
 
 func newFixture(tb testing.TB, backend string, workers int) *fixture {
 	tb.Helper()
+	return newFixtureOn(tb, storetest.Open(tb, backend), workers)
+}
+
+// newFixtureOn is newFixture on an open store.
+func newFixtureOn(tb testing.TB, st *sqlstore.Store, workers int) *fixture {
+	tb.Helper()
 	ctx := context.Background()
-	st := storetest.Open(tb, backend)
 	blobs, err := blob.NewFS(tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)

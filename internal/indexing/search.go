@@ -3,9 +3,12 @@ package indexing
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -60,24 +63,29 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
 		q.Limit = 10
 	}
 	limit := max(q.Limit, candidates)
-	scores := map[int64]float64{}
-	if q.Mode != "vector" {
-		seqs, err := s.store.SearchText(ctx, q.Visibility, q.Tags, q.NotTags, q.Text, limit)
-		if err != nil {
-			return nil, err
-		}
-		for i, seq := range seqs {
-			scores[seq] += 1.0 / float64(rrfK+i+1)
-		}
-	}
+	// The two rankings are independent: they run at once.
+	var textSeqs, vecSeqs []int64
+	var textErr, vecErr error
+	var wg sync.WaitGroup
 	if q.Mode != "text" {
-		seqs, err := s.searchVectors(ctx, q, limit)
-		if err != nil {
-			return nil, err
-		}
-		for i, seq := range seqs {
-			scores[seq] += 1.0 / float64(rrfK+i+1)
-		}
+		wg.Go(func() { vecSeqs, vecErr = s.searchVectors(ctx, q, limit) })
+	}
+	if q.Mode != "vector" {
+		textSeqs, textErr = s.store.SearchText(ctx, q.Visibility, q.Tags, q.NotTags, q.Text, limit)
+	}
+	wg.Wait()
+	if textErr != nil {
+		return nil, textErr
+	}
+	if vecErr != nil {
+		return nil, vecErr
+	}
+	scores := make(map[int64]float64, len(textSeqs)+len(vecSeqs))
+	for i, seq := range textSeqs {
+		scores[seq] += 1.0 / float64(rrfK+i+1)
+	}
+	for i, seq := range vecSeqs {
+		scores[seq] += 1.0 / float64(rrfK+i+1)
 	}
 	ranked := make([]int64, 0, len(scores))
 	for seq := range scores {
@@ -186,13 +194,36 @@ func consolidate(rs []Result) []Result {
 // vectorIndex holds a bot's passage vectors in memory, loaded from the
 // database and topped up with what was stored since.
 type vectorIndex struct {
-	mu     sync.Mutex
-	maxSeq int64
-	seqs   []int64
-	files  []string
-	vecs   []float32 // dim floats per passage
-	dim    int
-	stale  bool
+	mu      sync.RWMutex
+	maxSeq  int64
+	seqs    []int64
+	files   []int32          // per passage, its file's number in fileIDs
+	fileIDs []string         // the files, numbered in order of first load
+	fileNum map[string]int32 // the inverse of fileIDs
+	vecs    []float32        // dim floats per passage
+	dim     int
+	stale   bool
+	checked time.Time   // when the database last confirmed it up to date
+	changed atomic.Bool // this service stored or dropped passages of the bot since
+}
+
+// statsTTL is how long a bot's vector index is used without asking the
+// database whether passages were stored or deleted meanwhile (a count over
+// the bot's passages, 10 ms at 100,000). Indexing by this service marks
+// the index at once; only passages stored by another process sharing the
+// database (or written to the store directly) reach the vector half of the
+// search up to statsTTL late. Deleted files never show: the files searched
+// are read from the database on every search.
+const statsTTL = time.Second
+
+// vectorsChanged marks the bot's index: passages were stored or dropped.
+func (s *Service) vectorsChanged(botID string) {
+	s.vecMu.Lock()
+	idx := s.vecs[botID]
+	s.vecMu.Unlock()
+	if idx != nil {
+		idx.changed.Store(true)
+	}
 }
 
 func (s *Service) searchVectors(ctx context.Context, q Query, limit int) ([]int64, error) {
@@ -208,11 +239,7 @@ func (s *Service) searchVectors(ctx context.Context, q Query, limit int) ([]int6
 	if err != nil {
 		return nil, err
 	}
-	ok := make(map[string]bool, len(allowed))
-	for _, id := range allowed {
-		ok[id] = true
-	}
-	return idx.top(vs[0], ok, limit), nil
+	return idx.top(vs[0], allowed, limit), nil
 }
 
 // vectors returns the bot's index, brought up to date: new passages are
@@ -225,20 +252,35 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 		s.vecs[botID] = idx
 	}
 	s.vecMu.Unlock()
+	idx.mu.RLock()
+	fresh := idx.dim != 0 && !idx.stale && time.Since(idx.checked) < statsTTL && !idx.changed.Load()
+	idx.mu.RUnlock()
+	if fresh {
+		return idx, nil
+	}
+	changed := idx.changed.Swap(false)
 	maxSeq, count, err := s.store.PassageStats(ctx, botID)
 	if err != nil {
+		if changed {
+			idx.changed.Store(true)
+		}
 		return nil, err
 	}
 	idx.mu.Lock()
 	defer idx.mu.Unlock()
+	idx.checked = time.Now()
 	if !idx.stale && maxSeq == idx.maxSeq && count == len(idx.seqs) {
 		return idx, nil
 	}
 	if idx.stale || count < len(idx.seqs) || maxSeq < idx.maxSeq {
-		idx.seqs, idx.files, idx.vecs, idx.maxSeq, idx.stale = nil, nil, nil, 0, false
+		idx.seqs, idx.files, idx.fileIDs, idx.fileNum, idx.vecs, idx.maxSeq, idx.stale = nil, nil, nil, nil, nil, 0, false
+	}
+	if idx.fileNum == nil {
+		idx.fileNum = map[string]int32{}
 	}
 	ps, err := s.store.PassageVectors(ctx, botID, idx.maxSeq)
 	if err != nil {
+		idx.checked = time.Time{}
 		return nil, err
 	}
 	for _, p := range ps {
@@ -248,8 +290,14 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 		if len(p.Vector) != idx.dim {
 			continue // another embedder's vector: not comparable
 		}
+		n, ok := idx.fileNum[p.FileID]
+		if !ok {
+			n = int32(len(idx.fileIDs))
+			idx.fileNum[p.FileID] = n
+			idx.fileIDs = append(idx.fileIDs, p.FileID)
+		}
 		idx.seqs = append(idx.seqs, p.Seq)
-		idx.files = append(idx.files, p.FileID)
+		idx.files = append(idx.files, n)
 		idx.vecs = append(idx.vecs, p.Vector...)
 		idx.maxSeq = max(idx.maxSeq, p.Seq)
 	}
@@ -260,39 +308,83 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 }
 
 // top returns the seqs of the limit passages most similar to v among the
-// allowed files (vectors are normalized: the dot product is the cosine).
-func (idx *vectorIndex) top(v []float32, allowed map[string]bool, limit int) []int64 {
-	idx.mu.Lock()
-	defer idx.mu.Unlock()
-	if idx.dim == 0 || len(v) != idx.dim {
+// allowed files (vectors are normalized: the dot product is the cosine),
+// best first, ties in order of storage. A large index is scanned in
+// parallel, in parts whose bests are merged.
+func (idx *vectorIndex) top(v []float32, allowed []string, limit int) []int64 {
+	idx.mu.RLock()
+	defer idx.mu.RUnlock()
+	if idx.dim == 0 || len(v) != idx.dim || limit <= 0 {
 		return nil
 	}
-	type hit struct {
-		seq   int64
-		score float32
+	ok := make([]bool, len(idx.fileIDs))
+	for _, id := range allowed {
+		if n, found := idx.fileNum[id]; found {
+			ok[n] = true
+		}
 	}
+	n := len(idx.seqs)
+	parts := min(runtime.GOMAXPROCS(0), n/parallelScan)
+	var best []hit
+	if parts <= 1 {
+		best = idx.scan(v, ok, 0, n, limit)
+	} else {
+		found := make([][]hit, parts)
+		var wg sync.WaitGroup
+		for p := range parts {
+			wg.Go(func() { found[p] = idx.scan(v, ok, p*n/parts, (p+1)*n/parts, limit) })
+		}
+		wg.Wait()
+		for _, f := range found {
+			best = append(best, f...)
+		}
+		sort.Slice(best, func(i, j int) bool {
+			if best[i].score != best[j].score {
+				return best[i].score > best[j].score
+			}
+			return best[i].at < best[j].at
+		})
+		best = best[:min(limit, len(best))]
+	}
+	out := make([]int64, len(best))
+	for i, h := range best {
+		out[i] = idx.seqs[h.at]
+	}
+	return out
+}
+
+// parallelScan is the fewest passages per goroutine of a parallel scan.
+const parallelScan = 16384
+
+// hit is a passage of a scan, by its place in the index.
+type hit struct {
+	at    int
+	score float32
+}
+
+// scan returns the limit best passages of idx[from:to] of the allowed files
+// (by file number), best first, ties in index order; only positive scores
+// count (a vector with nothing in common scores 0 or less).
+func (idx *vectorIndex) scan(v []float32, ok []bool, from, to, limit int) []hit {
 	best := make([]hit, 0, limit+1)
-	for i, seq := range idx.seqs {
-		if !allowed[idx.files[i]] {
+	dim := idx.dim
+	for i := from; i < to; i++ {
+		if !ok[idx.files[i]] {
 			continue
 		}
-		sc := dot(v, idx.vecs[i*idx.dim:(i+1)*idx.dim])
+		sc := dot(v, idx.vecs[i*dim:(i+1)*dim])
 		if len(best) == limit && sc <= best[len(best)-1].score {
 			continue
 		}
 		at := sort.Search(len(best), func(k int) bool { return best[k].score < sc })
 		best = append(best, hit{})
 		copy(best[at+1:], best[at:])
-		best[at] = hit{seq, sc}
+		best[at] = hit{i, sc}
 		if len(best) > limit {
 			best = best[:limit]
 		}
 	}
-	out := make([]int64, len(best))
-	for i, h := range best {
-		out[i] = h.seq
-	}
-	return out
+	return best
 }
 
 func dot(a, b []float32) float32 {

@@ -222,7 +222,11 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
 		out[i] = platform.Passage{ID: platform.NewID("psg_"), FileID: f.ID, BotID: f.BotID, Position: i, Content: p.Content,
 			Type: platform.PassageChunk, Subtype: p.Subtype, PageNumber: p.Page, Breadcrumb: p.Breadcrumb, Vector: vecs[i]}
 	}
-	return s.store.CompleteIndexing(ctx, f.ID, f.Generation, cfg.indexingStack(), out, s.clock.Now())
+	err = s.store.CompleteIndexing(ctx, f.ID, f.Generation, cfg.indexingStack(), out, s.clock.Now())
+	if err == nil {
+		s.vectorsChanged(f.BotID)
+	}
+	return err
 }
 
 func (s *Service) read(ctx context.Context, f platform.File) ([]byte, error) {

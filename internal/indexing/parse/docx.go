@@ -550,7 +550,7 @@ func (w *docxWalker) endPara(p *docxPara) {
 	}
 	numbered := p.numPr && !p.numOff || !p.numPr && w.styleNumbered(p.style)
 	if numbered {
-		w.list = append(w.list, strings.Repeat("  ", p.ilvl)+"- "+text)
+		w.list = append(w.list, listIndent(p.ilvl)+"- "+text)
 		return
 	}
 	w.flushList()

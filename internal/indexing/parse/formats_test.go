@@ -80,6 +80,10 @@ func TestMarkdownDetails(t *testing.T) {
 		{"~~gone~~ kept", []doc.Block{b(doc.Paragraph, 0, "gone kept")}},
 		{"```\n\n```", nil},
 		{"<script>alert(1)</script>", nil},
+		{"```\n    indented first\nx\n```", []doc.Block{b(doc.Code, 0, "    indented first\nx")}},
+		{"---\ntitle: Front matter\ntags: [a, b]\n---\n# Body", []doc.Block{b(doc.Paragraph, 0, "title: Front matter\ntags: [a, b]"), b(doc.Heading, 1, "Body")}},
+		{"+++\r\ntitle = \"toml\"\r\n+++\r\ntext", []doc.Block{b(doc.Paragraph, 0, "title = \"toml\""), b(doc.Paragraph, 0, "text")}},
+		{"---\nnot closed\n", []doc.Block{b(doc.Paragraph, 0, "not closed")}},
 	}
 	for _, tt := range tests {
 		got := parseMarkdown([]byte(tt.in))
@@ -217,5 +221,26 @@ func TestCSVQuotes(t *testing.T) {
 	_, err := Parse("text/csv", "", []byte("a,b\n1,2\n3,\"x\"y\n"))
 	if err == nil || err.Error() != "the CSV is not valid: line 3: extraneous or missing \" in quoted-field" {
 		t.Errorf("error = %v", err)
+	}
+}
+
+func TestMarkdownTooHardFallsBackToText(t *testing.T) {
+	in := "# Title\n\n" + strings.Repeat("- ", 40) + "deep item\n\nafter"
+	got := parseMarkdown([]byte(in))
+	assertBlocks(t, got, []doc.Block{
+		b(doc.Paragraph, 0, "# Title"),
+		b(doc.List, 0, "- "+strings.TrimSpace(strings.Repeat("- ", 39))+" deep item"),
+		b(doc.Paragraph, 0, "after"),
+	})
+	// Nesting that is deep but not absurd is still Markdown, its
+	// indentation capped.
+	var nested strings.Builder
+	for i := range 12 {
+		nested.WriteString(strings.Repeat("  ", i) + "- level\n")
+	}
+	got = parseMarkdown([]byte(nested.String()))
+	lines := strings.Split(got[0].Text, "\n")
+	if got[0].Kind != doc.List || len(lines) != 12 || lines[11] != strings.Repeat("  ", maxListIndent)+"- level" {
+		t.Errorf("nested list: %q", got[0].Text)
 	}
 }

@@ -216,7 +216,7 @@ func listLines(list *html.Node, depth int, lines *[]string) {
 			}
 		}
 	}
-	indent := strings.Repeat("  ", depth)
+	indent := listIndent(depth)
 	for li := list.FirstChild; li != nil; li = li.NextSibling {
 		if li.Type != html.ElementNode || skipped(li) {
 			continue

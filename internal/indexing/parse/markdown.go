@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -25,8 +26,22 @@ var markdown = goldmark.New(goldmark.WithExtensions(
 
 // parseMarkdown walks the CommonMark (+ GFM tables) syntax tree of src.
 func parseMarkdown(src []byte) []doc.Block {
-	root := markdown.Parser().Parse(text.NewReader(src))
+	if markdownTooHard(src) {
+		// goldmark's time grows with the square of container nesting on
+		// a line, and of unclosed links in a paragraph: a crafted file
+		// could take minutes. No real document looks like that; read it
+		// as plain text.
+		return parseText(string(src))
+	}
 	w := mdWalker{src: src}
+	if meta, rest, ok := frontMatter(src); ok {
+		// YAML or TOML front matter (title, tags...) is kept as a
+		// paragraph of its own.
+		w.out.add(doc.Paragraph, 0, meta, 0)
+		src = rest
+		w.src = src
+	}
+	root := markdown.Parser().Parse(text.NewReader(src))
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
 		w.block(n)
 	}
@@ -67,11 +82,101 @@ func (w *mdWalker) block(n ast.Node) {
 	}
 }
 
+// Thresholds of markdownTooHard.
+const (
+	maxMarkdownNesting  = 32
+	maxMarkdownLinkWork = 200_000_000 // "](" count times paragraph length
+)
+
+// markdownTooHard reports whether src has a line that opens more than
+// maxMarkdownNesting containers (quotes, list items), or a paragraph with
+// so many unclosed-looking links that goldmark would take too long.
+func markdownTooHard(src []byte) bool {
+	paraLen, links := 0, 0
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i+1], src[i+1:]
+		} else {
+			src = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			paraLen, links = 0, 0
+			continue
+		}
+		paraLen += len(line)
+		links += bytes.Count(line, []byte("]("))
+		if links*paraLen > maxMarkdownLinkWork {
+			return true
+		}
+		if containerDepth(line) > maxMarkdownNesting {
+			return true
+		}
+	}
+	return false
+}
+
+// containerDepth counts the block quote and list markers that open a line.
+func containerDepth(line []byte) int {
+	depth, i := 0, 0
+	for {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i >= len(line) {
+			return depth
+		}
+		switch c := line[i]; {
+		case c == '>':
+			i++
+		case (c == '-' || c == '*' || c == '+') && i+1 < len(line) && (line[i+1] == ' ' || line[i+1] == '\t'):
+			i += 2
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j+1 >= len(line) || line[j] != '.' && line[j] != ')' || line[j+1] != ' ' && line[j+1] != '\t' {
+				return depth
+			}
+			i = j + 2
+		default:
+			return depth
+		}
+		depth++
+	}
+}
+
+// frontMatter splits off a leading block fenced by "---" (YAML) or "+++"
+// (TOML) lines.
+func frontMatter(src []byte) (meta string, rest []byte, ok bool) {
+	s := string(src)
+	var fence string
+	switch {
+	case strings.HasPrefix(s, "---\n"), strings.HasPrefix(s, "---\r\n"):
+		fence = "---"
+	case strings.HasPrefix(s, "+++\n"), strings.HasPrefix(s, "+++\r\n"):
+		fence = "+++"
+	default:
+		return "", src, false
+	}
+	_, body, _ := strings.Cut(s, "\n")
+	for off := 0; off < len(body); {
+		line, _, _ := strings.Cut(body[off:], "\n")
+		next := off + len(line) + 1
+		if l := strings.TrimRight(line, " \t\r"); l == fence || fence == "---" && l == "..." {
+			return strings.TrimSpace(strings.ReplaceAll(body[:off], "\r\n", "\n")), src[len(s)-len(body)+min(next, len(body)):], true
+		}
+		off = next
+	}
+	return "", src, false
+}
+
 // list renders a list's items one per line, "- item" or "N. item", nested
 // lists indented by two spaces per level.
 func (w *mdWalker) list(l *ast.List, depth int, lines *[]string) {
 	num := l.Start
-	indent := strings.Repeat("  ", depth)
+	indent := listIndent(depth)
 	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
 		marker := "- "
 		if l.IsOrdered() {

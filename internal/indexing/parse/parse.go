@@ -314,3 +314,12 @@ func (l *blockList) add(kind string, level int, text string, page int) {
 	}
 	*l = append(*l, doc.Block{Kind: kind, Level: level, Text: text, Page: page})
 }
+
+// maxListIndent caps the nesting shown in list blocks, so that deeply
+// nested input does not make output that grows with the square of it.
+const maxListIndent = 8
+
+// listIndent returns the indentation of a list item nested depth deep.
+func listIndent(depth int) string {
+	return strings.Repeat("  ", min(depth, maxListIndent))
+}

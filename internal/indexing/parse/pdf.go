@@ -79,6 +79,8 @@ func pdfOpenError(err error) error {
 	switch {
 	case errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(strings.ToLower(msg), "encrypt"):
 		return errors.New("the PDF is encrypted (password-protected or using an unsupported encryption) and cannot be read; remove the protection and upload it again")
+	case strings.Contains(msg, "invalid header"):
+		return errors.New("the PDF could not be read: the file is not a PDF (it does not start with %PDF-)")
 	case strings.Contains(msg, "not a PDF file"):
 		return fmt.Errorf("the PDF could not be read: %s", strings.TrimPrefix(msg, "not a PDF file: "))
 	}
@@ -99,6 +101,11 @@ type pdfSource struct {
 }
 
 func newPDFSource(content []byte) *pdfSource {
+	// Readers accept junk (a mail header, a BOM) before %PDF- in the first
+	// kilobyte; offsets then count from %PDF-.
+	if i := bytes.Index(content[:min(len(content), 1024)], []byte("%PDF-")); i > 0 {
+		content = content[i:]
+	}
 	s := &pdfSource{data: content, size: int64(len(content)), deadline: time.Now().Add(PDFTimeout)}
 	if i := bytes.LastIndex(content, []byte("%%EOF")); i > 0 {
 		s.size = int64(i + 5)
@@ -456,6 +463,9 @@ func (x *pdfExtractor) glyph(ox, oy, ex, ey, dx, dy, size float64, text string) 
 		x.space()
 	} else {
 		x.cur.WriteString(text)
+		if x.total+x.cur.Len() > maxPDFText {
+			panic(pdfAbort{errPDFTooBig})
+		}
 	}
 	x.ex, x.ey = ex, ey
 	x.curSize = max(x.curSize, size)
@@ -862,7 +872,7 @@ func layoutPDF(lines []pdfLine) []doc.Block {
 			if len(indents) == 0 || p.pos > indents[len(indents)-1]+tol {
 				indents = append(indents, p.pos)
 			}
-			list = append(list, strings.Repeat("  ", len(indents)-1)+text)
+			list = append(list, listIndent(len(indents)-1)+text)
 			continue
 		}
 		flushList()

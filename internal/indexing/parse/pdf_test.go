@@ -59,6 +59,12 @@ func TestPDFLibreOffice(t *testing.T) {
 	})
 }
 
+// TestPDFObjectStreams reads the handmade PDF rewritten by qpdf with a
+// cross-reference stream, object streams and linearization.
+func TestPDFObjectStreams(t *testing.T) {
+	assertBlocks(t, mustParse(t, "application/pdf", "objstm.pdf", fixture(t, "objstm.pdf")), handmadePDF)
+}
+
 func TestPDFEncryption(t *testing.T) {
 	// Encrypted with an empty user password (only an owner password):
 	// readable, RC4 and AES-128.
@@ -80,6 +86,9 @@ func TestPDFLenientFile(t *testing.T) {
 	// A PDF 2.0 header.
 	v2 := bytes.Replace(pdf, []byte("%PDF-1.4"), []byte("%PDF-2.0"), 1)
 	assertBlocks(t, mustParse(t, "application/pdf", "", v2), handmadePDF)
+	// Junk before the header.
+	junk := append([]byte("\xEF\xBB\xBFFrom: someone\n\n"), pdf...)
+	assertBlocks(t, mustParse(t, "application/pdf", "", junk), handmadePDF)
 	// Garbage after the end of the file.
 	tail := append(bytes.Clone(pdf), bytes.Repeat([]byte("\x00junk"), 100)...)
 	assertBlocks(t, mustParse(t, "application/pdf", "", tail), handmadePDF)
@@ -209,8 +218,8 @@ func TestPDFErrors(t *testing.T) {
 		content []byte
 		want    string
 	}{
-		{"empty", nil, "the PDF could not be read: invalid header"},
-		{"not a PDF", []byte("hello, this is plain text\n%%EOF"), "the PDF could not be read: invalid header"},
+		{"empty", nil, "the PDF could not be read: the file is not a PDF (it does not start with %PDF-)"},
+		{"not a PDF", []byte("hello, this is plain text\n%%EOF"), "the PDF could not be read: the file is not a PDF"},
 		{"truncated", good[:len(good)/2], "the PDF could not be read: "},
 		{"header only", []byte("%PDF-1.4\n%%EOF\n"), "the PDF could not be read: "},
 		{"wrong xref offsets", shifted, "the PDF could not be read: "},

@@ -6,6 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -222,34 +225,112 @@ func (s *Store) SearchableFiles(ctx context.Context, v store.FileVisibility, tag
 }
 
 // queryTerms splits a search query into the words full-text search looks
-// for (letters and digits), lowercased.
+// for (letters and digits), lowercased, without English stop words.
 func queryTerms(q string) []string {
-	return strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	out := ws[:0]
+	for _, w := range ws {
+		if !stopWords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
 }
+
+// stopWords are the words PostgreSQL's english text search configuration
+// ignores (its english.stop): to_tsquery drops them from the query there;
+// SQLite's FTS5 would match them in most passages (one costly ranking for
+// next to nothing: BM25 weighs such words close to 0), so both backends
+// leave them out.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers
+		herself it its itself they them their theirs themselves what which who whom this that these those am is are
+		was were be been being have has had having do does did doing a an the and but if or because as until while
+		of at by for with about against between into through during before after above below to from up down in out
+		on off over under again further then once here there when where why how all any both each few more most
+		other some such no nor not only own same so than too very s t can will just don should now`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // SearchText ranks the passages of the visible, tag-matching indexed files
 // by full-text relevance to query (BM25 on SQLite, ts_rank_cd on
-// PostgreSQL; any word may match) and returns up to limit seqs, best first.
+// PostgreSQL; any word may match, stop words aside) and returns up to limit
+// seqs, best first.
+//
+// Ranking every passage that holds any word of the query costs a few
+// microseconds a passage, and a common word matches a large part of a big
+// index (on 100,000 passages, "the" or "light" alone match tens of
+// thousands). So the candidates are the passages holding the query's rarer
+// words: the words are counted (up to candidateBudget+1 passages each) and,
+// from the rarest, taken while the passages they match stay within
+// candidateBudget, the first that matches anything always (when even that
+// one matches more, candidateBudget of its passages are the candidates).
+// The candidates are then ranked by the whole query, every word counting
+// as before. Passages that hold only
+// the commoner words are left out; those rank low anyway (BM25 weighs a
+// word by its rarity). When all the words are taken (every query on a small
+// index), the ranking is that of all passages holding any word.
 func (s *Store) SearchText(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, query string, limit int) ([]int64, error) {
 	terms := queryTerms(query)
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	sel, matching, capped, err := s.selectiveTerms(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !capped && len(sel) == len(distinct(terms)):
+		return s.searchText(ctx, v, tags, notTags, terms, nil, false, limit)
+	case capped && len(matching) >= 2:
+		// Every word is common: the candidates are first the passages
+		// holding the two rarest together (those BM25 ranks first).
+		out, err := s.searchText(ctx, v, tags, notTags, terms, matching[:2], true, limit)
+		if err != nil || len(out) >= limit {
+			return out, err
+		}
+	}
+	return s.searchText(ctx, v, tags, notTags, terms, sel, false, limit)
+}
+
+// searchText ranks by terms the passages holding any of them, or, with
+// sel, only candidateBudget of those holding any of sel (all of sel with
+// and).
+func (s *Store) searchText(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, terms, sel []string, and bool, limit int) ([]int64, error) {
 	var q strings.Builder
 	var args []any
 	if s.d.Numbered { // PostgreSQL
 		q.WriteString(`SELECT p.seq FROM passages p JOIN files f ON f.id = p.file_id, to_tsquery('english', ?) tq WHERE p.tsv @@ tq AND `)
 		args = append(args, strings.Join(terms, " | "))
+		if sel != nil {
+			op := " | "
+			if and {
+				op = " & "
+			}
+			q.WriteString(`p.seq IN (SELECT c.seq FROM passages c WHERE c.tsv @@ to_tsquery('english', ?) LIMIT ?) AND `)
+			args = append(args, strings.Join(sel, op), candidateBudget)
+		}
 		args = visible(&q, args, v, "f")
 		args = tagConds(&q, args, tags, notTags)
 		q.WriteString(` AND f.status = ? ORDER BY ts_rank_cd(p.tsv, tq) DESC, p.seq LIMIT ?`)
 	} else {
-		quoted := make([]string, len(terms))
-		for i, t := range terms {
-			quoted[i] = `"` + t + `"`
-		}
 		q.WriteString(`SELECT p.seq FROM passages_fts JOIN passages p ON p.seq = passages_fts.rowid JOIN files f ON f.id = p.file_id WHERE passages_fts MATCH ? AND `)
-		args = append(args, strings.Join(quoted, " OR "))
+		args = append(args, ftsQuery(terms, " OR "))
+		if sel != nil {
+			op := " OR "
+			if and {
+				op = " AND "
+			}
+			// The unary + keeps SQLite from driving the full-text scan by
+			// the candidates (one scan per rowid); it scans once and ranks
+			// the candidates only.
+			q.WriteString(`+passages_fts.rowid IN (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? LIMIT ?) AND `)
+			args = append(args, ftsQuery(sel, op), candidateBudget)
+		}
 		args = visible(&q, args, v, "f")
 		args = tagConds(&q, args, tags, notTags)
 		q.WriteString(` AND f.status = ? ORDER BY bm25(passages_fts), p.seq LIMIT ?`)
@@ -269,4 +350,88 @@ func (s *Store) SearchText(ctx context.Context, v store.FileVisibility, tags, no
 		out = append(out, seq)
 	}
 	return out, rows.Err()
+}
+
+// candidateBudget bounds the passages SearchText ranks when the query has
+// commoner words (see SearchText).
+var candidateBudget = func() int { // TEMPORARY experiment
+	if n, err := strconv.Atoi(os.Getenv("XBUDGET")); err == nil {
+		return n
+	}
+	return 1000
+}()
+
+// ftsQuery is an FTS5 query of terms joined by op (" OR ", " AND "), each
+// quoted (so that none is taken for query syntax).
+func ftsQuery(terms []string, op string) string {
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		quoted[i] = `"` + t + `"`
+	}
+	return strings.Join(quoted, op)
+}
+
+func distinct(terms []string) []string {
+	seen := make(map[string]bool, len(terms))
+	var out []string
+	for _, t := range terms {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// selectiveTerms returns the distinct terms whose passages are the
+// candidates of SearchText: counting the passages each term matches (all
+// bots', up to candidateBudget+1), the rarest first (and any matching
+// nothing: stop words on PostgreSQL, misspellings), then the next ones while
+// the counts stay within candidateBudget in all. capped reports that the
+// terms match more passages than that; matching are the terms that match
+// passages, rarest first.
+func (s *Store) selectiveTerms(ctx context.Context, terms []string) (sel, matching []string, capped bool, err error) {
+	ds := distinct(terms)
+	var q strings.Builder
+	args := make([]any, 0, 2*len(ds))
+	q.WriteString(`SELECT `)
+	for i, t := range ds {
+		if i > 0 {
+			q.WriteString(`, `)
+		}
+		if s.d.Numbered {
+			q.WriteString(`(SELECT count(*) FROM (SELECT 1 FROM passages WHERE tsv @@ to_tsquery('english', ?) LIMIT ?) c)`)
+			args = append(args, t, candidateBudget+1)
+		} else {
+			q.WriteString(`(SELECT count(*) FROM (SELECT 1 FROM passages_fts WHERE passages_fts MATCH ? LIMIT ?))`)
+			args = append(args, ftsQuery([]string{t}, ""), candidateBudget+1)
+		}
+	}
+	counts := make([]int64, len(ds))
+	dst := make([]any, len(ds))
+	for i := range counts {
+		dst[i] = &counts[i]
+	}
+	if err := s.queryRow(ctx, q.String(), args...).Scan(dst...); err != nil {
+		return nil, nil, false, err
+	}
+	order := make([]int, len(ds))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return counts[order[a]] < counts[order[b]] })
+	var sum int64
+	done := false
+	for _, i := range order {
+		if counts[i] > 0 {
+			matching = append(matching, ds[i])
+		}
+		if done || (sum > 0 && sum+counts[i] > int64(candidateBudget)) {
+			done = true
+			continue
+		}
+		sel = append(sel, ds[i])
+		sum += counts[i]
+	}
+	return sel, matching, sum > int64(candidateBudget), nil
 }

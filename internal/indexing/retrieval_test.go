@@ -1,0 +1,171 @@
+package indexing
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/indexing/benchdata"
+)
+
+// The retrieval benchmark: benchdata's corpus (240 documents in HTML,
+// Markdown, plain text, CSV and JSON; 320 queries with known relevant
+// passages; see its package comment for how the queries are made) is
+// uploaded and indexed through the real pipeline (parse, chunk, embed with
+// the built-in embedder, store) into a real database, then every query is
+// searched full-text only (Mode "text") and hybrid (Mode "", what
+// searchFiles does), 10 results each.
+//
+//   - recall@5: the share of a query's relevant passages among the first 5
+//     results, averaged over the queries;
+//   - MRR: 1/rank of the first relevant result (0 when none is in the first
+//     10), averaged.
+//
+// Run: go test -run '^$' -bench Retrieval ./internal/indexing/ (PostgreSQL
+// too when BOTPLATFORM_TEST_DATABASE_URL is set).
+
+const retrievalSeed = 1
+
+// modes are the searches compared: full-text alone, hybrid, and (for
+// information) vectors alone.
+var modes = []struct{ name, mode string }{{"text", "text"}, {"hybrid", ""}, {"vector", "vector"}}
+
+type scores struct {
+	n           int
+	recall5, rr float64
+}
+
+func (s *scores) add(recall5, rr float64) { s.n++; s.recall5 += recall5; s.rr += rr }
+func (s scores) Recall5() float64         { return s.recall5 / float64(max(s.n, 1)) }
+func (s scores) MRR() float64             { return s.rr / float64(max(s.n, 1)) }
+
+// retrieval is the outcome of a run: scores per mode, overall and per
+// group (collection, variation).
+type retrieval struct {
+	overall map[string]*scores
+	groups  map[string]map[string]*scores // group -> mode -> scores
+	docs    int
+	queries int
+	indexed time.Duration
+	search  map[string]time.Duration
+}
+
+func runRetrieval(tb testing.TB, backend string) retrieval {
+	tb.Helper()
+	return runRetrievalOn(tb, newFixture(tb, backend, 4))
+}
+
+// runRetrievalOn runs the retrieval benchmark in f's bot, which may hold
+// other passages already.
+func runRetrievalOn(tb testing.TB, f *fixture) retrieval {
+	tb.Helper()
+	c := benchdata.Generate(retrievalSeed)
+	others := len(f.files)
+	for _, d := range c.Docs {
+		f.upload(tb, d.Key, d.ContentType, d.Content)
+	}
+	took := f.indexAll(tb, 2*time.Minute)
+	f.files = f.files[others:]
+	all := f.passages(tb)
+
+	r := retrieval{overall: map[string]*scores{}, groups: map[string]map[string]*scores{}, docs: len(c.Docs), queries: len(c.Queries),
+		indexed: took, search: map[string]time.Duration{}}
+	for _, m := range modes {
+		r.overall[m.name] = &scores{}
+	}
+	group := func(g, mode string) *scores {
+		if r.groups[g] == nil {
+			r.groups[g] = map[string]*scores{}
+		}
+		if r.groups[g][mode] == nil {
+			r.groups[g][mode] = &scores{}
+		}
+		return r.groups[g][mode]
+	}
+	for _, q := range c.Queries {
+		relevant := 0
+		for _, p := range all {
+			if q.Relevant(p.Content) {
+				relevant++
+			}
+		}
+		if relevant == 0 {
+			tb.Fatalf("query %q: no relevant passage in the index", q.Text)
+		}
+		gs := []string{"collection " + q.Collection}
+		if len(q.Variations) == 0 {
+			gs = append(gs, "as written")
+		}
+		for _, v := range q.Variations {
+			gs = append(gs, "with "+v)
+		}
+		for _, m := range modes {
+			start := time.Now()
+			res, err := f.svc.Search(f.ctx, Query{Visibility: f.vis, Text: q.Text, Limit: 10, Mode: m.mode})
+			r.search[m.name] += time.Since(start)
+			must(tb, err)
+			found, rr := 0, 0.0
+			for i, x := range res {
+				if q.Relevant(x.Passage.Content) {
+					if i < 5 {
+						found++
+					}
+					if rr == 0 {
+						rr = 1 / float64(i+1)
+					}
+				}
+			}
+			recall := float64(found) / float64(relevant)
+			r.overall[m.name].add(recall, rr)
+			for _, g := range gs {
+				group(g, m.name).add(recall, rr)
+			}
+		}
+	}
+	return r
+}
+
+// table renders the results for the log.
+func (r retrieval) table(backend string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nretrieval on %s: %d documents indexed in %v, %d queries\n", backend, r.docs, r.indexed.Round(time.Millisecond), r.queries)
+	fmt.Fprintf(&b, "%-22s %5s  %-21s %-21s %-21s\n", "", "n", "recall@5 text/hyb/vec", "MRR text/hyb/vec", "")
+	line := func(name string, ms map[string]*scores) {
+		fmt.Fprintf(&b, "%-22s %5d  %.3f %.3f %.3f    %.3f %.3f %.3f\n", name, ms["text"].n,
+			ms["text"].Recall5(), ms["hybrid"].Recall5(), ms["vector"].Recall5(), ms["text"].MRR(), ms["hybrid"].MRR(), ms["vector"].MRR())
+	}
+	line("all", r.overall)
+	var names []string
+	for g := range r.groups {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		line(g, r.groups[g])
+	}
+	for _, m := range modes {
+		fmt.Fprintf(&b, "mean search time %-7s %v\n", m.name, (r.search[m.name] / time.Duration(r.queries)).Round(time.Microsecond))
+	}
+	return b.String()
+}
+
+func BenchmarkRetrieval(b *testing.B) {
+	for _, backend := range backends() {
+		b.Run(backend, func(b *testing.B) {
+			logMachine(b)
+			var r retrieval
+			for b.Loop() {
+				r = runRetrieval(b, backend)
+			}
+			b.Log(r.table(backend))
+			b.ReportMetric(r.overall["text"].Recall5(), "recall5-text")
+			b.ReportMetric(r.overall["hybrid"].Recall5(), "recall5-hybrid")
+			b.ReportMetric(r.overall["text"].MRR(), "mrr-text")
+			b.ReportMetric(r.overall["hybrid"].MRR(), "mrr-hybrid")
+			b.ReportMetric(r.overall["vector"].Recall5(), "recall5-vector")
+			b.ReportMetric(r.overall["vector"].MRR(), "mrr-vector")
+		})
+	}
+}
