@@ -6,9 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
-	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -354,12 +352,7 @@ func (s *Store) searchText(ctx context.Context, v store.FileVisibility, tags, no
 
 // candidateBudget bounds the passages SearchText ranks when the query has
 // commoner words (see SearchText).
-var candidateBudget = func() int { // TEMPORARY experiment
-	if n, err := strconv.Atoi(os.Getenv("XBUDGET")); err == nil {
-		return n
-	}
-	return 1000
-}()
+const candidateBudget = 1000
 
 // ftsQuery is an FTS5 query of terms joined by op (" OR ", " AND "), each
 // quoted (so that none is taken for query syntax).
@@ -426,12 +419,12 @@ func (s *Store) selectiveTerms(ctx context.Context, terms []string) (sel, matchi
 		if counts[i] > 0 {
 			matching = append(matching, ds[i])
 		}
-		if done || (sum > 0 && sum+counts[i] > int64(candidateBudget)) {
+		if done || (sum > 0 && sum+counts[i] > candidateBudget) {
 			done = true
 			continue
 		}
 		sel = append(sel, ds[i])
 		sum += counts[i]
 	}
-	return sel, matching, sum > int64(candidateBudget), nil
+	return sel, matching, sum > candidateBudget, nil
 }
