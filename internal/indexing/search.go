@@ -81,8 +81,10 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
 		return nil, vecErr
 	}
 	scores := make(map[int64]float64, len(textSeqs)+len(vecSeqs))
+	textRank := make(map[int64]int, len(textSeqs))
 	for i, seq := range textSeqs {
 		scores[seq] += 1.0 / float64(rrfK+i+1)
+		textRank[seq] = i + 1
 	}
 	for i, seq := range vecSeqs {
 		scores[seq] += 1.0 / float64(rrfK+i+1)
@@ -94,6 +96,15 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
 	sort.Slice(ranked, func(i, j int) bool {
 		if scores[ranked[i]] != scores[ranked[j]] {
 			return scores[ranked[i]] > scores[ranked[j]]
+		}
+		// At equal scores a passage holding the query's words comes first:
+		// a word match is surer than a similar vector.
+		ti, tj := textRank[ranked[i]], textRank[ranked[j]]
+		if (ti > 0) != (tj > 0) {
+			return ti > 0
+		}
+		if ti != tj {
+			return ti < tj
 		}
 		return ranked[i] < ranked[j]
 	})
@@ -196,7 +207,8 @@ func consolidate(rs []Result) []Result {
 type vectorIndex struct {
 	mu      sync.RWMutex
 	maxSeq  int64
-	seqs    []int64
+	rows    int              // passages loaded, with a vector or without (headings)
+	seqs    []int64          // the passages with a vector
 	files   []int32          // per passage, its file's number in fileIDs
 	fileIDs []string         // the files, numbered in order of first load
 	fileNum map[string]int32 // the inverse of fileIDs
@@ -253,7 +265,7 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 	}
 	s.vecMu.Unlock()
 	idx.mu.RLock()
-	fresh := idx.dim != 0 && !idx.stale && time.Since(idx.checked) < statsTTL && !idx.changed.Load()
+	fresh := !idx.checked.IsZero() && !idx.stale && time.Since(idx.checked) < statsTTL && !idx.changed.Load()
 	idx.mu.RUnlock()
 	if fresh {
 		return idx, nil
@@ -269,11 +281,11 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 	idx.mu.Lock()
 	defer idx.mu.Unlock()
 	idx.checked = time.Now()
-	if !idx.stale && maxSeq == idx.maxSeq && count == len(idx.seqs) {
+	if !idx.stale && maxSeq == idx.maxSeq && count == idx.rows {
 		return idx, nil
 	}
-	if idx.stale || count < len(idx.seqs) || maxSeq < idx.maxSeq {
-		idx.seqs, idx.files, idx.fileIDs, idx.fileNum, idx.vecs, idx.maxSeq, idx.stale = nil, nil, nil, nil, nil, 0, false
+	if idx.stale || count < idx.rows || maxSeq < idx.maxSeq {
+		idx.rows, idx.seqs, idx.files, idx.fileIDs, idx.fileNum, idx.vecs, idx.maxSeq, idx.stale = 0, nil, nil, nil, nil, nil, 0, false
 	}
 	if idx.fileNum == nil {
 		idx.fileNum = map[string]int32{}
@@ -284,6 +296,11 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 		return nil, err
 	}
 	for _, p := range ps {
+		idx.rows++
+		idx.maxSeq = max(idx.maxSeq, p.Seq)
+		if len(p.Vector) == 0 {
+			continue // a heading
+		}
 		if idx.dim == 0 {
 			idx.dim = len(p.Vector)
 		}
@@ -299,11 +316,10 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 		idx.seqs = append(idx.seqs, p.Seq)
 		idx.files = append(idx.files, n)
 		idx.vecs = append(idx.vecs, p.Vector...)
-		idx.maxSeq = max(idx.maxSeq, p.Seq)
 	}
 	// Deleted passages are still in memory: reload whole next time. (Vectors
 	// of deleted passages match nothing: their seqs no longer load.)
-	idx.stale = len(idx.seqs) != count
+	idx.stale = idx.rows != count
 	return idx, nil
 }
 
@@ -363,8 +379,9 @@ type hit struct {
 }
 
 // scan returns the limit best passages of idx[from:to] of the allowed files
-// (by file number), best first, ties in index order; only positive scores
-// count (a vector with nothing in common scores 0 or less).
+// (by file number), best first, ties in index order. Passages with nothing
+// in common with the query (score 0 or less) still fill a short list: on a
+// small index the vector half returns every passage.
 func (idx *vectorIndex) scan(v []float32, ok []bool, from, to, limit int) []hit {
 	best := make([]hit, 0, limit+1)
 	dim := idx.dim

@@ -209,13 +209,28 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
 		}
 		ps = chunk.Chunk(d, cfg.options())
 	}
-	texts := make([]string, len(ps))
+	// Headings get no vector: a heading alone is a few words, and many
+	// documents share the same ones ("Overview", "Pricing"), so they would
+	// crowd the vector ranking. The passages under a heading carry it in what
+	// they embed (embeddedContextLevels, embedBreadcrumb); full-text search
+	// finds the headings themselves.
+	var texts []string
+	var embedded []int
 	for i, p := range ps {
-		texts[i] = p.Embed
+		if p.Subtype != chunk.Title && p.Subtype != chunk.Subtitle {
+			texts = append(texts, p.Embed)
+			embedded = append(embedded, i)
+		}
 	}
-	vecs, err := s.emb.Embed(ctx, texts)
-	if err != nil {
-		return fmt.Errorf("embedding: %w", err)
+	vecs := make([][]float32, len(ps))
+	if len(texts) > 0 {
+		got, err := s.emb.Embed(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("embedding: %w", err)
+		}
+		for k, i := range embedded {
+			vecs[i] = got[k]
+		}
 	}
 	out := make([]platform.Passage, len(ps))
 	for i, p := range ps {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -41,6 +42,7 @@ func decodeVector(b []byte) []float32 {
 // its content is still generation gen (ErrConflict otherwise: it was
 // replaced meanwhile, and a newer job will index it).
 func (s *Store) CompleteIndexing(ctx context.Context, fileID string, gen int64, stack string, ps []platform.Passage, now time.Time) error {
+	defer s.counts.clear() // after the write: a count taken meanwhile may predate it
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		var botID string
 		if err := tx.QueryRowContext(ctx, s.q(`SELECT bot_id FROM files WHERE id = ? AND generation = ?`+s.d.ForUpdate), fileID, gen).Scan(&botID); err != nil {
@@ -259,19 +261,22 @@ var stopWords = func() map[string]bool {
 // PostgreSQL; any word may match, stop words aside) and returns up to limit
 // seqs, best first.
 //
-// Ranking every passage that holds any word of the query costs a few
-// microseconds a passage, and a common word matches a large part of a big
-// index (on 100,000 passages, "the" or "light" alone match tens of
-// thousands). So the candidates are the passages holding the query's rarer
-// words: the words are counted (up to candidateBudget+1 passages each) and,
-// from the rarest, taken while the passages they match stay within
-// candidateBudget, the first that matches anything always (when even that
-// one matches more, candidateBudget of its passages are the candidates).
-// The candidates are then ranked by the whole query, every word counting
-// as before. Passages that hold only
-// the commoner words are left out; those rank low anyway (BM25 weighs a
-// word by its rarity). When all the words are taken (every query on a small
-// index), the ranking is that of all passages holding any word.
+// Ranking every passage that holds a word of the query costs microseconds a
+// passage, and a common word matches much of a big index (tens of thousands
+// of passages out of 100,000). So the passages ranked, the candidates, are
+// those holding the query's rarer words: the words are counted (up to
+// candidateBudget+1 passages each; counts are remembered for a minute) and
+// taken from the rarest while the passages they match stay within
+// candidateBudget in all; the first word that matches anything is always
+// taken. When even that one matches more than candidateBudget passages
+// (every word is common), the candidates are the passages holding the two
+// rarest words together, or if fewer than limit are found, candidateBudget
+// of the passages holding the rarest. The candidates are ranked by the
+// whole query, every word counting as before; left out are passages that
+// hold only commoner words, which rank low anyway (BM25 weighs a word by
+// its rarity). When all the words are taken (any query on a small index),
+// the candidates are all the passages holding any word, as without the
+// limit.
 func (s *Store) SearchText(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, query string, limit int) ([]int64, error) {
 	terms := queryTerms(query)
 	if len(terms) == 0 {
@@ -385,13 +390,22 @@ func distinct(terms []string) []string {
 // passages, rarest first.
 func (s *Store) selectiveTerms(ctx context.Context, terms []string) (sel, matching []string, capped bool, err error) {
 	ds := distinct(terms)
+	counts := make([]int64, len(ds))
+	now := time.Now()
 	var q strings.Builder
-	args := make([]any, 0, 2*len(ds))
-	q.WriteString(`SELECT `)
+	var args []any
+	var missing []int
 	for i, t := range ds {
-		if i > 0 {
+		if n, ok := s.counts.get(t, now); ok {
+			counts[i] = n
+			continue
+		}
+		if len(missing) == 0 {
+			q.WriteString(`SELECT `)
+		} else {
 			q.WriteString(`, `)
 		}
+		missing = append(missing, i)
 		if s.d.Numbered {
 			q.WriteString(`(SELECT count(*) FROM (SELECT 1 FROM passages WHERE tsv @@ to_tsquery('english', ?) LIMIT ?) c)`)
 			args = append(args, t, candidateBudget+1)
@@ -400,13 +414,17 @@ func (s *Store) selectiveTerms(ctx context.Context, terms []string) (sel, matchi
 			args = append(args, ftsQuery([]string{t}, ""), candidateBudget+1)
 		}
 	}
-	counts := make([]int64, len(ds))
-	dst := make([]any, len(ds))
-	for i := range counts {
-		dst[i] = &counts[i]
-	}
-	if err := s.queryRow(ctx, q.String(), args...).Scan(dst...); err != nil {
-		return nil, nil, false, err
+	if len(missing) > 0 {
+		dst := make([]any, len(missing))
+		for k, i := range missing {
+			dst[k] = &counts[i]
+		}
+		if err := s.queryRow(ctx, q.String(), args...).Scan(dst...); err != nil {
+			return nil, nil, false, err
+		}
+		for _, i := range missing {
+			s.counts.put(ds[i], counts[i], now)
+		}
 	}
 	order := make([]int, len(ds))
 	for i := range order {
@@ -427,4 +445,55 @@ func (s *Store) selectiveTerms(ctx context.Context, terms []string) (sel, matchi
 		sum += counts[i]
 	}
 	return sel, matching, sum > candidateBudget, nil
+}
+
+// termCountCache remembers the (capped) number of passages each common term
+// matched, for selectiveTerms: counting visits up to candidateBudget+1 rows
+// a term, so common words cost the most. The counts only choose which words
+// select SearchText's candidates, never how the candidates rank, so a count
+// up to termCountTTL old does as well; this process forgets them all when
+// it stores passages, and rarer words (under termCountMin, cheap to count)
+// are always counted afresh, so a word new to the index is seen at once.
+type termCountCache struct {
+	mu sync.Mutex
+	m  map[string]termCount
+}
+
+type termCount struct {
+	n  int64
+	at time.Time
+}
+
+const (
+	termCountTTL = time.Minute
+	termCountMax = 10000 // terms remembered; all are forgotten past that
+	termCountMin = 100   // fewer matches are not remembered
+)
+
+func (c *termCountCache) get(t string, now time.Time) (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[t]
+	if !ok || now.Sub(e.at) > termCountTTL {
+		return 0, false
+	}
+	return e.n, true
+}
+
+func (c *termCountCache) put(t string, n int64, now time.Time) {
+	if n < termCountMin {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= termCountMax {
+		c.m = map[string]termCount{}
+	}
+	c.m[t] = termCount{n, now}
+}
+
+func (c *termCountCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
 }

@@ -58,6 +58,7 @@ type Store struct {
 	nstmts  atomic.Int32
 	wstmts  sync.Map // query text -> *sql.Stmt on w, for fixed transaction statements
 	batch   *batcher // group commit, when enabled
+	counts  termCountCache
 }
 
 // maxStmts bounds the statement cache; queries built from filters vary.
