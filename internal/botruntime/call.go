@@ -311,21 +311,26 @@ func (c *call) getMessage(in []byte) (any, error) {
 	return map[string]any{"message": chat.MessageJSON(c.r.chat.Views(c.ctx, conv, []platform.Message{m})[0])}, nil
 }
 
-type listArgs struct {
-	ConversationID string `json:"conversationId"`
-	NextToken      string `json:"nextToken"`
+// listPage reads the arguments of a conversation's list method
+// ({conversationId, nextToken}): the conversation and the page asked for.
+func (c *call) listPage(in []byte) (platform.Conversation, store.Page, error) {
+	var a struct {
+		ConversationID string `json:"conversationId"`
+		NextToken      string `json:"nextToken"`
+	}
+	if err := decodeArgs(in, &a); err != nil {
+		return platform.Conversation{}, store.Page{}, err
+	}
+	conv, err := c.conversation("conversationId", a.ConversationID)
+	return conv, store.Page{Token: a.NextToken, Limit: 20}, err
 }
 
 func (c *call) listMessages(in []byte) (any, error) {
-	var a listArgs
-	if err := decodeArgs(in, &a); err != nil {
-		return nil, err
-	}
-	conv, err := c.conversation("conversationId", a.ConversationID)
+	conv, page, err := c.listPage(in)
 	if err != nil {
 		return nil, err
 	}
-	ms, next, err := c.r.store.ListMessages(c.ctx, conv.ID, store.Page{Token: a.NextToken, Limit: 20})
+	ms, next, err := c.r.store.ListMessages(c.ctx, conv.ID, page)
 	if err != nil {
 		return nil, err
 	}
@@ -337,15 +342,11 @@ func (c *call) listMessages(in []byte) (any, error) {
 }
 
 func (c *call) listParticipants(in []byte) (any, error) {
-	var a listArgs
-	if err := decodeArgs(in, &a); err != nil {
-		return nil, err
-	}
-	conv, err := c.conversation("conversationId", a.ConversationID)
+	conv, page, err := c.listPage(in)
 	if err != nil {
 		return nil, err
 	}
-	us, next, err := c.r.store.ListParticipants(c.ctx, conv.ID, store.Page{Token: a.NextToken, Limit: 20})
+	us, next, err := c.r.store.ListParticipants(c.ctx, conv.ID, page)
 	if err != nil {
 		return nil, err
 	}

@@ -54,15 +54,22 @@ func (s *Store) CompleteIndexing(ctx context.Context, fileID string, gen int64, 
 		if _, err := s.exec(ctx, tx, `DELETE FROM passages WHERE file_id = ?`, fileID); err != nil {
 			return err
 		}
-		for _, p := range ps {
-			meta, _ := json.Marshal(passageMeta{Type: p.Type, Subtype: p.Subtype, PageNumber: p.PageNumber})
-			bc := p.Breadcrumb
-			if bc == nil {
-				bc = []string{}
+		// Rows go passageBatch to a statement: one round trip each, not one
+		// a passage (PostgreSQL is over the network).
+		for len(ps) > 0 {
+			batch := ps[:min(passageBatch, len(ps))]
+			ps = ps[len(batch):]
+			args := make([]any, 0, 8*len(batch))
+			for _, p := range batch {
+				meta, _ := json.Marshal(passageMeta{Type: p.Type, Subtype: p.Subtype, PageNumber: p.PageNumber})
+				bc := p.Breadcrumb
+				if bc == nil {
+					bc = []string{}
+				}
+				crumbs, _ := json.Marshal(bc)
+				args = append(args, p.ID, fileID, botID, p.Position, p.Content, string(meta), string(crumbs), encodeVector(p.Vector))
 			}
-			crumbs, _ := json.Marshal(bc)
-			if _, err := s.exec(ctx, tx, `INSERT INTO passages (id, file_id, bot_id, position, content, meta, breadcrumb, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				p.ID, fileID, botID, p.Position, p.Content, string(meta), string(crumbs), encodeVector(p.Vector)); err != nil {
+			if _, err := s.exec(ctx, tx, insertPassages(len(batch)), args...); err != nil {
 				return err
 			}
 		}
@@ -70,6 +77,19 @@ func (s *Store) CompleteIndexing(ctx context.Context, fileID string, gen int64, 
 			platform.FileIndexCompleted, stack, micros(now), fileID)
 	})
 }
+
+// passageBatch is how many passages CompleteIndexing inserts a statement.
+const passageBatch = 256
+
+// insertPassages is the INSERT of n passages, built once for each n.
+var insertPassages = func() func(n int) string {
+	qs := make([]string, passageBatch+1)
+	for n := 1; n <= passageBatch; n++ {
+		qs[n] = `INSERT INTO passages (id, file_id, bot_id, position, content, meta, breadcrumb, vector) VALUES ` +
+			strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?), `, n), `, `)
+	}
+	return func(n int) string { return qs[n] }
+}()
 
 // FailIndexing marks the file's indexing failed with reason and drops the
 // passages of an earlier indexing, if its content is still generation gen

@@ -96,6 +96,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RuntimeDeletes", testRuntimeDeletes},
 		{"NoCodeNoBotEvents", testNoCodeNoBotEvents},
 		{"Passages", testPassages},
+		{"PassagesMany", testPassagesMany},
 		{"KnowledgeBases", testKnowledgeBases},
 		{"Secret", testSecret},
 		{"ManyQueryShapes", testManyQueryShapes},

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/botplatform/botplatform/internal/platform"
@@ -203,4 +204,70 @@ func mustPassages(t *testing.T, e *env, seqs []int64) []platform.Passage {
 		t.Fatalf("PassagesBySeq: %v", err)
 	}
 	return ps
+}
+
+// testPassagesMany: a file of many passages (several statements' worth,
+// and a part of one) is stored whole and in order, headings without a
+// vector; a word first counted as absent is found once passages hold it,
+// and a search after a re-index finds the new passages only.
+func testPassagesMany(t *testing.T, e *env) {
+	a := e.account(t, "a")
+	w, _ := e.workspace(t, a)
+	b := e.bot(t, w.ID, "b")
+	f := e.indexedFile(t, b, "", "big.md", nil)
+	all := store.FileVisibility{BotID: b.ID, All: true}
+	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "quokka", 10); err != nil || len(seqs) != 0 {
+		t.Fatalf("search before indexing: %v %v", seqs, err)
+	}
+	const n = 1337
+	ps := make([]platform.Passage, n)
+	for i := range ps {
+		if i%10 == 0 {
+			ps[i] = passage(f, i, fmt.Sprintf("Heading %d", i))
+			ps[i].Subtype = "title"
+			ps[i].Vector = nil
+		} else {
+			ps[i] = passage(f, i, fmt.Sprintf("common words in passage %d", i), float32(i), 1)
+		}
+	}
+	ps[n-1].Content = "the quokka smiles"
+	must(t, e.s.CompleteIndexing(e.ctx, f.ID, f.Generation, "v2", ps, e.now()), "CompleteIndexing")
+	var got []platform.Passage
+	for tok := ""; ; {
+		page, next, err := e.s.ListPassages(e.ctx, f.ID, store.Page{Token: tok, Limit: 500})
+		must(t, err, "ListPassages")
+		got = append(got, page...)
+		if next == "" {
+			break
+		}
+		tok = next
+	}
+	if len(got) != n {
+		t.Fatalf("stored %d passages, want %d", len(got), n)
+	}
+	for i, p := range got {
+		if p.Position != i || p.Content != ps[i].Content {
+			t.Fatalf("passage %d: position %d content %q, want %q", i, p.Position, p.Content, ps[i].Content)
+		}
+	}
+	vs, err := e.s.PassageVectors(e.ctx, b.ID, 0)
+	must(t, err, "PassageVectors")
+	if len(vs) != n {
+		t.Fatalf("PassageVectors: %d rows, want %d", len(vs), n)
+	}
+	for i, v := range vs {
+		if want := len(ps[i].Vector); len(v.Vector) != want {
+			t.Fatalf("passage %d: vector of %d dims, want %d", i, len(v.Vector), want)
+		}
+	}
+	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "quokka", 10); err != nil || len(seqs) != 1 {
+		t.Fatalf("a word counted as absent before indexing: found %v %v", seqs, err)
+	}
+	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "common", 10); err != nil || len(seqs) != 10 {
+		t.Fatalf("a word of every body passage: found %v %v", seqs, err)
+	}
+	must(t, e.s.CompleteIndexing(e.ctx, f.ID, f.Generation, "v2", []platform.Passage{passage(f, 0, "one common passage", 1, 0)}, e.now()), "CompleteIndexing again")
+	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "common quokka", 10); err != nil || len(seqs) != 1 {
+		t.Fatalf("after re-indexing: found %v %v", seqs, err)
+	}
 }
