@@ -122,7 +122,9 @@ func testUpsertStrictBody(t *testing.T, s *testServer) {
 	}
 
 	// Every allowed value is accepted, and the configuration is kept in
-	// metadata.indexing next to the caller's own metadata.
+	// metadata.indexing next to the caller's own metadata. (Not indexed:
+	// for an indexed file the options also meet the plan and model rules,
+	// tested in ai_indexing_e2e_test.go.)
 	conf := map[string]any{
 		"parsing":       map[string]any{"mode": "standard", "minimumParagraphLength": 50, "smartCleanup": true},
 		"chunking":      map[string]any{"maximumChunkLength": 5000, "embeddedContextLevels": 0, "embedBreadcrumb": false},
@@ -130,7 +132,7 @@ func testUpsertStrictBody(t *testing.T, s *testServer) {
 		"stack":         "realtime-v1",
 		"vision":        map[string]any{"transcribePages": true, "indexPages": []any{1, 2, 30}},
 	}
-	got := f.mustUpsert(map[string]any{"key": "doc.pdf", "size": 10, "index": true, "metadata": map[string]any{"source": "web"},
+	got := f.mustUpsert(map[string]any{"key": "doc.pdf", "size": 10, "index": false, "metadata": map[string]any{"source": "web"},
 		"indexing": map[string]any{"configuration": conf}})
 	want := map[string]any{"source": "web", "indexing": map[string]any{"configuration": jsonRoundTrip(t, conf)}}
 	if !reflect.DeepEqual(got.Metadata, want) {

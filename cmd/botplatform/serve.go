@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/ai"
 	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
@@ -112,9 +113,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.EmbeddingsURL != "" {
 		emb = embed.NewOpenAI(cfg.EmbeddingsURL, cfg.EmbeddingsModel, cfg.EmbeddingsKey, 0, &http.Client{Timeout: time.Minute})
 	}
+	// AI-assisted indexing: an OpenAI-compatible model server, if set.
+	aiCfg := ai.Config{URL: cfg.AIURL, Key: cfg.AIKey, Models: cfg.AIModels, Prices: cfg.AIPrices}
+	var model ai.Model
+	if cfg.AIURL != "" {
+		m, err := ai.New(aiCfg, nil)
+		if err != nil {
+			return fmt.Errorf("ai-url: %w", err)
+		}
+		model = m
+	}
 	idx := indexing.New(st, blobs, platform.SystemClock{}, indexing.Config{Workers: cfg.IndexWorkers, Embedder: emb, Log: log,
-		ReleaseAtStart: cfg.DatabaseURL == ""})
+		ReleaseAtStart: cfg.DatabaseURL == "", Model: model, AI: aiCfg})
 	fsvc.OnIndexQueued(idx.Notify)
+	fsvc.CheckIndexingWith(idx.CheckUpsert)
 	workers, stopWorkers := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { fsvc.RunReaper(workers, cfg.ReaperInterval) })

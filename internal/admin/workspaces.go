@@ -73,6 +73,7 @@ func (s *Service) ListWorkspaces(ctx context.Context, a *Actor, f store.Workspac
 // WorkspaceUpdate holds the fields updateWorkspace may change; nil is unchanged.
 type WorkspaceUpdate struct {
 	Name           *string
+	Plan           *string // one of Plans
 	SpendingLimit  *int64
 	About          *string
 	ProfilePicture *string
@@ -99,6 +100,12 @@ func (s *Service) UpdateWorkspace(ctx context.Context, a *Actor, id string, u Wo
 			return w, err
 		}
 		w.Name = *u.Name
+	}
+	if u.Plan != nil {
+		if err := checkPlan(*u.Plan); err != nil {
+			return w, err
+		}
+		w.Plan = *u.Plan
 	}
 	if u.SpendingLimit != nil {
 		if *u.SpendingLimit < 0 {

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/ai"
 )
 
 // Config is every setting of `botplatform serve`.
@@ -40,6 +43,11 @@ type Config struct {
 	EmbeddingsURL   string
 	EmbeddingsModel string
 	EmbeddingsKey   string
+	// The model server of AI-assisted indexing (OpenAI-compatible).
+	AIURL    string
+	AIModels map[string]string // model type -> name
+	AIKey    string
+	AIPrices map[string]ai.Price // model name -> price
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -68,6 +76,13 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&c.ChatURL, "chat-url", env("CHAT_URL", ""), "base URL of the Chat API; default <public-url>/chat (BOTPLATFORM_CHAT_URL)")
 	fs.StringVar(&c.EmbeddingsURL, "embeddings-url", env("EMBEDDINGS_URL", ""), "base URL of an OpenAI-compatible embeddings API (…/v1); empty uses the built-in embedder (BOTPLATFORM_EMBEDDINGS_URL)")
 	fs.StringVar(&c.EmbeddingsModel, "embeddings-model", env("EMBEDDINGS_MODEL", ""), "embeddings model name, required with --embeddings-url (BOTPLATFORM_EMBEDDINGS_MODEL)")
+	fs.StringVar(&c.AIURL, "ai-url", env("AI_URL", ""), "base URL of an OpenAI-compatible chat completions API (…/v1) for AI-assisted indexing; empty: none (BOTPLATFORM_AI_URL)")
+	aiModel := fs.String("ai-model", env("AI_MODEL", ""), "model name for every model type, required with --ai-url unless each type is set (BOTPLATFORM_AI_MODEL)")
+	aiTypes := map[string]*string{}
+	for _, t := range []string{ai.Inexpensive, ai.Balanced, ai.Accurate} {
+		aiTypes[t] = fs.String("ai-model-"+t, env("AI_MODEL_"+strings.ToUpper(t), ""), "model name for modelType "+t+"; default --ai-model (BOTPLATFORM_AI_MODEL_"+strings.ToUpper(t)+")")
+	}
+	aiPrices := fs.String("ai-prices", env("AI_PRICES", ""), `AI Spend price table, JSON {"model": {"input": USD per 1M tokens, "output": …}} or @file (BOTPLATFORM_AI_PRICES)`)
 	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "text or json (BOTPLATFORM_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (BOTPLATFORM_LOG_LEVEL)")
 	shutdown := env("SHUTDOWN_TIMEOUT", "15s")
@@ -119,6 +134,35 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	}
 	c.AdminToken = env("ADMIN_TOKEN", "")
 	c.EmbeddingsKey = env("EMBEDDINGS_KEY", "")
+	c.AIKey = env("AI_KEY", "")
+	if c.AIURL != "" {
+		c.AIModels = map[string]string{}
+		for t, v := range aiTypes {
+			if c.AIModels[t] = *v; *v == "" {
+				c.AIModels[t] = *aiModel
+			}
+			if c.AIModels[t] == "" {
+				return c, fmt.Errorf("ai-model: required with ai-url (or ai-model-%s)", t)
+			}
+		}
+	}
+	if *aiPrices != "" {
+		b := []byte(*aiPrices)
+		if name, ok := strings.CutPrefix(*aiPrices, "@"); ok {
+			var err error
+			if b, err = os.ReadFile(name); err != nil {
+				return c, fmt.Errorf("ai-prices: %v", err)
+			}
+		}
+		if err := json.Unmarshal(b, &c.AIPrices); err != nil {
+			return c, fmt.Errorf(`ai-prices: must be JSON such as {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}: %v`, err)
+		}
+		for m, p := range c.AIPrices {
+			if p.Input < 0 || p.Output < 0 {
+				return c, fmt.Errorf("ai-prices: %s: prices must not be negative", m)
+			}
+		}
+	}
 	var err error
 	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil {
 		return c, fmt.Errorf("shutdown-timeout: %v", err)
@@ -169,6 +213,11 @@ func (c *Config) validate() error {
 		}
 		if c.EmbeddingsModel == "" {
 			errs = append(errs, errors.New("embeddings-model: required with embeddings-url"))
+		}
+	}
+	if c.AIURL != "" {
+		if u, err := url.Parse(c.AIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, errors.New("ai-url: must be an absolute http(s) URL"))
 		}
 	}
 	if c.DataDir == "" {

@@ -6,6 +6,7 @@ package files
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
@@ -40,11 +41,21 @@ type Service struct {
 
 	// onIndex is called once a file is queued for indexing.
 	onIndex func()
+	// checkIndexing vets an indexed file's configuration at upsert.
+	checkIndexing IndexingCheck
 }
 
 // OnIndexQueued sets what to call once a file is queued for indexing (the
 // indexing workers wake up).
 func (s *Service) OnIndexQueued(f func()) { s.onIndex = f }
+
+// IndexingCheck checks, at upsert of a file with index true, that its
+// indexing configuration can be honoured (plan, model server, AI Spend);
+// raw is the upsert's indexing object, possibly empty.
+type IndexingCheck func(ctx context.Context, workspaceID, contentType, key string, raw json.RawMessage) error
+
+// CheckIndexingWith sets the upsert's indexing check.
+func (s *Service) CheckIndexingWith(f IndexingCheck) { s.checkIndexing = f }
 
 func (s *Service) indexQueued() {
 	if s.onIndex != nil {

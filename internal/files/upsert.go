@@ -105,6 +105,11 @@ func (s *Service) Upsert(ctx context.Context, c *Caller, in UpsertInput) (platfo
 		}
 		f.ExpiresAt = t
 	}
+	if in.Index && s.checkIndexing != nil {
+		if err := s.checkIndexing(ctx, c.WorkspaceID, f.ContentType, f.Key, in.Indexing); err != nil {
+			return f, err
+		}
+	}
 	if len(in.Indexing) > 0 {
 		if f.Metadata == nil {
 			f.Metadata = map[string]any{}

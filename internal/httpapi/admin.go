@@ -42,9 +42,7 @@ func (a *api) adminRoutes() *http.ServeMux {
 	m.Handle("POST /v1/admin/bots/baks", a.workspace(a.createBotKey))
 	m.Handle("GET /v1/admin/bots/baks", a.workspace(a.listBotKeys))
 	m.Handle("DELETE /v1/admin/bots/baks/{id}", a.workspace(a.deleteBotKey))
-	if a.Files != nil {
-		a.quotaRoutes(m)
-	}
+	a.quotaRoutes(m)
 	return m
 }
 
@@ -187,7 +185,7 @@ func (a *api) getWorkspace(w http.ResponseWriter, r *http.Request, act *admin.Ac
 }
 
 var updateWorkspaceSchema = schema("update-workspace.json", `{"type":"object","additionalProperties":false,"properties":{
-	"name":{"type":"string"},"spendingLimit":{"type":"integer"},"about":{"type":"string"},"profilePicture":{"type":"string"},
+	"name":{"type":"string"},"plan":{"type":"string"},"spendingLimit":{"type":"integer"},"about":{"type":"string"},"profilePicture":{"type":"string"},
 	"contactEmail":{"type":"string"},"website":{"type":"string"},"socialAccounts":{"type":"array","items":{"type":"string"},"maxItems":5},
 	"isPublic":{"type":"boolean"},"handle":{"type":"string"}}}`)
 

@@ -2,21 +2,35 @@ package httpapi
 
 import (
 	"net/http"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/aispend"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-// Storage quotas of a workspace: listWorkspaceQuotas, getWorkspaceQuota and
-// listWorkspaceUsages of the official client, and setWorkspaceQuotas.
+// Quotas and usages of a workspace, as the official client reads them:
+// listWorkspaceQuotas, getWorkspaceQuota, listWorkspaceUsages,
+// breakDownWorkspaceUsageByBot, getUsage and changeAISpendQuota; and this
+// server's setWorkspaceQuotas. Types: the storage quotas (internal/files)
+// and ai_spend, whose quota is the workspace's monthly spending limit in US
+// dollars and whose usage is the dollars spent in the month.
+
+const typeAISpend = "ai_spend"
 
 func (a *api) quotaRoutes(m *http.ServeMux) {
 	m.Handle("GET /v1/admin/workspaces/{id}/quotas", a.account(a.listQuotas))
-	m.Handle("PUT /v1/admin/workspaces/{id}/quotas", a.account(a.setQuotas))
 	m.Handle("GET /v1/admin/workspaces/{id}/quota", a.account(a.getQuota))
 	m.Handle("GET /v1/admin/workspaces/{id}/usages", a.account(a.listUsages))
+	m.Handle("GET /v1/admin/workspaces/{id}/usages/by-bot", a.account(a.usageByBot))
+	m.Handle("GET /v1/admin/usages/{id}", a.account(a.getUsage))
+	m.Handle("PUT /v1/admin/quotas/ai-spend", a.workspace(a.changeAISpendQuota))
+	if a.Files != nil {
+		m.Handle("PUT /v1/admin/workspaces/{id}/quotas", a.account(a.setQuotas))
+	}
 }
 
 type quotaJSON struct {
@@ -25,64 +39,208 @@ type quotaJSON struct {
 	Type   string `json:"type"`
 }
 
-func (a *api) quotas(r *http.Request, act *admin.Actor) ([]files.Quota, string, error) {
-	qs, err := a.Files.Quotas(r.Context(), act, r.PathValue("id"))
-	return qs, files.Period(time.Now()), err
+// usageJSON's value is bytes (an integer) for storage, US dollars (a
+// fraction) for ai_spend.
+type usageJSON struct {
+	ID     string `json:"id"`
+	Period string `json:"period"`
+	Value  any    `json:"value"`
+	Quota  int64  `json:"quota"`
+	Type   string `json:"type"`
 }
 
-func (a *api) listQuotas(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
-	qs, period, err := a.quotas(r, act)
-	if err != nil {
-		return err
-	}
-	writeQuotas(w, qs, period)
-	return nil
-}
-
-func writeQuotas(w http.ResponseWriter, qs []files.Quota, period string) {
-	out := make([]quotaJSON, len(qs))
-	for i, q := range qs {
-		out[i] = quotaJSON{period, q.Limit, q.Type}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"quotas": out})
-}
-
-// pick returns the quota of the type named by the type query parameter.
-func pick(qs []files.Quota, r *http.Request) (files.Quota, error) {
+// usageType returns the type query parameter, which must name a type this
+// server keeps.
+func (a *api) usageType(r *http.Request) (string, error) {
 	typ := r.URL.Query().Get("type")
+	known := []string{typeAISpend}
+	if a.Files != nil {
+		known = []string{files.QuotaFileStorage, files.QuotaVectorStorage, files.QuotaMaxFileSize, typeAISpend}
+	}
+	for _, k := range known {
+		if typ == k {
+			return typ, nil
+		}
+	}
+	return "", platform.Errorf(platform.ErrInvalidQuery, "type: must be one of %s; got %q", strings.Join(known, ", "), typ)
+}
+
+func currentPeriod() string { return files.Period(time.Now()) }
+
+// storageQuota returns the storage quota typ of workspace id.
+func (a *api) storageQuota(r *http.Request, act *admin.Actor, id, typ string) (files.Quota, error) {
+	qs, err := a.Files.Quotas(r.Context(), act, id)
+	if err != nil {
+		return files.Quota{}, err
+	}
 	for _, q := range qs {
 		if q.Type == typ {
 			return q, nil
 		}
 	}
-	return files.Quota{}, platform.Errorf(platform.ErrInvalidQuery, "type: must be one of %s, %s, %s", files.QuotaFileStorage, files.QuotaVectorStorage, files.QuotaMaxFileSize)
+	return files.Quota{}, platform.Errorf(platform.ErrInvalidQuery, "type: unknown quota %q", typ)
 }
 
-func (a *api) getQuota(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
-	qs, period, err := a.quotas(r, act)
+// aiSpendQuota is the workspace's spending limit, in whole US dollars.
+func (a *api) aiSpendQuota(r *http.Request, act *admin.Actor, id string) (quotaJSON, error) {
+	ws, err := a.Admin.GetWorkspace(r.Context(), act, id)
+	if err != nil {
+		return quotaJSON{}, err
+	}
+	return quotaJSON{currentPeriod(), ws.SpendingLimit, typeAISpend}, nil
+}
+
+// allQuotas lists every quota of workspace id: storage, then ai_spend.
+func (a *api) allQuotas(r *http.Request, act *admin.Actor, id string) ([]quotaJSON, error) {
+	var out []quotaJSON
+	if a.Files != nil {
+		qs, err := a.Files.Quotas(r.Context(), act, id)
+		if err != nil {
+			return nil, err
+		}
+		period := currentPeriod()
+		for _, q := range qs {
+			out = append(out, quotaJSON{period, q.Limit, q.Type})
+		}
+	}
+	q, err := a.aiSpendQuota(r, act, id)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, q), nil
+}
+
+func (a *api) listQuotas(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	qs, err := a.allQuotas(r, act, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	q, err := pick(qs, r)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"quota": quotaJSON{period, q.Limit, q.Type}})
+	writeJSON(w, http.StatusOK, map[string]any{"quotas": qs})
 	return nil
 }
 
+func (a *api) getQuota(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	typ, err := a.usageType(r)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	var out quotaJSON
+	if typ == typeAISpend {
+		out, err = a.aiSpendQuota(r, act, id)
+	} else {
+		var q files.Quota
+		q, err = a.storageQuota(r, act, id, typ)
+		out = quotaJSON{currentPeriod(), q.Limit, q.Type}
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"quota": out})
+	return nil
+}
+
+// usage reads usage typ of id: a workspace, or for ai_spend a bot too.
+// The period query parameter chooses the month of ai_spend; storage usage
+// is always the current one.
+func (a *api) usage(r *http.Request, act *admin.Actor, id, typ string) (usageJSON, error) {
+	if typ == typeAISpend {
+		u, err := a.Admin.AISpend(r.Context(), act, id, r.URL.Query().Get("period"))
+		if err != nil {
+			return usageJSON{}, err
+		}
+		return usageJSON{id, u.Month.String(), aispend.Dollars(u.Spent), u.Limit, typ}, nil
+	}
+	if strings.HasPrefix(id, platform.PrefixBot) {
+		return usageJSON{}, platform.Errorf(platform.ErrInvalidQuery, "type: a bot's usage is kept for %s only; %s is the workspace's", typeAISpend, typ)
+	}
+	q, err := a.storageQuota(r, act, id, typ)
+	if err != nil {
+		return usageJSON{}, err
+	}
+	return usageJSON{id, currentPeriod(), q.Usage, q.Limit, q.Type}, nil
+}
+
+// listUsages is listWorkspaceUsages: one usage, of the workspace.
 func (a *api) listUsages(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
-	qs, period, err := a.quotas(r, act)
+	typ, err := a.usageType(r)
 	if err != nil {
 		return err
 	}
-	q, err := pick(qs, r)
+	id := r.PathValue("id")
+	if strings.HasPrefix(id, platform.PrefixBot) {
+		return platform.NotFound("workspace", id)
+	}
+	u, err := a.usage(r, act, id, typ)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"usages": []map[string]any{{
-		"id": r.PathValue("id"), "period": period, "value": q.Usage, "quota": q.Limit, "type": q.Type,
-	}}})
+	writeJSON(w, http.StatusOK, map[string]any{"usages": []usageJSON{u}})
+	return nil
+}
+
+// getUsage reads the usage of a workspace or of a bot (ai_spend only).
+func (a *api) getUsage(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	typ, err := a.usageType(r)
+	if err != nil {
+		return err
+	}
+	u, err := a.usage(r, act, r.PathValue("id"), typ)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"usage": u})
+	return nil
+}
+
+type botUsageJSON struct {
+	BotID string  `json:"botId"`
+	Value float64 `json:"value"`
+}
+
+// usageByBot is breakDownWorkspaceUsageByBot, kept for ai_spend: the
+// dollars each bot spent in the month, most first.
+func (a *api) usageByBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	typ, err := a.usageType(r)
+	if err != nil {
+		return err
+	}
+	if typ != typeAISpend {
+		return platform.Errorf(platform.ErrInvalidQuery, "type: usage by bot is kept for %s only; %s is the workspace's", typeAISpend, typ)
+	}
+	byBot, _, err := a.Admin.AISpendByBot(r.Context(), act, r.PathValue("id"), r.URL.Query().Get("period"))
+	if err != nil {
+		return err
+	}
+	out := make([]botUsageJSON, 0, len(byBot))
+	for bot, v := range byBot {
+		out = append(out, botUsageJSON{bot, aispend.Dollars(v)})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Value != out[j].Value {
+			return out[i].Value > out[j].Value
+		}
+		return out[i].BotID < out[j].BotID
+	})
+	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	return nil
+}
+
+var changeAISpendSchema = schema("change-ai-spend.json", `{"type":"object","additionalProperties":false,"required":["monthlySpendingLimit"],
+	"properties":{"monthlySpendingLimit":{"type":"integer","minimum":0}}}`)
+
+// changeAISpendQuota sets the spending limit (whole US dollars) of the
+// x-workspace-id workspace, like updateWorkspace's spendingLimit; it needs
+// the administrator role.
+func (a *api) changeAISpendQuota(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+	var in struct{ MonthlySpendingLimit int64 }
+	if err := decode(r, changeAISpendSchema, &in); err != nil {
+		return err
+	}
+	if _, err := a.Admin.UpdateWorkspace(r.Context(), act, act.Member.WorkspaceID, admin.WorkspaceUpdate{SpendingLimit: &in.MonthlySpendingLimit}); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
 	return nil
 }
 
@@ -92,7 +250,7 @@ var setQuotasSchema = schema("set-quotas.json", `{"type":"object","additionalPro
 	"file_max_size_bytes":{"type":["integer","null"],"minimum":0}}}`)
 
 // setQuotas sets storage limits in bytes; null returns a limit to the
-// workspace plan's default.
+// workspace plan's default. It answers every quota, like listWorkspaceQuotas.
 func (a *api) setQuotas(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
 	var in map[string]*int64
 	if err := decode(r, setQuotasSchema, &in); err != nil {
@@ -106,10 +264,8 @@ func (a *api) setQuotas(w http.ResponseWriter, r *http.Request, act *admin.Actor
 			u.Set[k] = *v
 		}
 	}
-	qs, err := a.Files.SetQuotas(r.Context(), act, r.PathValue("id"), u)
-	if err != nil {
+	if _, err := a.Files.SetQuotas(r.Context(), act, r.PathValue("id"), u); err != nil {
 		return err
 	}
-	writeQuotas(w, qs, files.Period(time.Now()))
-	return nil
+	return a.listQuotas(w, r, act)
 }

@@ -74,10 +74,16 @@ func must(tb testing.TB, err error) {
 // file ends indexing_pending with its indexing job queued.
 func (f *fixture) upload(tb testing.TB, key, contentType string, content []byte) platform.File {
 	tb.Helper()
+	return f.uploadMeta(tb, key, contentType, content, map[string]any{})
+}
+
+// uploadMeta is upload with the file's metadata.
+func (f *fixture) uploadMeta(tb testing.TB, key, contentType string, content []byte, md map[string]any) platform.File {
+	tb.Helper()
 	now := time.Now()
 	file := platform.File{ID: platform.NewID("file_"), BotID: f.bot.ID, WorkspaceID: f.bot.WorkspaceID, Key: key,
 		Status: platform.FileUploadPending, DeclaredSize: int64(len(content)), ContentType: contentType, Index: true,
-		Tags: map[string]string{}, Metadata: map[string]any{}, AccessPolicies: []string{},
+		Tags: map[string]string{}, Metadata: md, AccessPolicies: []string{},
 		Owner: platform.FileOwner{Type: "bot", ID: f.bot.ID}, CreatedAt: now, UpdatedAt: now}
 	stored, _, err := f.st.PutFile(f.ctx, file)
 	must(tb, err)

@@ -6,16 +6,19 @@
 package indexing
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/ai"
 	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/indexing/chunk"
 	"github.com/botplatform/botplatform/internal/indexing/embed"
@@ -33,6 +36,11 @@ type Config struct {
 	// ReleaseAtStart hands back, at start, jobs a previous run of this
 	// process had claimed (a single process owns the database).
 	ReleaseAtStart bool
+	// Model is the model server of the AI-assisted options; nil: none
+	// (built-in methods where they exist).
+	Model ai.Model
+	// AI prices the model's calls (AI Spend).
+	AI ai.Config
 }
 
 // Service indexes files and searches them.
@@ -207,7 +215,27 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
 			}
 			return failf("%v", err)
 		}
+		typ, _ := parse.Detect(f.ContentType, f.Key)
+		m := &meter{s: s, f: f}
+		if d, err = assist(ctx, m, cfg, typ, d); err != nil {
+			return err
+		}
 		ps = chunk.Chunk(d, cfg.options())
+		if cfg.Summarization.Enable {
+			sums, err := summaries(ctx, m, cfg, f.Key, d)
+			if err != nil {
+				return err
+			}
+			for _, sm := range sums {
+				for _, text := range chunk.Split(sm.text, cfg.Chunking.MaximumChunkLength) {
+					embedText := text
+					if len(sm.breadcrumb) > 0 {
+						embedText = strings.Join(sm.breadcrumb, " > ") + "\n" + text
+					}
+					ps = append(ps, chunk.Passage{Content: text, Embed: embedText, Type: platform.PassageSummary, Breadcrumb: sm.breadcrumb, Page: sm.page})
+				}
+			}
+		}
 	}
 	// Headings get no vector: a heading alone is a few words, and many
 	// documents share the same ones ("Overview", "Pricing"), so they would
@@ -235,7 +263,7 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
 	out := make([]platform.Passage, len(ps))
 	for i, p := range ps {
 		out[i] = platform.Passage{ID: platform.NewID("psg_"), FileID: f.ID, BotID: f.BotID, Position: i, Content: p.Content,
-			Type: platform.PassageChunk, Subtype: p.Subtype, PageNumber: p.Page, Breadcrumb: p.Breadcrumb, Vector: vecs[i]}
+			Type: cmp.Or(p.Type, platform.PassageChunk), Subtype: p.Subtype, PageNumber: p.Page, Breadcrumb: p.Breadcrumb, Vector: vecs[i]}
 	}
 	err = s.store.CompleteIndexing(ctx, f.ID, f.Generation, cfg.indexingStack(), out, s.clock.Now())
 	if err == nil {

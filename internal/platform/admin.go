@@ -161,3 +161,17 @@ type LogEntry struct {
 	ConversationID string
 	WorkflowID     string
 }
+
+// AIUsage is one metered model call, charged to a workspace as AI Spend.
+type AIUsage struct {
+	ID           string
+	WorkspaceID  string
+	BotID        string
+	FileID       string // the file indexed, when the call was for one
+	Purpose      string // what the call was for: agent_parsing, smart_cleanup, summarization, vision_transcription, vision_indexing
+	Model        string
+	InputTokens  int64
+	OutputTokens int64
+	Cost         int64 // nanodollars (US dollars × 10^9)
+	CreatedAt    time.Time
+}

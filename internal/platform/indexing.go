@@ -2,7 +2,8 @@ package platform
 
 // Passage types (meta.type of a search passage).
 const (
-	PassageChunk = "chunk"
+	PassageChunk   = "chunk"
+	PassageSummary = "summary"
 )
 
 // Passage is a piece of an indexed file that search returns: its text, where

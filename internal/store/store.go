@@ -165,6 +165,12 @@ type Store interface {
 	// query and returns up to limit seqs, best first.
 	SearchText(ctx context.Context, v FileVisibility, tags, notTags map[string][]string, query string, limit int) ([]int64, error)
 
+	// AI Spend. RecordAIUsage stores one metered model call; AISpend sums
+	// the cost (nanodollars) of a workspace's calls made at or after since,
+	// in all and by bot.
+	RecordAIUsage(ctx context.Context, u platform.AIUsage) error
+	AISpend(ctx context.Context, workspaceID string, since time.Time) (total int64, byBot map[string]int64, err error)
+
 	// Knowledge bases of a bot.
 	CreateKnowledgeBase(ctx context.Context, kb platform.KnowledgeBase) error
 	GetKnowledgeBase(ctx context.Context, botID, id string) (platform.KnowledgeBase, error)

@@ -116,6 +116,9 @@ type Passage struct {
 	// Embed is the text to embed: Content with the context the options
 	// ask for in front of it.
 	Embed string
+	// Type is the passage's meta.type when it is not a chunk of the
+	// document ("summary"); Chunk leaves it empty.
+	Type string
 	// Subtype is title, subtitle, paragraph, blockquote, list, table or
 	// code.
 	Subtype string
@@ -453,4 +456,23 @@ func isSpace(r rune) bool {
 		return false
 	}
 	return r == 0x1680 || (r >= 0x2000 && r <= 0x200a) || r == 0x202f || r == 0x205f
+}
+
+// Split cuts text into pieces of at most limit characters (DefaultMaxChunk
+// when 0 or less), at line breaks, sentence ends or spaces as Chunk does,
+// for text that is not a document's block (summaries, transcriptions).
+func Split(text string, limit int) []string {
+	if limit <= 0 {
+		limit = DefaultMaxChunk
+	}
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	var out []string
+	last, _ := split(text, utf8.RuneCountInString(text), limit, false, func(p string) { out = append(out, p) })
+	if last != "" {
+		out = append(out, last)
+	}
+	return out
 }

@@ -523,3 +523,25 @@ func BenchmarkChunk(b *testing.B) {
 		})
 	}
 }
+
+func TestSplit(t *testing.T) {
+	text := strings.Repeat("One sentence here. ", 30) + "Last."
+	parts := Split(text, 100)
+	if len(parts) < 6 {
+		t.Fatalf("%d parts", len(parts))
+	}
+	for _, p := range parts {
+		if n := utf8.RuneCountInString(p); n > 100 || n == 0 {
+			t.Fatalf("part of %d characters: %q", n, p)
+		}
+		if !strings.HasSuffix(p, ".") {
+			t.Fatalf("part not cut at a sentence end: %q", p)
+		}
+	}
+	if got := strings.Join(parts, " "); got != strings.TrimSpace(text) {
+		t.Fatalf("parts do not make the text back:\n%q", got)
+	}
+	if Split("  ", 10) != nil || len(Split("short", 0)) != 1 {
+		t.Fatal("empty or short text")
+	}
+}

@@ -67,7 +67,8 @@
 // the network, is tried again after 0.5 s, then after 1 s (or after the
 // server's Retry-After, up to 30 s), 3 attempts in all; the context's
 // deadline bounds the whole call. The final error names the status and the
-// server's message.
+// server's message. The HTTP and retry code is ai.PostJSON's, shared with
+// the chat-completions client.
 package embed
 
 import (

@@ -1,17 +1,15 @@
 package embed
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/ai"
 )
 
 // OpenAIBatch is the most inputs sent in one embeddings request.
@@ -93,91 +91,27 @@ type openAIResponse struct {
 	} `json:"data"`
 }
 
-// statusError is a response with a status other than 2xx.
-type statusError struct {
-	code       int
-	msg        string
-	retryAfter time.Duration
-}
-
-func (e *statusError) Error() string {
-	return fmt.Sprintf("%d %s: %s", e.code, http.StatusText(e.code), e.msg)
-}
-
-func (e *statusError) retryable() bool {
-	return e.code == http.StatusTooManyRequests || e.code >= 500
-}
-
 // embedBatch sends one request, trying again on 429, 5xx and network
 // errors.
 func (e *OpenAI) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
-	body, err := json.Marshal(openAIRequest{Model: e.model, Input: texts})
+	b, err := ai.PostJSON(ctx, e.client, e.baseURL+"/embeddings", e.apiKey, openAIRequest{Model: e.model, Input: texts}, ai.Retry{
+		Attempts:      openAIAttempts,
+		Backoff:       e.backoff,
+		MaxRetryAfter: openAIMaxRetryAfter,
+		MaxBody:       openAIMaxBody,
+	})
 	if err != nil {
-		return nil, err
-	}
-	delay := e.backoff
-	for attempt := 1; ; attempt++ {
-		vs, retry, err := e.post(ctx, body, len(texts))
-		if err == nil {
-			return vs, nil
-		}
-		if !retry || ctx.Err() != nil {
-			return nil, fmt.Errorf("embed: %s: %w", e.Name(), err)
-		}
-		if attempt == openAIAttempts {
-			return nil, fmt.Errorf("embed: %s: %w (after %d attempts)", e.Name(), err, attempt)
-		}
-		wait := delay
-		var se *statusError
-		if errors.As(err, &se) && se.retryAfter > wait {
-			wait = min(se.retryAfter, openAIMaxRetryAfter)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("embed: %s: %w (waiting to try again after: %v)", e.Name(), ctx.Err(), err)
-		case <-t.C:
-		}
-		delay *= 2
-	}
-}
-
-// post sends one request; retry tells whether a failure may pass on a
-// later attempt.
-func (e *OpenAI) post(ctx context.Context, body []byte, n int) ([][]float32, bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.baseURL+"/embeddings", bytes.NewReader(body))
-	if err != nil {
-		return nil, false, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if e.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+e.apiKey)
-	}
-	resp, err := e.client.Do(req)
-	if err != nil {
-		return nil, ctx.Err() == nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		se := &statusError{code: resp.StatusCode, msg: serverMessage(b)}
-		if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s > 0 {
-			se.retryAfter = time.Duration(s) * time.Second
-		}
-		return nil, se.retryable(), se
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, openAIMaxBody))
-	if err != nil {
-		return nil, ctx.Err() == nil, fmt.Errorf("reading the response: %w", err)
+		return nil, fmt.Errorf("embed: %s: %w", e.Name(), err)
 	}
 	var r openAIResponse
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, false, fmt.Errorf("decoding the response: %w", err)
+		return nil, fmt.Errorf("embed: %s: decoding the response: %w", e.Name(), err)
 	}
-	vs, err := e.collect(r, n)
-	return vs, false, err
+	vs, err := e.collect(r, len(texts))
+	if err != nil {
+		return nil, fmt.Errorf("embed: %s: %w", e.Name(), err)
+	}
+	return vs, nil
 }
 
 // collect orders the response's vectors by index, checks them and
@@ -210,38 +144,5 @@ func (e *OpenAI) collect(r openAIResponse, n int) ([][]float32, error) {
 	return out, nil
 }
 
-// serverMessage extracts the message of an error response: OpenAI's
-// {"error": {"message": ...}}, {"error": "..."} or {"message": ...}, else
-// the body itself, shortened.
-func serverMessage(b []byte) string {
-	var r struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-	}
-	if json.Unmarshal(b, &r) == nil {
-		var obj struct {
-			Message string `json:"message"`
-		}
-		var s string
-		switch {
-		case json.Unmarshal(r.Error, &obj) == nil && obj.Message != "":
-			return obj.Message
-		case json.Unmarshal(r.Error, &s) == nil && s != "":
-			return s
-		case r.Message != "":
-			return r.Message
-		}
-	}
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return "(no message)"
-	}
-	if len(s) > 500 {
-		cut := 500
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
-}
+// serverMessage extracts the message of an error response (ai.ServerMessage).
+var serverMessage = ai.ServerMessage

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/indexing/doc"
+	"github.com/botplatform/botplatform/internal/indexing/parse/pdftest"
 )
 
 var handmadePDF = []doc.Block{
@@ -94,30 +95,13 @@ func TestPDFLenientFile(t *testing.T) {
 	assertBlocks(t, mustParse(t, "application/pdf", "", tail), handmadePDF)
 }
 
-// pdfFile writes a PDF whose objects are objs (object i+1 is objs[i]; the
-// catalog must be object 1), with a correct cross-reference table.
-func pdfFile(objs ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
+// PDF writers of the tests (package pdftest).
+var (
+	pdfFile   = pdftest.File
+	pdfStream = pdftest.Stream
+)
 
-func pdfStream(dict, data string) string {
-	return fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data)
-}
-
-const helvetica = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+const helvetica = pdftest.Helvetica
 
 func TestPDFLayout(t *testing.T) {
 	page := func(content string) []byte {

@@ -95,6 +95,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"GetConversationByID", testGetConversationByID},
 		{"RuntimeDeletes", testRuntimeDeletes},
 		{"NoCodeNoBotEvents", testNoCodeNoBotEvents},
+		{"AIUsage", testAIUsage},
 		{"Passages", testPassages},
 		{"PassagesMany", testPassagesMany},
 		{"KnowledgeBases", testKnowledgeBases},

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/botplatform/botplatform/internal/ai/aitest"
+	"github.com/botplatform/botplatform/internal/store/storetest"
+)
+
+// TestAIIndexing runs the AI-assisted indexing options through the binary
+// with a model server (a local OpenAI-compatible test server): the plan
+// rule at upsert, the workspace plan set by its administrator, summaries
+// and agent parsing written by the model and searchable, AI Spend read
+// through the Admin API and its limit; and, on a server without a model,
+// the 400 naming the missing setting.
+func TestAIIndexing(t *testing.T) {
+	t.Parallel()
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			model := aitest.New(t)
+			model.Respond(func(r aitest.Recorded) aitest.Reply {
+				if strings.HasPrefix(r.System, "You summarize") {
+					return aitest.Reply{Text: "The zebra herd summary."}
+				}
+				return aitest.Reply{Text: "# Restructured\n\nThe ocelot paragraph."}
+			})
+			s := startBackendWith(t, backend, "--ai-url", model.URL(), "--ai-model", "m-1", "--ai-prices", `{"m-1":{"input":1,"output":1}}`)
+			e := newFilesEnv(t, s, "ai")
+			f := e.f
+			long := "# Zebras\n\n" + strings.Repeat("Zebras live in herds on the savanna and migrate with the rains. ", 20) + "\n"
+			summarize := indexConf(map[string]any{"summarization": map[string]any{"enable": true}})
+
+			// Community plan: summaries are Team/Enterprise only.
+			f.upsert(map[string]any{"key": "z.md", "size": len(long), "index": true, "indexing": summarize["indexing"]}).
+				fail(402, "PaymentRequired", "summarization.enable", "Team")
+			// A developer cannot change the plan; the owner can.
+			ws := "/v1/admin/workspaces/" + e.ws.ws
+			e.ws.put(ws, map[string]any{"plan": "gold"}).fail(400, "InvalidPayload", "plan")
+			e.ws.put(ws, map[string]any{"plan": "team"}).ok()
+
+			got := f.index(s, "z.md", []byte(long), summarize)
+			if got.Status != "indexing_completed" {
+				t.Fatalf("summarized file: %s %s", got.Status, deref(got.FailedStatusReason))
+			}
+			var sums []string
+			for _, p := range f.allPassages(got.ID) {
+				if p.Meta.Type == "summary" {
+					sums = append(sums, p.Content)
+				}
+			}
+			if len(sums) != 1 || sums[0] != "The zebra herd summary." {
+				t.Errorf("summary passages: %q", sums)
+			}
+			found := false
+			for _, h := range f.search("zebra herd summary") {
+				found = found || h.Meta.Type == "summary" && h.Content == sums[0]
+			}
+			if !found {
+				t.Errorf("search does not find the summary")
+			}
+
+			agent := indexConf(map[string]any{"parsing": map[string]any{"mode": "agent"}})
+			got = f.index(s, "raw.txt", []byte("raw ocelot text"), agent)
+			if ps := contents(f.allPassages(got.ID)); len(ps) != 2 || ps[0] != "Restructured" || ps[1] != "The ocelot paragraph." {
+				t.Errorf("agent-parsed passages: %q", ps)
+			}
+
+			// Two model calls, charged: readable as AI Spend.
+			if n := len(model.Requests()); n != 2 {
+				t.Errorf("%d model calls, want 2", n)
+			}
+			usage := e.ws.get(ws + "/usages?type=ai_spend").ok()
+			us, _ := usage["usages"].([]any)
+			if len(us) != 1 {
+				t.Fatalf("ai_spend usages: %v", usage)
+			}
+			if v, _ := us[0].(map[string]any)["value"].(float64); v <= 0 {
+				t.Errorf("ai_spend value %v after two calls", us[0])
+			}
+
+			// A spending limit of 0 stops further AI work at upsert.
+			e.ws.put(ws, map[string]any{"spendingLimit": 0}).ok()
+			f.upsert(map[string]any{"key": "more.txt", "size": 4, "index": true, "indexing": agent["indexing"]}).
+				fail(403, "QuotaExceeded", "AI Spend")
+
+			// Without a model server, agent parsing is refused at upsert.
+			plain := startBackend(t, backend)
+			pe := newFilesEnv(t, plain, "no-ai")
+			pe.f.upsert(map[string]any{"key": "raw.txt", "size": 4, "index": true, "indexing": agent["indexing"]}).
+				fail(400, "InvalidPayload", "parsing.mode", "--ai-url")
+		})
+	}
+}

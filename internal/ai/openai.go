@@ -1,0 +1,204 @@
+package ai
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults of the OpenAI client.
+const (
+	Attempts       = 4                      // per Complete, in all
+	DefaultBackoff = 500 * time.Millisecond // first wait between attempts, then doubled
+	DefaultTimeout = 2 * time.Minute        // per HTTP request
+)
+
+// OpenAI completes requests with POST {URL}/chat/completions of an
+// OpenAI-compatible server. It is safe for concurrent use.
+type OpenAI struct {
+	// Backoff is the first wait before trying again (DefaultBackoff),
+	// doubled before each later attempt; tests shorten it. Set it before
+	// the first Complete.
+	Backoff time.Duration
+
+	url     string // {URL}/chat/completions
+	key     string
+	models  map[string]string
+	timeout time.Duration
+	client  *http.Client
+}
+
+var _ Model = (*OpenAI)(nil)
+
+// New checks c and returns a client of its server. c.URL must be an
+// absolute http or https URL (the API base, e.g. https://host/v1), and
+// c.Models must name a model for each of Inexpensive, Balanced and
+// Accurate. client nil means a new client; each request is bounded by
+// c.Timeout (DefaultTimeout when 0) either way.
+func New(c Config, client *http.Client) (*OpenAI, error) {
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("ai: the model server URL %q is not an absolute http(s) URL (e.g. https://api.openai.com/v1)", c.URL)
+	}
+	models := make(map[string]string, len(c.Models))
+	var missing []string
+	for _, t := range []string{Inexpensive, Balanced, Accurate} {
+		name := strings.TrimSpace(c.Models[t])
+		if name == "" {
+			missing = append(missing, t)
+		}
+		models[t] = name
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("ai: no model name for model type %s", strings.Join(missing, ", "))
+	}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if client == nil {
+		client = &http.Client{}
+	}
+	return &OpenAI{
+		Backoff: DefaultBackoff,
+		url:     strings.TrimRight(c.URL, "/") + "/chat/completions",
+		key:     c.Key,
+		models:  models,
+		timeout: timeout,
+		client:  client,
+	}, nil
+}
+
+// ModelName is the model name configured for modelType ("" is Balanced),
+// or "" for an unknown type.
+func (o *OpenAI) ModelName(modelType string) string {
+	if modelType == "" {
+		modelType = Balanced
+	}
+	return o.models[modelType]
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content any    `json:"content"` // a string, or []contentPart
+}
+
+type contentPart struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
+}
+
+type chatRequest struct {
+	Model       string        `json:"model"`
+	Messages    []chatMessage `json:"messages"`
+	MaxTokens   int           `json:"max_tokens,omitempty"`
+	Temperature float64       `json:"temperature"`
+}
+
+type chatResponse struct {
+	Model   string `json:"model"` // the server's name of the model; unused
+	Choices []struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// Complete sends r to the model of r.ModelType at temperature 0. Status
+// 429 and 5xx and network errors are tried again, Attempts in all; errors
+// start with "model server: " and name the status and the server's
+// message.
+func (o *OpenAI) Complete(ctx context.Context, r Request) (Response, error) {
+	name := o.ModelName(r.ModelType)
+	if name == "" {
+		return Response{}, fmt.Errorf("ai: unknown model type %q (want %s, %s or %s)", r.ModelType, Inexpensive, Balanced, Accurate)
+	}
+	req := chatRequest{Model: name, MaxTokens: max(r.MaxTokens, 0)}
+	if r.System != "" {
+		req.Messages = append(req.Messages, chatMessage{Role: "system", Content: r.System})
+	}
+	user := chatMessage{Role: "user", Content: r.Prompt}
+	if len(r.Images) > 0 {
+		parts := []contentPart{{Type: "text", Text: r.Prompt}}
+		for _, img := range r.Images {
+			mime := img.MIME
+			if mime == "" {
+				mime = http.DetectContentType(img.Data)
+			}
+			parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{
+				URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
+			}})
+		}
+		user.Content = parts
+	}
+	req.Messages = append(req.Messages, user)
+
+	b, err := PostJSON(ctx, o.client, o.url, o.key, req, Retry{
+		Attempts: Attempts,
+		Backoff:  o.Backoff,
+		Timeout:  o.timeout,
+		MaxBody:  DefaultMaxBody,
+	})
+	if err != nil {
+		return Response{}, fmt.Errorf("model server: %w", err)
+	}
+	var resp chatResponse
+	if err := json.Unmarshal(b, &resp); err != nil {
+		return Response{}, fmt.Errorf("model server: decoding the response: %w", err)
+	}
+	if len(resp.Choices) == 0 {
+		if len(resp.Error) > 0 && string(resp.Error) != "null" {
+			return Response{}, fmt.Errorf("model server: no answer: %s", ServerMessage(b))
+		}
+		return Response{}, errors.New("model server: the response has no choices")
+	}
+	text, err := contentText(resp.Choices[0].Message.Content)
+	if err != nil {
+		return Response{}, fmt.Errorf("model server: decoding the answer: %w", err)
+	}
+	return Response{
+		Text:         text,
+		Model:        name,
+		InputTokens:  resp.Usage.PromptTokens,
+		OutputTokens: resp.Usage.CompletionTokens,
+	}, nil
+}
+
+// contentText is a message's content: a string (null is ""), or, from some
+// servers, an array of parts whose texts are joined.
+func contentText(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New("content is neither a string nor an array of parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,50 @@
+package config
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAIFlags(t *testing.T) {
+	for _, k := range []string{"AI_URL", "AI_MODEL", "AI_KEY", "AI_PRICES", "AI_MODEL_INEXPENSIVE", "AI_MODEL_BALANCED", "AI_MODEL_ACCURATE"} {
+		t.Setenv("BOTPLATFORM_"+k, "")
+		os.Unsetenv("BOTPLATFORM_" + k)
+	}
+	prices := filepath.Join(t.TempDir(), "prices.json")
+	if err := os.WriteFile(prices, []byte(`{"small": {"input": 0.1, "output": 0.4}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args    []string
+		wantErr string
+		check   func(Config) bool
+	}{
+		{nil, "", func(c Config) bool { return c.AIURL == "" && c.AIModels == nil }},
+		{[]string{"--ai-url", "http://127.0.0.1:1/v1"}, "ai-model: required", nil},
+		{[]string{"--ai-url", "ftp://x", "--ai-model", "m"}, "ai-url: must be an absolute http(s) URL", nil},
+		{[]string{"--ai-url", "http://127.0.0.1:1/v1", "--ai-model", "m", "--ai-model-accurate", "big"}, "", func(c Config) bool {
+			return c.AIModels["inexpensive"] == "m" && c.AIModels["balanced"] == "m" && c.AIModels["accurate"] == "big"
+		}},
+		{[]string{"--ai-url", "http://127.0.0.1:1/v1", "--ai-model-inexpensive", "a", "--ai-model-balanced", "b", "--ai-model-accurate", "c"}, "", func(c Config) bool {
+			return c.AIModels["balanced"] == "b"
+		}},
+		{[]string{"--ai-prices", "@" + prices}, "", func(c Config) bool { return c.AIPrices["small"].Output == 0.4 }},
+		{[]string{"--ai-prices", `{"m": {"input": -1}}`}, "must not be negative", nil},
+		{[]string{"--ai-prices", `not json`}, "ai-prices: must be JSON", nil},
+	}
+	for _, c := range cases {
+		got, err := Parse("serve", c.args, io.Discard)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%v: error %v, want %q", c.args, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || !c.check(got) {
+			t.Errorf("%v: %v %+v", c.args, err, got)
+		}
+	}
+}

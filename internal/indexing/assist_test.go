@@ -1,0 +1,435 @@
+package indexing
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/ai"
+	"github.com/botplatform/botplatform/internal/ai/aitest"
+	"github.com/botplatform/botplatform/internal/indexing/parse/pdftest"
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// withModel gives the fixture's service a model server (nil: none) and
+// prices.
+func (f *fixture) withModel(tb testing.TB, srv *aitest.Server, prices map[string]ai.Price) {
+	tb.Helper()
+	cfg := ai.Config{Prices: prices}
+	var m ai.Model
+	if srv != nil {
+		cfg.URL = srv.URL()
+		cfg.Models = map[string]string{ai.Inexpensive: "small-1", ai.Balanced: "medium-1", ai.Accurate: "large-1"}
+		o, err := ai.New(cfg, nil)
+		must(tb, err)
+		o.Backoff = time.Millisecond
+		m = o
+	}
+	f.svc = New(f.st, f.blobs, platform.SystemClock{}, Config{Workers: 1, Poll: 20 * time.Millisecond, Log: f.svc.log, Model: m, AI: cfg})
+}
+
+// uploadConf is upload with an indexing configuration.
+func (f *fixture) uploadConf(tb testing.TB, key, contentType string, content []byte, conf map[string]any) platform.File {
+	tb.Helper()
+	return f.uploadMeta(tb, key, contentType, content, map[string]any{IndexingMetadataKey: map[string]any{"configuration": conf}})
+}
+
+// settle runs the workers until no file is indexing_pending, and returns
+// the files as they ended.
+func (f *fixture) settle(tb testing.TB) map[string]platform.File {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan struct{})
+	go func() { f.svc.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out := map[string]platform.File{}
+		pending := false
+		for _, file := range f.files {
+			g, err := f.st.GetFile(f.ctx, "", file.ID)
+			must(tb, err)
+			out[g.Key] = g
+			pending = pending || g.Status == platform.FileIndexPending
+		}
+		if !pending {
+			return out
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("files still indexing_pending after 30 s")
+		}
+		f.svc.Notify()
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// contents returns the passages' contents of the file with key, by type.
+func (f *fixture) contentsOf(tb testing.TB, key string) (chunks, sums []string) {
+	tb.Helper()
+	for _, p := range f.passages(tb) {
+		var file platform.File
+		for _, x := range f.files {
+			if x.ID == p.FileID {
+				file = x
+			}
+		}
+		if file.Key != key {
+			continue
+		}
+		if p.Type == platform.PassageSummary {
+			sums = append(sums, p.Content)
+		} else {
+			chunks = append(chunks, p.Content)
+		}
+	}
+	return chunks, sums
+}
+
+// legacy: one passage per block, so that block changes show.
+var legacy = map[string]any{"stack": "legacy"}
+
+func conf(extra map[string]any) map[string]any {
+	out := map[string]any{"stack": "legacy"}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
+}
+
+func setPlan(tb testing.TB, f *fixture, plan string, limit int64) {
+	tb.Helper()
+	w, err := f.st.GetWorkspace(f.ctx, f.bot.WorkspaceID)
+	must(tb, err)
+	w.Plan, w.SpendingLimit = plan, limit
+	must(tb, f.st.UpdateWorkspace(f.ctx, w))
+}
+
+// TestSmartCleanupBuiltin: without a model server, smartCleanup cleans a
+// PDF by rules, within the first 30 pages; other files are left alone.
+func TestSmartCleanupBuiltin(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 1)
+			twoPages := pdftest.TextPages(
+				[]string{"Quarterly S U M M A R Y", "The report covers the exam- ple of growth in"},
+				[]string{"all regions over the last quarter.", "Closing remarks."})
+			f.uploadConf(t, "plain.pdf", "application/pdf", twoPages, legacy)
+			f.uploadConf(t, "clean.pdf", "application/pdf", twoPages, conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
+			var many [][]string
+			for i := 1; i <= 32; i++ {
+				many = append(many, []string{fmt.Sprintf("Page %d of the S U M M A R Y section.", i)})
+			}
+			f.uploadConf(t, "long.pdf", "application/pdf", pdftest.TextPages(many...), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
+			f.uploadConf(t, "notes.md", "text/markdown", []byte("Quarterly S U M M A R Y\n"), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
+			for key, file := range f.settle(t) {
+				if file.Status != platform.FileIndexCompleted {
+					t.Fatalf("%s: %s %s", key, file.Status, file.FailedReason)
+				}
+			}
+			plain, _ := f.contentsOf(t, "plain.pdf")
+			want := []string{"Quarterly S U M M A R Y", "The report covers the exam- ple of growth in", "all regions over the last quarter.", "Closing remarks."}
+			if !slicesEqual(plain, want) {
+				t.Errorf("without smartCleanup: %q", plain)
+			}
+			clean, _ := f.contentsOf(t, "clean.pdf")
+			want = []string{"Quarterly SUMMARY", "The report covers the example of growth in all regions over the last quarter.", "Closing remarks."}
+			if !slicesEqual(clean, want) {
+				t.Errorf("with smartCleanup: %q, want %q", clean, want)
+			}
+			long, _ := f.contentsOf(t, "long.pdf")
+			for i, c := range long {
+				cleaned := strings.Contains(c, "SUMMARY")
+				if cleaned != (i < cleanupMaxPages) {
+					t.Errorf("page %d: %q (pages after %d must stay as they are)", i+1, c, cleanupMaxPages)
+				}
+			}
+			if md, _ := f.contentsOf(t, "notes.md"); len(md) != 1 || md[0] != "Quarterly S U M M A R Y" {
+				t.Errorf("smartCleanup changed a Markdown file: %q", md)
+			}
+		})
+	}
+}
+
+func slicesEqual(a, b []string) bool {
+	return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
+}
+
+// TestSmartCleanupModel: with a model server, the first 30 pages or 20 KB
+// of text (whichever comes first) go to the inexpensive model page by
+// page; its answers replace them, and each call is charged.
+func TestSmartCleanupModel(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 1)
+			setPlan(t, f, "team", 100)
+			srv := aitest.New(t)
+			srv.Respond(func(r aitest.Recorded) aitest.Reply {
+				return aitest.Reply{Text: "Cleaned: " + strings.SplitN(r.Prompt, " ", 3)[1]}
+			})
+			f.withModel(t, srv, map[string]ai.Price{"small-1": {Input: 1, Output: 2}})
+			var pages [][]string
+			for i := 1; i <= 40; i++ {
+				pages = append(pages, []string{fmt.Sprintf("Page %d text.", i)})
+			}
+			f.uploadConf(t, "pages.pdf", "application/pdf", pdftest.TextPages(pages...), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
+			// 1 KB a page: 20 KB ends the cleanup before page 30.
+			var big [][]string
+			filler := strings.Repeat("word ", 200)
+			for i := 1; i <= 30; i++ {
+				big = append(big, []string{fmt.Sprintf("Big %d %s", i, filler)})
+			}
+			f.uploadConf(t, "big.pdf", "application/pdf", pdftest.TextPages(big...), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
+			for key, file := range f.settle(t) {
+				if file.Status != platform.FileIndexCompleted {
+					t.Fatalf("%s: %s %s", key, file.Status, file.FailedReason)
+				}
+			}
+			reqs := srv.Requests()
+			var pageReqs, bigReqs, bigBytes int
+			for _, r := range reqs {
+				if r.Model != "small-1" {
+					t.Errorf("smartCleanup used model %q, want the inexpensive one", r.Model)
+				}
+				if strings.HasPrefix(r.Prompt, "Page ") {
+					pageReqs++
+				} else {
+					bigReqs++
+					bigBytes += len(r.Prompt)
+				}
+			}
+			if pageReqs != cleanupMaxPages {
+				t.Errorf("%d calls for a 40-page PDF, want %d (one per page, 30 pages)", pageReqs, cleanupMaxPages)
+			}
+			if bigBytes > cleanupMaxBytes || bigReqs < 15 || bigReqs >= 30 {
+				t.Errorf("big PDF: %d calls with %d bytes of text; want the pages within 20 KB only", bigReqs, bigBytes)
+			}
+			got, _ := f.contentsOf(t, "pages.pdf")
+			if len(got) != 40 || got[0] != "Cleaned: 1" || got[29] != "Cleaned: 30" || got[30] != "Page 31 text." {
+				t.Errorf("passages: %q", got)
+			}
+			total, byBot, err := f.st.AISpend(f.ctx, f.bot.WorkspaceID, time.Now().Add(-time.Hour))
+			must(t, err)
+			var want int64 // nanodollars: $1 per million input tokens, $2 per million output tokens
+			for _, r := range reqs {
+				answer := "Cleaned: " + strings.SplitN(r.Prompt, " ", 3)[1]
+				want += aitest.PromptTokens(r)*1000 + aitest.CompletionTokens(answer)*2000
+			}
+			if total != want || byBot[f.bot.ID] != want {
+				t.Errorf("AI Spend: total %d, by bot %v; want %d", total, byBot, want)
+			}
+		})
+	}
+}
+
+// handbook2 has one long section (over 1,000 characters) and a short one.
+func summaryDoc() []byte {
+	long := strings.Repeat("Refunds are issued within five business days after the returned item reaches the warehouse. ", 8) +
+		strings.Repeat("Customers who paid by card see the refund on their statement within two cycles. ", 6)
+	return []byte("# Handbook\n\n## Refunds\n\n" + long + "\n\n## Contact\n\nWrite to us.\n")
+}
+
+// TestSummarization: summaries of the sections long enough, as passages of
+// type summary; generateMasterSummary adds the whole file's; the built-in
+// summarizer without a model server, the model of modelType with one,
+// bounded by outputTokenLimit.
+func TestSummarization(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 1)
+			setPlan(t, f, "team", 100)
+			sum := func(extra map[string]any) map[string]any {
+				m := map[string]any{"enable": true}
+				for k, v := range extra {
+					m[k] = v
+				}
+				return map[string]any{"summarization": m}
+			}
+			f.uploadConf(t, "off.md", "text/markdown", summaryDoc(), map[string]any{})
+			f.uploadConf(t, "on.md", "text/markdown", summaryDoc(), sum(nil))
+			f.uploadConf(t, "master.md", "text/markdown", summaryDoc(), sum(map[string]any{"generateMasterSummary": true}))
+			f.uploadConf(t, "min.md", "text/markdown", summaryDoc(), sum(map[string]any{"minimumInputLength": 5000}))
+			for key, file := range f.settle(t) {
+				if file.Status != platform.FileIndexCompleted {
+					t.Fatalf("%s: %s %s", key, file.Status, file.FailedReason)
+				}
+			}
+			if _, s := f.contentsOf(t, "off.md"); len(s) != 0 {
+				t.Errorf("summaries without summarization: %q", s)
+			}
+			_, on := f.contentsOf(t, "on.md")
+			// The Handbook section holds the Refunds one: both are long.
+			if len(on) != 2 || !strings.Contains(on[0], "Refunds are issued") || len(on[0]) > 4*defaultOutputTokenLimit {
+				t.Errorf("built-in summaries: %q", on)
+			}
+			if _, m := f.contentsOf(t, "master.md"); len(m) != 3 {
+				t.Errorf("with a master summary: %d summaries, want 3", len(m))
+			}
+			if _, m := f.contentsOf(t, "min.md"); len(m) != 0 {
+				t.Errorf("minimumInputLength 5000: %q", m)
+			}
+			vs, err := f.st.PassageVectors(f.ctx, f.bot.ID, 0)
+			must(t, err)
+			dims := map[int64]int{}
+			for _, v := range vs {
+				dims[v.Seq] = len(v.Vector)
+			}
+			for _, p := range f.passages(t) {
+				if p.Type == platform.PassageSummary && dims[p.Seq] == 0 {
+					t.Errorf("summary passage without a vector")
+				}
+			}
+
+			// With a model server.
+			srv := aitest.New(t)
+			srv.Respond(func(r aitest.Recorded) aitest.Reply { return aitest.Reply{Text: "Model summary."} })
+			f.withModel(t, srv, nil)
+			f.files = nil
+			f.uploadConf(t, "model.md", "text/markdown", summaryDoc(), sum(map[string]any{"modelType": "accurate", "outputTokenLimit": 1500, "generateMasterSummary": true}))
+			for key, file := range f.settle(t) {
+				if file.Status != platform.FileIndexCompleted {
+					t.Fatalf("%s: %s %s", key, file.Status, file.FailedReason)
+				}
+			}
+			if _, m := f.contentsOf(t, "model.md"); len(m) != 3 || m[0] != "Model summary." {
+				t.Errorf("model summaries: %q", m)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("%d model calls, want 3 (two sections, the file)", len(reqs))
+			}
+			for _, r := range reqs {
+				if r.Model != "large-1" || r.MaxTokens != 1500 || !strings.Contains(r.Prompt, "Refunds are issued") {
+					t.Errorf("summary request: model %q max_tokens %d prompt %.60q", r.Model, r.MaxTokens, r.Prompt)
+				}
+			}
+		})
+	}
+}
+
+// TestAgentParsing: the model's Markdown replaces the extracted structure;
+// without a model server the file fails with the reason.
+func TestAgentParsing(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 1)
+			f.uploadConf(t, "none.txt", "text/plain", []byte("raw text"), conf(map[string]any{"parsing": map[string]any{"mode": "agent"}}))
+			if got := f.settle(t)["none.txt"]; got.Status != platform.FileIndexFailed || !strings.Contains(got.FailedReason, "model server") {
+				t.Errorf("agent parsing without a model: %s %q", got.Status, got.FailedReason)
+			}
+			srv := aitest.New(t)
+			srv.Respond(func(r aitest.Recorded) aitest.Reply {
+				return aitest.Reply{Text: "# Restructured\n\n- " + strings.ToUpper(r.Prompt)}
+			})
+			f.withModel(t, srv, nil)
+			f.files = nil
+			f.uploadConf(t, "agent.txt", "text/plain", []byte("raw text"), conf(map[string]any{"parsing": map[string]any{"mode": "agent"}}))
+			f.uploadConf(t, "standard.txt", "text/plain", []byte("raw text"), legacy)
+			f.settle(t)
+			if got, _ := f.contentsOf(t, "agent.txt"); !slicesEqual(got, []string{"Restructured", "- RAW TEXT"}) {
+				t.Errorf("agent parsing: %q", got)
+			}
+			if got, _ := f.contentsOf(t, "standard.txt"); !slicesEqual(got, []string{"raw text"}) {
+				t.Errorf("standard parsing: %q", got)
+			}
+			if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Model != "medium-1" || reqs[0].Prompt != "raw text" {
+				t.Errorf("requests: %+v", reqs)
+			}
+		})
+	}
+}
+
+// TestAISpendLimit: once the month's spend reaches the workspace's limit,
+// indexing that needs the model fails with the reason, and nothing more is
+// sent; a model server that keeps failing fails the file with its error.
+func TestAISpendLimit(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 1)
+			setPlan(t, f, "team", 1)
+			srv := aitest.New(t)
+			// $0.01 per token: a call of 100+ tokens costs over $1.
+			f.withModel(t, srv, map[string]ai.Price{"medium-1": {Input: 10000, Output: 10000}})
+			agent := conf(map[string]any{"parsing": map[string]any{"mode": "agent"}})
+			f.uploadConf(t, "first.txt", "text/plain", []byte(strings.Repeat("text ", 100)), agent)
+			if got := f.settle(t)["first.txt"]; got.Status != platform.FileIndexCompleted {
+				t.Fatalf("first file: %s %s", got.Status, got.FailedReason)
+			}
+			f.uploadConf(t, "second.txt", "text/plain", []byte("more"), agent)
+			got := f.settle(t)["second.txt"]
+			if got.Status != platform.FileIndexFailed || !strings.Contains(got.FailedReason, "AI Spend limit") {
+				t.Errorf("over the limit: %s %q", got.Status, got.FailedReason)
+			}
+			if n := len(srv.Requests()); n != 1 {
+				t.Errorf("%d model calls, want 1", n)
+			}
+			err := f.svc.CheckUpsert(f.ctx, f.bot.WorkspaceID, "text/plain", "x.txt", []byte(`{"configuration":{"parsing":{"mode":"agent"}}}`))
+			if e, ok := err.(*platform.Error); !ok || e.Type != platform.ErrQuotaExceeded {
+				t.Errorf("CheckUpsert over the limit: %v", err)
+			}
+
+			// A higher limit lets indexing go on; a failing server fails
+			// the file with its error after the retries.
+			setPlan(t, f, "team", 1000)
+			srv.Fail(10, 503)
+			f.uploadConf(t, "third.txt", "text/plain", []byte("text"), agent)
+			got = f.settle(t)["third.txt"]
+			if got.Status != platform.FileIndexFailed || !strings.Contains(got.FailedReason, "agent parsing") || !strings.Contains(got.FailedReason, "503") {
+				t.Errorf("failing server: %s %q", got.Status, got.FailedReason)
+			}
+		})
+	}
+}
+
+// TestCheckUpsert: the plan, model-server and applicability rules at
+// upsert.
+func TestCheckUpsert(t *testing.T) {
+	f := newFixture(t, "sqlite", 1)
+	check := func(ct, key, cfg string) error {
+		return f.svc.CheckUpsert(f.ctx, f.bot.WorkspaceID, ct, key, []byte(`{"configuration":`+cfg+`}`))
+	}
+	typeOf := func(err error) platform.ErrorType {
+		if e, ok := err.(*platform.Error); ok {
+			return e.Type
+		}
+		if err != nil {
+			return "other: " + platform.ErrorType(err.Error())
+		}
+		return ""
+	}
+	cases := []struct {
+		plan, ct, key, cfg string
+		model              bool
+		want               platform.ErrorType
+		field              string
+	}{
+		{"community", "text/markdown", "a.md", `{"chunking":{"maximumChunkLength":500}}`, false, "", ""},
+		{"community", "text/markdown", "a.md", `{"summarization":{"enable":true}}`, false, platform.ErrPaymentRequired, "summarization.enable"},
+		{"team", "text/markdown", "a.md", `{"summarization":{"enable":true}}`, false, "", ""},
+		{"community", "application/pdf", "a.pdf", `{"parsing":{"smartCleanup":true}}`, false, platform.ErrPaymentRequired, "parsing.smartCleanup"},
+		{"community", "text/markdown", "a.md", `{"parsing":{"smartCleanup":true}}`, false, "", ""}, // ignored: not a PDF
+		{"enterprise", "application/pdf", "a.pdf", `{"parsing":{"smartCleanup":true}}`, false, "", ""},
+		{"community", "text/plain", "a.txt", `{"parsing":{"mode":"agent"}}`, false, platform.ErrInvalidPayload, "parsing.mode"},
+		{"community", "text/plain", "a.txt", `{"parsing":{"mode":"agent"}}`, true, "", ""},
+		{"community", "application/pdf", "a.pdf", `{"vision":{"transcribePages":true}}`, true, platform.ErrPaymentRequired, "vision.transcribePages"},
+		{"team", "application/pdf", "a.pdf", `{"vision":{"indexPages":[1,2]}}`, true, platform.ErrInvalidPayload, "vision.indexPages"},
+		{"community", "text/plain", "a.txt", `{"vision":{"indexPages":true}}`, false, "", ""}, // ignored: not a PDF
+	}
+	srv := aitest.New(t)
+	for _, c := range cases {
+		setPlan(t, f, c.plan, 100)
+		if c.model {
+			f.withModel(t, srv, nil)
+		} else {
+			f.withModel(t, nil, nil)
+		}
+		err := check(c.ct, c.key, c.cfg)
+		if typeOf(err) != c.want || (c.field != "" && !strings.Contains(err.Error(), "indexing.configuration."+c.field)) {
+			t.Errorf("%s %s %s (model %v): %v, want %s naming %s", c.plan, c.key, c.cfg, c.model, err, c.want, c.field)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("CheckUpsert called the model %d times", n)
+	}
+}

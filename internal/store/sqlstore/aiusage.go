@@ -1,0 +1,37 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// RecordAIUsage stores one metered model call.
+func (s *Store) RecordAIUsage(ctx context.Context, u platform.AIUsage) error {
+	_, err := s.exec(ctx, s.w, `INSERT INTO ai_usage (id, workspace_id, bot_id, file_id, purpose, model, input_tokens, output_tokens, cost, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.WorkspaceID, u.BotID, u.FileID, u.Purpose, u.Model, u.InputTokens, u.OutputTokens, u.Cost, micros(u.CreatedAt))
+	return err
+}
+
+// AISpend sums the cost of the workspace's calls made at or after since, in
+// all and by bot.
+func (s *Store) AISpend(ctx context.Context, workspaceID string, since time.Time) (int64, map[string]int64, error) {
+	rows, err := s.query(ctx, `SELECT bot_id, CAST(SUM(cost) AS BIGINT) FROM ai_usage WHERE workspace_id = ? AND created_at >= ? GROUP BY bot_id`, workspaceID, micros(since))
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rows.Close()
+	var total int64
+	byBot := map[string]int64{}
+	for rows.Next() {
+		var bot string
+		var cost int64
+		if err := rows.Scan(&bot, &cost); err != nil {
+			return 0, nil, err
+		}
+		byBot[bot] = cost
+		total += cost
+	}
+	return total, byBot, rows.Err()
+}
