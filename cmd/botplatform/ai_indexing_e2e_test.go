@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/botplatform/botplatform/internal/ai/aitest"
+	"github.com/botplatform/botplatform/internal/indexing/parse/pdftest"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
@@ -23,6 +27,9 @@ func TestAIIndexing(t *testing.T) {
 			model.Respond(func(r aitest.Recorded) aitest.Reply {
 				if strings.HasPrefix(r.System, "You summarize") {
 					return aitest.Reply{Text: "The zebra herd summary."}
+				}
+				if strings.HasPrefix(r.System, "You describe") && len(r.Images) == 1 {
+					return aitest.Reply{Text: "A chart of capybara sightings."}
 				}
 				return aitest.Reply{Text: "# Restructured\n\nThe ocelot paragraph."}
 			})
@@ -67,9 +74,46 @@ func TestAIIndexing(t *testing.T) {
 				t.Errorf("agent-parsed passages: %q", ps)
 			}
 
-			// Two model calls, charged: readable as AI Spend.
-			if n := len(model.Requests()); n != 2 {
-				t.Errorf("%d model calls, want 2", n)
+			// A PDF page indexed as an image: found by the model's
+			// description, its image linked and counted as File Storage.
+			storageBefore := storageUsage(t, e.ws, "file_storage_bytes")
+			pdf := pdftest.TextPages([]string{"Sightings by month."})
+			got = f.index(s, "chart.pdf", pdf, indexConf(map[string]any{"vision": map[string]any{"indexPages": true}}))
+			var img *searchHit
+			for _, h := range f.search("capybara sightings") {
+				if h.Meta.Type == "image" {
+					img = &h
+					break
+				}
+			}
+			if img == nil || img.Meta.Subtype != "page" || img.Content != "A chart of capybara sightings." || img.Meta.SourceURL == "" {
+				t.Fatalf("image passage: %+v", img)
+			}
+			resp, err := http.Get(img.Meta.SourceURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" || !bytes.HasPrefix(body, []byte("\x89PNG")) {
+				t.Errorf("sourceUrl: %d %s, %d bytes", resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
+			}
+			if grew := storageUsage(t, e.ws, "file_storage_bytes") - storageBefore; grew != int64(len(pdf)+len(body)) {
+				t.Errorf("File Storage grew by %d, want the PDF's %d + the image's %d bytes", grew, len(pdf), len(body))
+			}
+			f.del(got.ID).ok()
+			if after := storageUsage(t, e.ws, "file_storage_bytes"); after != storageBefore {
+				t.Errorf("File Storage after deleting the PDF: %d, want %d", after, storageBefore)
+			}
+			if resp, err := http.Get(img.Meta.SourceURL); err != nil || resp.StatusCode == 200 {
+				t.Errorf("the image of a deleted file is still served: %v", err)
+			} else {
+				resp.Body.Close()
+			}
+
+			// Three model calls, charged: readable as AI Spend.
+			if n := len(model.Requests()); n != 3 {
+				t.Errorf("%d model calls, want 3", n)
 			}
 			usage := e.ws.get(ws + "/usages?type=ai_spend").ok()
 			us, _ := usage["usages"].([]any)

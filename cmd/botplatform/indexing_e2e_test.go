@@ -75,6 +75,7 @@ type hitMeta struct {
 	Subtype    string `json:"subtype"`
 	PageNumber *int   `json:"pageNumber"`
 	Position   *int   `json:"position"`
+	SourceURL  string `json:"sourceUrl"`
 }
 
 type hitContext struct {

@@ -484,6 +484,7 @@ const stateJS = sayJS + `bot.on.message('text', async ({ message, state, client 
   state.bot.count = (state.bot.count || 0) + 1
   if (message.payload.text === 'big') state.conversation.big = 'x'.repeat(2000)
   await say(client, message.conversationId, 'c=' + state.conversation.count + ' u=' + state.user.count + ' b=' + state.bot.count)
+  console.log('counted b=' + state.bot.count)
 })
 `
 
@@ -505,6 +506,10 @@ func testRuntimeState(t *testing.T, s *testServer) {
 		if got := textOf(e.ask(step.u, step.conv, "count")); got != step.want {
 			t.Fatalf("%s: reply %q, want %q", step.conv, got, step.want)
 		}
+		// The reply is sent before the event ends; its state is saved
+		// with its logs when it ends. Events of other conversations run
+		// in parallel: the next step waits for this one's state.
+		e.waitLog("conversationId="+step.conv, "counted "+step.want[strings.LastIndex(step.want, "b="):])
 	}
 	// Past --bot-state-limit, the event fails and none of its state (the
 	// user's and the bot's included) is saved. What it sent stays sent.

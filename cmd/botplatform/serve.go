@@ -124,7 +124,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		model = m
 	}
 	idx := indexing.New(st, blobs, platform.SystemClock{}, indexing.Config{Workers: cfg.IndexWorkers, Embedder: emb, Log: log,
-		ReleaseAtStart: cfg.DatabaseURL == "", Model: model, AI: aiCfg})
+		ReleaseAtStart: cfg.DatabaseURL == "", Model: model, AI: aiCfg,
+		StorageRoom: func(ctx context.Context, ws string) (int64, error) { return files.StorageRoom(ctx, st, ws) }})
 	fsvc.OnIndexQueued(idx.Notify)
 	fsvc.CheckIndexingWith(idx.CheckUpsert)
 	workers, stopWorkers := context.WithCancel(context.Background())

@@ -44,6 +44,31 @@ func (s *Service) signedURL(kind string, f platform.File, ttl time.Duration) str
 	return s.cfg.PublicURL + "/v1/files/" + kind + "/" + f.ID + "?" + q.Encode()
 }
 
+// PassageImageURL is the signed, short-lived url of the image of one of
+// f's passages (a page indexed as an image): the file's content url with
+// the passage named, and signed with it.
+func (s *Service) PassageImageURL(f platform.File, passageID string) string {
+	exp := strconv.FormatInt(s.clock.Now().Add(s.cfg.DownloadURLTTL).Unix(), 10)
+	gen := strconv.FormatInt(f.Generation, 10)
+	q := url.Values{"gen": {gen}, "expires": {exp}, "passage": {passageID}}
+	q.Set("signature", s.sign("content", f.ID, gen, exp, "passage="+passageID))
+	return s.cfg.PublicURL + "/v1/files/content/" + f.ID + "?" + q.Encode()
+}
+
+// PassageImage serves a passage image's signed url: its MIME type and
+// bytes.
+func (s *Service) PassageImage(ctx context.Context, r SignedRequest) (string, []byte, error) {
+	f, err := s.verify(ctx, "content", r)
+	if err != nil {
+		return "", nil, err
+	}
+	typ, img, err := s.store.PassageImage(ctx, f.ID, r.Passage)
+	if errors.Is(err, platform.ErrNotFound) {
+		return "", nil, platform.NotFound("passage image", r.Passage)
+	}
+	return typ, img, err
+}
+
 // UploadURL is where the file's current content generation is uploaded.
 func (s *Service) UploadURL(f platform.File) string {
 	return s.signedURL("upload", f, s.cfg.UploadURLTTL)
@@ -61,6 +86,7 @@ func (s *Service) ContentURL(f platform.File) string {
 // SignedRequest is what a signed URL carries.
 type SignedRequest struct {
 	FileID, Gen, Expires, Tagging, Signature string
+	Passage                                  string // a passage's image, not the content
 }
 
 var errBadURL = platform.Errorf(platform.ErrForbidden, "this URL is invalid or has expired; get a new one from the Files API")
@@ -71,6 +97,9 @@ func (s *Service) verify(ctx context.Context, kind string, r SignedRequest) (pla
 	parts := []string{kind, r.FileID, r.Gen, r.Expires}
 	if r.Tagging != "" {
 		parts = append(parts, r.Tagging)
+	}
+	if r.Passage != "" {
+		parts = append(parts, "passage="+r.Passage)
 	}
 	want := s.sign(parts...)
 	if !hmac.Equal([]byte(want), []byte(r.Signature)) {
@@ -171,6 +200,9 @@ func uploaded(f platform.File) bool { return f.Size != nil && f.BlobKey != "" }
 
 // Content opens the content behind a signed url.
 func (s *Service) Content(ctx context.Context, r SignedRequest) (platform.File, blob.Reader, error) {
+	if r.Passage != "" {
+		return platform.File{}, nil, errBadURL // a passage image's url: PassageImage
+	}
 	f, err := s.verify(ctx, "content", r)
 	if err != nil {
 		return f, nil, err

@@ -23,12 +23,13 @@ func (s *Service) fileByIDOrKey(ctx context.Context, c *Caller, idOrKey string) 
 }
 
 // Passages lists an indexed file's passages, in order.
-func (s *Service) Passages(ctx context.Context, c *Caller, idOrKey string, p store.Page) ([]platform.Passage, string, error) {
+func (s *Service) Passages(ctx context.Context, c *Caller, idOrKey string, p store.Page) (platform.File, []platform.Passage, string, error) {
 	f, err := s.fileByIDOrKey(ctx, c, idOrKey)
 	if err != nil {
-		return nil, "", err
+		return f, nil, "", err
 	}
-	return s.store.ListPassages(ctx, f.ID, p)
+	ps, next, err := s.store.ListPassages(ctx, f.ID, p)
+	return f, ps, next, err
 }
 
 // PassageTypes are the types setFilePassages accepts.

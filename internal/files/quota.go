@@ -6,6 +6,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
 )
 
 // Quota types, as the Admin API names them.
@@ -59,6 +60,16 @@ func (s *Service) limits(ctx context.Context, workspaceID string) (limits, error
 		}
 	}
 	return l, nil
+}
+
+// StorageRoom is how many bytes the workspace may still store under its
+// File Storage quota (0 when at or over it).
+func StorageRoom(ctx context.Context, st store.Store, workspaceID string) (int64, error) {
+	l, err := (&Service{store: st}).limits(ctx, workspaceID)
+	if err != nil {
+		return 0, err
+	}
+	return max(l.MaxStorage-l.UsedStorage, 0), nil
 }
 
 // Quota is one limit of a workspace with its usage.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"strconv"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/blob"
@@ -235,7 +236,8 @@ func (a *api) listFileTagValues(w http.ResponseWriter, r *http.Request, c *files
 
 func signed(r *http.Request) files.SignedRequest {
 	q := r.URL.Query()
-	return files.SignedRequest{FileID: r.PathValue("id"), Gen: q.Get("gen"), Expires: q.Get("expires"), Tagging: q.Get("tagging"), Signature: q.Get("signature")}
+	return files.SignedRequest{FileID: r.PathValue("id"), Gen: q.Get("gen"), Expires: q.Get("expires"), Tagging: q.Get("tagging"),
+		Signature: q.Get("signature"), Passage: q.Get("passage")}
 }
 
 // transferDeadline is how long one upload or download may take.
@@ -253,6 +255,17 @@ func (a *api) uploadContent(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) signedContent(w http.ResponseWriter, r *http.Request) error {
+	if req := signed(r); req.Passage != "" {
+		typ, img, err := a.Files.PassageImage(r.Context(), req)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", typ)
+		w.Header().Set("Content-Length", strconv.Itoa(len(img)))
+		w.Header().Set("Cache-Control", "private, max-age=60")
+		_, _ = w.Write(img)
+		return nil
+	}
 	f, rd, err := a.Files.Content(r.Context(), signed(r))
 	if err != nil {
 		return err

@@ -62,7 +62,7 @@ func (a *api) searchFiles(w http.ResponseWriter, r *http.Request, c *files.Calle
 	out := make([]map[string]any, 0, len(results))
 	for _, res := range results {
 		p := map[string]any{
-			"content": res.Passage.Content, "score": res.Score, "meta": passageMeta(res.Passage),
+			"content": res.Passage.Content, "score": res.Score, "meta": a.passageMeta(res.Passage, res.File),
 			"file": map[string]any{
 				"id": res.File.ID, "key": res.File.Key, "contentType": res.File.ContentType, "metadata": res.File.Metadata,
 				"tags": res.File.Tags, "createdAt": platform.FormatTime(res.File.CreatedAt), "updatedAt": platform.FormatTime(res.File.UpdatedAt),
@@ -77,8 +77,13 @@ func (a *api) searchFiles(w http.ResponseWriter, r *http.Request, c *files.Calle
 	return nil
 }
 
-func passageMeta(p platform.Passage) map[string]any {
+// passageMeta is a passage's meta; a page indexed as an image links its
+// image (sourceUrl, signed like the file's content url).
+func (a *api) passageMeta(p platform.Passage, f platform.File) map[string]any {
 	m := map[string]any{"type": p.Type, "position": p.Position}
+	if p.ImageType != "" {
+		m["sourceUrl"] = a.Files.PassageImageURL(f, p.ID)
+	}
 	if p.Subtype != "" {
 		m["subtype"] = p.Subtype
 	}
@@ -102,13 +107,13 @@ func (a *api) listFilePassages(w http.ResponseWriter, r *http.Request, c *files.
 		}
 		p.Limit = *n
 	}
-	ps, next, err := a.Files.Passages(r.Context(), c, r.PathValue("id"), p)
+	f, ps, next, err := a.Files.Passages(r.Context(), c, r.PathValue("id"), p)
 	if err != nil {
 		return err
 	}
 	out := make([]map[string]any, 0, len(ps))
 	for _, x := range ps {
-		out = append(out, map[string]any{"id": x.ID, "content": x.Content, "meta": passageMeta(x)})
+		out = append(out, map[string]any{"id": x.ID, "content": x.Content, "meta": a.passageMeta(x, f)})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"passages": out, "meta": metaJSON{next}})
 	return nil

@@ -65,6 +65,16 @@ func (f *fixture) settle(tb testing.TB) map[string]platform.File {
 	}
 }
 
+// settleCompleted is settle, failing unless every file was indexed.
+func (f *fixture) settleCompleted(tb testing.TB) {
+	tb.Helper()
+	for key, file := range f.settle(tb) {
+		if file.Status != platform.FileIndexCompleted {
+			tb.Fatalf("%s: %s %s", key, file.Status, file.FailedReason)
+		}
+	}
+}
+
 // contents returns the passages' contents of the file with key, by type.
 func (f *fixture) contentsOf(tb testing.TB, key string) (chunks, sums []string) {
 	tb.Helper()
@@ -123,11 +133,7 @@ func TestSmartCleanupBuiltin(t *testing.T) {
 			}
 			f.uploadConf(t, "long.pdf", "application/pdf", pdftest.TextPages(many...), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
 			f.uploadConf(t, "notes.md", "text/markdown", []byte("Quarterly S U M M A R Y\n"), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
-			for key, file := range f.settle(t) {
-				if file.Status != platform.FileIndexCompleted {
-					t.Fatalf("%s: %s %s", key, file.Status, file.FailedReason)
-				}
-			}
+			f.settleCompleted(t)
 			plain, _ := f.contentsOf(t, "plain.pdf")
 			want := []string{"Quarterly S U M M A R Y", "The report covers the exam- ple of growth in", "all regions over the last quarter.", "Closing remarks."}
 			if !slicesEqual(plain, want) {
@@ -181,11 +187,7 @@ func TestSmartCleanupModel(t *testing.T) {
 				big = append(big, []string{fmt.Sprintf("Big %d %s", i, filler)})
 			}
 			f.uploadConf(t, "big.pdf", "application/pdf", pdftest.TextPages(big...), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
-			for key, file := range f.settle(t) {
-				if file.Status != platform.FileIndexCompleted {
-					t.Fatalf("%s: %s %s", key, file.Status, file.FailedReason)
-				}
-			}
+			f.settleCompleted(t)
 			reqs := srv.Requests()
 			var pageReqs, bigReqs, bigBytes int
 			for _, r := range reqs {
@@ -250,11 +252,7 @@ func TestSummarization(t *testing.T) {
 			f.uploadConf(t, "on.md", "text/markdown", summaryDoc(), sum(nil))
 			f.uploadConf(t, "master.md", "text/markdown", summaryDoc(), sum(map[string]any{"generateMasterSummary": true}))
 			f.uploadConf(t, "min.md", "text/markdown", summaryDoc(), sum(map[string]any{"minimumInputLength": 5000}))
-			for key, file := range f.settle(t) {
-				if file.Status != platform.FileIndexCompleted {
-					t.Fatalf("%s: %s %s", key, file.Status, file.FailedReason)
-				}
-			}
+			f.settleCompleted(t)
 			if _, s := f.contentsOf(t, "off.md"); len(s) != 0 {
 				t.Errorf("summaries without summarization: %q", s)
 			}
@@ -287,11 +285,7 @@ func TestSummarization(t *testing.T) {
 			f.withModel(t, srv, nil)
 			f.files = nil
 			f.uploadConf(t, "model.md", "text/markdown", summaryDoc(), sum(map[string]any{"modelType": "accurate", "outputTokenLimit": 1500, "generateMasterSummary": true}))
-			for key, file := range f.settle(t) {
-				if file.Status != platform.FileIndexCompleted {
-					t.Fatalf("%s: %s %s", key, file.Status, file.FailedReason)
-				}
-			}
+			f.settleCompleted(t)
 			if _, m := f.contentsOf(t, "model.md"); len(m) != 3 || m[0] != "Model summary." {
 				t.Errorf("model summaries: %q", m)
 			}
@@ -413,7 +407,8 @@ func TestCheckUpsert(t *testing.T) {
 		{"community", "text/plain", "a.txt", `{"parsing":{"mode":"agent"}}`, false, platform.ErrInvalidPayload, "parsing.mode"},
 		{"community", "text/plain", "a.txt", `{"parsing":{"mode":"agent"}}`, true, "", ""},
 		{"community", "application/pdf", "a.pdf", `{"vision":{"transcribePages":true}}`, true, platform.ErrPaymentRequired, "vision.transcribePages"},
-		{"team", "application/pdf", "a.pdf", `{"vision":{"indexPages":[1,2]}}`, true, platform.ErrInvalidPayload, "vision.indexPages"},
+		{"team", "application/pdf", "a.pdf", `{"vision":{"indexPages":[1,2]}}`, true, "", ""},
+		{"team", "application/pdf", "a.pdf", `{"vision":{"transcribePages":[1]}}`, false, platform.ErrInvalidPayload, "vision.transcribePages"},
 		{"community", "text/plain", "a.txt", `{"vision":{"indexPages":true}}`, false, "", ""}, // ignored: not a PDF
 	}
 	srv := aitest.New(t)
@@ -431,5 +426,114 @@ func TestCheckUpsert(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("CheckUpsert called the model %d times", n)
+	}
+}
+
+// TestVision: transcribePages replaces the pages' text with the model's
+// transcription; indexPages adds a passage of type image per page with
+// the page's image kept (counted as File Storage); the pages sent, the
+// model and the images are checked, and at most 100 pages are covered.
+func TestVision(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 1)
+			setPlan(t, f, "team", 100)
+			srv := aitest.New(t)
+			srv.Respond(func(r aitest.Recorded) aitest.Reply {
+				if strings.HasPrefix(r.System, "You transcribe") {
+					return aitest.Reply{Text: "# Transcribed\n\n" + r.Prompt}
+				}
+				return aitest.Reply{Text: "A chart of quokka sightings. " + r.Prompt}
+			})
+			f.withModel(t, srv, nil)
+			pdf := pdftest.TextPages([]string{"Alpha page one."}, []string{"Beta page two."}, []string{"Gamma page three."})
+			file := f.uploadConf(t, "v.pdf", "application/pdf", pdf, conf(map[string]any{"vision": map[string]any{
+				"transcribePages": []any{2, 9}, "indexPages": []any{3, 1, 3}}}))
+			before, err := f.st.GetStorage(f.ctx, f.bot.WorkspaceID)
+			must(t, err)
+			if got := f.settle(t)["v.pdf"]; got.Status != platform.FileIndexCompleted {
+				t.Fatalf("%s %s", got.Status, got.FailedReason)
+			}
+			ps := f.passages(t)
+			var got []string
+			for _, p := range ps {
+				got = append(got, fmt.Sprintf("%d %s/%s %s", p.PageNumber, p.Type, p.Subtype, p.Content))
+			}
+			want := []string{
+				"1 chunk/paragraph Alpha page one.",
+				"1 image/page A chart of quokka sightings. Page 1 of v.pdf.",
+				"2 chunk/page Transcribed\n\nPage 2 of v.pdf.",
+				"3 chunk/paragraph Gamma page three.",
+				"3 image/page A chart of quokka sightings. Page 3 of v.pdf.",
+			}
+			if !slicesEqual(got, want) {
+				t.Errorf("passages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("%d model calls, want 3 (page 2 transcribed; pages 1 and 3 described)", len(reqs))
+			}
+			var imageBytes int64
+			for _, p := range ps {
+				if p.Type != platform.PassageImage {
+					continue
+				}
+				typ, img, err := f.st.PassageImage(f.ctx, file.ID, p.ID)
+				must(t, err)
+				if typ != "image/png" || len(img) < 100 {
+					t.Errorf("page %d image: %s, %d bytes", p.PageNumber, typ, len(img))
+				}
+				imageBytes += int64(len(img))
+			}
+			for _, r := range reqs {
+				if r.Model != "large-1" || len(r.Images) != 1 || r.Images[0].MIME != "image/png" {
+					t.Errorf("vision request: model %s, %d images", r.Model, len(r.Images))
+				}
+			}
+			after, err := f.st.GetStorage(f.ctx, f.bot.WorkspaceID)
+			must(t, err)
+			if after.FileBytes-before.FileBytes != imageBytes {
+				t.Errorf("File Storage grew by %d, want the images' %d bytes", after.FileBytes-before.FileBytes, imageBytes)
+			}
+			// Indexing again (the same images) counts them once; failing
+			// gives them back.
+			must(t, f.st.FailIndexing(f.ctx, file.ID, file.Generation, "test", time.Now()))
+			if st, _ := f.st.GetStorage(f.ctx, f.bot.WorkspaceID); st.FileBytes != before.FileBytes {
+				t.Errorf("File Storage after the passages went: %d, want %d", st.FileBytes, before.FileBytes)
+			}
+
+			// Page images over the File Storage room fail the indexing.
+			f.svc.cfg.StorageRoom = func(context.Context, string) (int64, error) { return 10, nil }
+			f.files = nil
+			f.uploadConf(t, "full.pdf", "application/pdf", pdf, conf(map[string]any{"vision": map[string]any{"indexPages": true}}))
+			if got := f.settle(t)["full.pdf"]; got.Status != platform.FileIndexFailed || !strings.Contains(got.FailedReason, "File Storage") {
+				t.Errorf("over File Storage: %s %q", got.Status, got.FailedReason)
+			}
+		})
+	}
+}
+
+// TestVisionPageLimit: true covers the first 100 pages; the rest is
+// indexed as text.
+func TestVisionPageLimit(t *testing.T) {
+	f := newFixture(t, "sqlite", 1)
+	setPlan(t, f, "enterprise", 100)
+	srv := aitest.New(t)
+	srv.Respond(func(r aitest.Recorded) aitest.Reply { return aitest.Reply{Text: "T " + r.Prompt} })
+	f.withModel(t, srv, nil)
+	var pages [][]string
+	for i := 1; i <= 103; i++ {
+		pages = append(pages, []string{fmt.Sprintf("Text of page %d.", i)})
+	}
+	f.uploadConf(t, "long.pdf", "application/pdf", pdftest.TextPagesIn("[0 0 100 100]", pages...), conf(map[string]any{"vision": map[string]any{"transcribePages": true}}))
+	if got := f.settle(t)["long.pdf"]; got.Status != platform.FileIndexCompleted {
+		t.Fatalf("%s %s", got.Status, got.FailedReason)
+	}
+	if n := len(srv.Requests()); n != maxVisionPages {
+		t.Errorf("%d pages sent, want %d", n, maxVisionPages)
+	}
+	chunks, _ := f.contentsOf(t, "long.pdf")
+	if len(chunks) != 103 || chunks[99] != "T Page 100 of long.pdf." || chunks[100] != "Text of page 101." {
+		t.Errorf("passages 100-101: %q", chunks[99:min(len(chunks), 101)])
 	}
 }

@@ -61,9 +61,6 @@ func (s *Service) CheckUpsert(ctx context.Context, workspaceID, contentType, key
 				return err
 			}
 		}
-		if o.field == p+"vision.transcribePages" || o.field == p+"vision.indexPages" {
-			return platform.Invalid(o.field, "page images are not supported by this server; leave it unset (pages are indexed as text)")
-		}
 		if o.needed && s.cfg.Model == nil {
 			return platform.Invalid(o.field, "needs a model server, and none is configured (start the server with --ai-url and --ai-model)")
 		}

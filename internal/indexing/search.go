@@ -215,8 +215,9 @@ type vectorIndex struct {
 	vecs    []float32        // dim floats per passage
 	dim     int
 	stale   bool
-	checked time.Time   // when the database last confirmed it up to date
-	changed atomic.Bool // this service stored or dropped passages of the bot since
+	checked time.Time    // when the database last confirmed it up to date
+	changed atomic.Bool  // this service stored or dropped passages of the bot since
+	writing atomic.Int32 // this service is storing passages of the bot
 }
 
 // statsTTL is how long a bot's vector index is used without asking the
@@ -228,13 +229,21 @@ type vectorIndex struct {
 // are read from the database on every search.
 const statsTTL = time.Second
 
-// vectorsChanged marks the bot's index: passages were stored or dropped.
-func (s *Service) vectorsChanged(botID string) {
+// storing marks the bot's index while this service stores passages of
+// the bot: until done is called every search asks the database (the new
+// passages may be visible before done), and after it the next one does.
+func (s *Service) storing(botID string) (done func()) {
 	s.vecMu.Lock()
-	idx := s.vecs[botID]
+	idx, ok := s.vecs[botID]
+	if !ok {
+		idx = &vectorIndex{}
+		s.vecs[botID] = idx
+	}
 	s.vecMu.Unlock()
-	if idx != nil {
-		idx.changed.Store(true)
+	idx.writing.Add(1)
+	return func() {
+		idx.changed.Store(true) // before writing drops: no window in between
+		idx.writing.Add(-1)
 	}
 }
 
@@ -265,7 +274,7 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 	}
 	s.vecMu.Unlock()
 	idx.mu.RLock()
-	fresh := !idx.checked.IsZero() && !idx.stale && time.Since(idx.checked) < statsTTL && !idx.changed.Load()
+	fresh := !idx.checked.IsZero() && !idx.stale && time.Since(idx.checked) < statsTTL && idx.writing.Load() == 0 && !idx.changed.Load()
 	idx.mu.RUnlock()
 	if fresh {
 		return idx, nil

@@ -41,6 +41,9 @@ type Config struct {
 	Model ai.Model
 	// AI prices the model's calls (AI Spend).
 	AI ai.Config
+	// StorageRoom returns the bytes a workspace may still store under its
+	// File Storage quota (page images of vision.indexPages); nil: no limit.
+	StorageRoom func(ctx context.Context, workspaceID string) (int64, error)
 }
 
 // Service indexes files and searches them.
@@ -217,10 +220,16 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
 		}
 		typ, _ := parse.Detect(f.ContentType, f.Key)
 		m := &meter{s: s, f: f}
+		var pages []chunk.Passage
+		if typ == parse.TypePDF {
+			if d, pages, err = vision(ctx, m, cfg, f.Key, content, d); err != nil {
+				return err
+			}
+		}
 		if d, err = assist(ctx, m, cfg, typ, d); err != nil {
 			return err
 		}
-		ps = chunk.Chunk(d, cfg.options())
+		ps = mergeByPage(chunk.Chunk(d, cfg.options()), pages)
 		if cfg.Summarization.Enable {
 			sums, err := summaries(ctx, m, cfg, f.Key, d)
 			if err != nil {
@@ -263,13 +272,12 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
 	out := make([]platform.Passage, len(ps))
 	for i, p := range ps {
 		out[i] = platform.Passage{ID: platform.NewID("psg_"), FileID: f.ID, BotID: f.BotID, Position: i, Content: p.Content,
-			Type: cmp.Or(p.Type, platform.PassageChunk), Subtype: p.Subtype, PageNumber: p.Page, Breadcrumb: p.Breadcrumb, Vector: vecs[i]}
+			Type: cmp.Or(p.Type, platform.PassageChunk), Subtype: p.Subtype, PageNumber: p.Page, Breadcrumb: p.Breadcrumb, Vector: vecs[i],
+			Image: p.Image, ImageType: p.ImageType}
 	}
-	err = s.store.CompleteIndexing(ctx, f.ID, f.Generation, cfg.indexingStack(), out, s.clock.Now())
-	if err == nil {
-		s.vectorsChanged(f.BotID)
-	}
-	return err
+	done := s.storing(f.BotID)
+	defer done()
+	return s.store.CompleteIndexing(ctx, f.ID, f.Generation, cfg.indexingStack(), out, s.clock.Now())
 }
 
 func (s *Service) read(ctx context.Context, f platform.File) ([]byte, error) {

@@ -47,8 +47,11 @@ type File struct {
 	BlobKey        string
 	SHA256         string
 	Counted        bool // Size is counted in the workspace's storage usage
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// ExtraBytes are the bytes of what indexing stored besides the content
+	// (page images of vision.indexPages), counted in File Storage.
+	ExtraBytes int64
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // Has reports whether the file has the access policy p.

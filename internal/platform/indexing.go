@@ -4,6 +4,7 @@ package platform
 const (
 	PassageChunk   = "chunk"
 	PassageSummary = "summary"
+	PassageImage   = "image"
 )
 
 // Passage is a piece of an indexed file that search returns: its text, where
@@ -20,6 +21,10 @@ type Passage struct {
 	PageNumber int
 	Breadcrumb []string
 	Vector     []float32
+	// ImageType is the MIME type of the passage's image (a page indexed as
+	// an image), "" for text passages. Image is only read on request.
+	ImageType string
+	Image     []byte
 }
 
 // IndexJob is the payload of a JobIndexFile job: the file and the

@@ -150,6 +150,9 @@ type Store interface {
 	// it again (payload: a platform.IndexJob).
 	QueueIndexing(ctx context.Context, fileID string, payload json.RawMessage, now time.Time) error
 	ListPassages(ctx context.Context, fileID string, p Page) ([]platform.Passage, string, error)
+	// PassageImage returns the image of a file's passage and its MIME type
+	// (ErrNotFound when it has none).
+	PassageImage(ctx context.Context, fileID, passageID string) (mimeType string, image []byte, err error)
 	// PassagesAround returns a file's passages with positions in [from, to].
 	PassagesAround(ctx context.Context, fileID string, from, to int) ([]platform.Passage, error)
 	PassagesBySeq(ctx context.Context, seqs []int64) ([]platform.Passage, error)

@@ -117,8 +117,12 @@ type Passage struct {
 	// ask for in front of it.
 	Embed string
 	// Type is the passage's meta.type when it is not a chunk of the
-	// document ("summary"); Chunk leaves it empty.
+	// document ("summary", "image"); Chunk leaves it empty.
 	Type string
+	// Image and ImageType are a page's image and its MIME type, for a
+	// passage of type "image"; Chunk leaves them empty.
+	Image     []byte
+	ImageType string
 	// Subtype is title, subtitle, paragraph, blockquote, list, table or
 	// code.
 	Subtype string

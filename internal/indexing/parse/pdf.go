@@ -38,38 +38,26 @@ type pdfAbort struct{ err error }
 // parsePDF extracts the text of each page, with positions, and rebuilds
 // lines, paragraphs (from vertical gaps and indentation), bulleted lists
 // and headings (from font sizes larger than the body text).
-func parsePDF(content []byte) (blocks []doc.Block, err error) {
-	src := newPDFSource(content)
-	defer func() {
-		if r := recover(); r != nil {
-			blocks = nil
-			if a, ok := r.(pdfAbort); ok {
-				err = a.err
-			} else {
-				err = fmt.Errorf("the PDF could not be read: it is damaged (%v)", r)
-			}
+func parsePDF(content []byte) ([]doc.Block, error) {
+	var lines []pdfLine
+	var noPages bool
+	err := withPDF(content, func(r *pdf.Reader, x *pdfExtractor) {
+		pages := x.pageTree(r)
+		noPages = len(pages) == 0
+		for i, p := range pages {
+			x.page(i+1, p)
 		}
-	}()
-	r, err := pdf.NewReader(src, src.size)
-	if err != nil {
-		var a pdfAbort
-		if errors.As(err, &a) {
-			return nil, a.err
-		}
-		return nil, pdfOpenError(err)
-	}
-	x := &pdfExtractor{src: src}
-	pages := x.pageTree(r)
-	if len(pages) == 0 {
+		lines = x.lines
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case noPages:
 		return nil, errors.New("the PDF could not be read: it has no pages")
-	}
-	for i, p := range pages {
-		x.page(i+1, p)
-	}
-	if len(x.lines) == 0 {
+	case len(lines) == 0:
 		return nil, errors.New("the PDF contains no text that can be extracted (it may be made of scanned images: run it through OCR and upload it again)")
 	}
-	return layoutPDF(x.lines), nil
+	return layoutPDF(lines), nil
 }
 
 func (e pdfAbort) Error() string { return e.err.Error() }
@@ -208,6 +196,13 @@ type pdfExtractor struct {
 	pg    int
 	forms int
 
+	// Hooks for the page renderer (pdfrender.go), nil when extracting
+	// text: onGlyph is called for each glyph shown, at its origin in user
+	// space, with its size, writing direction and text; onImage for each
+	// image XObject drawn, with the CTM that maps its unit square.
+	onGlyph func(ox, oy, dx, dy, size float64, text string, f *pdfFont, invisible bool)
+	onImage func(xo pdf.Value, ctm matrix)
+
 	// The line being built.
 	cur     strings.Builder
 	curOn   bool
@@ -265,6 +260,7 @@ type pdfGState struct {
 	tfs                   float64
 	font                  *pdfFont
 	tm, tlm               matrix
+	tr                    float64 // text rendering mode
 }
 
 // interpret runs a content stream (a page's, or a form XObject's).
@@ -320,6 +316,8 @@ func (x *pdfExtractor) interpret(strm, resources pdf.Value, ctm matrix, depth in
 			g.tl = num(0)
 		case "Ts":
 			g.trise = num(0)
+		case "Tr":
+			g.tr = num(0)
 		case "Tf":
 			if len(args) == 2 && args[0].kind == '/' {
 				name := args[0].str
@@ -381,6 +379,8 @@ func (x *pdfExtractor) interpret(strm, resources pdf.Value, ctm matrix, depth in
 						res = resources
 					}
 					x.interpret(xo, res, m.mul(g.ctm), depth+1)
+				} else if x.onImage != nil && xo.Kind() == pdf.Stream && xo.Key("Subtype").Name() == "Image" {
+					x.onImage(xo, g.ctm)
 				}
 			}
 		}
@@ -427,6 +427,9 @@ func (x *pdfExtractor) show(g *pdfGState, s string, adj float64) {
 		}
 		cum += tx * g.th
 		ex, ey := m.apply(cum, g.trise)
+		if x.onGlyph != nil {
+			x.onGlyph(ox, oy, dx, dy, size, text, f, g.tr == 3 || g.tr == 7)
+		}
 		x.glyph(ox, oy, ex, ey, dx, dy, size, text)
 	}
 	g.tm = translate(cum, 0).mul(g.tm)
@@ -516,6 +519,7 @@ type pdfFont struct {
 	noText   bool         // codes cannot be mapped to text
 	special  map[int]string
 	cache    map[int]string
+	base     string // BaseFont
 }
 
 type cidRange struct {
@@ -532,6 +536,7 @@ func newPDFFont(v pdf.Value) *pdfFont {
 		f.missing = 500
 		return f
 	}
+	f.base = v.Key("BaseFont").Name()
 	if safeEncoding(v) {
 		func() {
 			defer func() {

@@ -275,11 +275,17 @@ func TestPDFRandomInput(t *testing.T) {
 	PDFTimeout = 10 * time.Second
 	defer func() { PDFTimeout = old }()
 	seeds := [][]byte{fixture(t, "handmade.pdf"), fixture(t, "libreoffice.pdf"), fixture(t, "owner_only_aes128.pdf")}
-	rng := rand.New(rand.NewPCG(1, 2))
 	n := 300
 	if testing.Short() {
 		n = 50
 	}
+	damagedPDFs(t, rand.New(rand.NewPCG(1, 2)), seeds, n, func(data []byte) { _, _ = parsePDF(data) })
+}
+
+// damagedPDFs calls f with n inputs: damaged copies of the seeds, and
+// (one in ten) random bytes shaped like a PDF; f must not panic.
+func damagedPDFs(t *testing.T, rng *rand.Rand, seeds [][]byte, n int, f func(data []byte)) {
+	t.Helper()
 	for i := range n {
 		data := mutate(rng, seeds[i%len(seeds)], i)
 		if i%10 == 0 {
@@ -292,7 +298,7 @@ func TestPDFRandomInput(t *testing.T) {
 					t.Fatalf("input %d panicked: %v", i, r)
 				}
 			}()
-			_, _ = parsePDF(data)
+			f(data)
 		}()
 	}
 }

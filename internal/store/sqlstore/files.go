@@ -14,7 +14,7 @@ import (
 
 const fileCols = `f.id, f.bot_id, f.workspace_id, f.scope, f.key, f.status, f.size, f.declared_size, f.content_type, f.tags,
 	f.metadata, f.access_policies, f.index_requested, f.public_now, f.failed_reason, f.indexing_stack, f.expires_at,
-	f.owner, f.generation, f.blob_key, f.sha256, f.counted, f.created_at, f.updated_at`
+	f.owner, f.generation, f.blob_key, f.sha256, f.counted, f.extra_bytes, f.created_at, f.updated_at`
 
 func scanFile(sc interface{ Scan(...any) error }) (platform.File, error) {
 	var f platform.File
@@ -23,7 +23,7 @@ func scanFile(sc interface{ Scan(...any) error }) (platform.File, error) {
 	var created, updated int64
 	err := sc.Scan(&f.ID, &f.BotID, &f.WorkspaceID, &f.Scope, &f.Key, &f.Status, &size, &f.DeclaredSize, &f.ContentType, &tags,
 		&meta, &policies, &f.Index, &f.PublicNow, &f.FailedReason, &f.IndexingStack, &expires,
-		&owner, &f.Generation, &f.BlobKey, &f.SHA256, &f.Counted, &created, &updated)
+		&owner, &f.Generation, &f.BlobKey, &f.SHA256, &f.Counted, &f.ExtraBytes, &created, &updated)
 	if err != nil {
 		return f, err
 	}
@@ -106,7 +106,7 @@ func (s *Store) GetFileByKey(ctx context.Context, botID, scope, key string) (pla
 // workspace itself goes), deletes their jobs, and returns their content's
 // blob keys for removal after commit.
 func (s *Store) dropFiles(ctx context.Context, tx *sql.Tx, workspaceID, where string, arg any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, s.q(`SELECT id, blob_key, COALESCE(size, 0), counted, index_requested FROM files WHERE `+where+s.d.ForUpdate), arg)
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT id, blob_key, COALESCE(size, 0), counted, index_requested, extra_bytes FROM files WHERE `+where+s.d.ForUpdate), arg)
 	if err != nil {
 		return nil, err
 	}
@@ -114,9 +114,9 @@ func (s *Store) dropFiles(ctx context.Context, tx *sql.Tx, workspaceID, where st
 	var fileBytes, vectorBytes int64
 	for rows.Next() {
 		var id, key string
-		var size int64
+		var size, extra int64
 		var counted, indexed bool
-		if err := rows.Scan(&id, &key, &size, &counted, &indexed); err != nil {
+		if err := rows.Scan(&id, &key, &size, &counted, &indexed, &extra); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -124,6 +124,7 @@ func (s *Store) dropFiles(ctx context.Context, tx *sql.Tx, workspaceID, where st
 		if key != "" {
 			blobs = append(blobs, key)
 		}
+		fileBytes += extra
 		if counted {
 			fileBytes += size
 			if indexed {
@@ -149,17 +150,21 @@ func (s *Store) dropFiles(ctx context.Context, tx *sql.Tx, workspaceID, where st
 	return blobs, nil
 }
 
-// release gives back the storage counted for f's content.
+// release gives back the storage counted for f's content and what its
+// indexing stored besides (ExtraBytes).
 func (s *Store) release(ctx context.Context, tx *sql.Tx, f platform.File) error {
-	if !f.Counted || f.Size == nil {
+	var size, vector int64
+	if f.Counted && f.Size != nil {
+		size = *f.Size
+		if f.Index {
+			vector = size
+		}
+	}
+	if size+f.ExtraBytes == 0 {
 		return nil
 	}
-	vector := int64(0)
-	if f.Index {
-		vector = *f.Size
-	}
 	_, err := s.exec(ctx, tx, `UPDATE workspace_storage SET file_bytes = file_bytes - ?, vector_bytes = vector_bytes - ? WHERE workspace_id = ?`,
-		*f.Size, vector, f.WorkspaceID)
+		size+f.ExtraBytes, vector, f.WorkspaceID)
 	return err
 }
 
@@ -202,7 +207,7 @@ func (s *Store) PutFile(ctx context.Context, f platform.File) (platform.File, *p
 			f.ID, f.CreatedAt, f.Generation = old.ID, old.CreatedAt, old.Generation+1
 			if _, err := s.exec(ctx, tx, `UPDATE files SET workspace_id = ?, status = ?, size = ?, declared_size = ?, content_type = ?, tags = ?,
 				metadata = ?, access_policies = ?, shared = ?, index_requested = ?, public_now = ?, failed_reason = ?, indexing_stack = ?,
-				expires_at = ?, owner = ?, generation = ?, blob_key = ?, sha256 = ?, counted = ?, updated_at = ? WHERE id = ?`,
+				expires_at = ?, owner = ?, generation = ?, blob_key = ?, sha256 = ?, counted = ?, extra_bytes = 0, updated_at = ? WHERE id = ?`,
 				f.WorkspaceID, f.Status, nullSize(f.Size), f.DeclaredSize, f.ContentType, tags,
 				meta, policies, f.Has(platform.PolicyIntegrations), f.Index, f.PublicNow, f.FailedReason, f.IndexingStack,
 				nullMicros(f.ExpiresAt), owner, f.Generation, f.BlobKey, f.SHA256, f.Counted, micros(f.UpdatedAt), f.ID); err != nil {

@@ -54,12 +54,19 @@ func (s *Store) CompleteIndexing(ctx context.Context, fileID string, gen int64, 
 		if _, err := s.exec(ctx, tx, `DELETE FROM passages WHERE file_id = ?`, fileID); err != nil {
 			return err
 		}
+		var extra int64
+		for _, p := range ps {
+			extra += int64(len(p.Image))
+		}
+		if err := s.setExtraBytes(ctx, tx, fileID, extra); err != nil {
+			return err
+		}
 		// Rows go passageBatch to a statement: one round trip each, not one
 		// a passage (PostgreSQL is over the network).
 		for len(ps) > 0 {
 			batch := ps[:min(passageBatch, len(ps))]
 			ps = ps[len(batch):]
-			args := make([]any, 0, 8*len(batch))
+			args := make([]any, 0, 10*len(batch))
 			for _, p := range batch {
 				meta, _ := json.Marshal(passageMeta{Type: p.Type, Subtype: p.Subtype, PageNumber: p.PageNumber})
 				bc := p.Breadcrumb
@@ -67,7 +74,11 @@ func (s *Store) CompleteIndexing(ctx context.Context, fileID string, gen int64, 
 					bc = []string{}
 				}
 				crumbs, _ := json.Marshal(bc)
-				args = append(args, p.ID, fileID, botID, p.Position, p.Content, string(meta), string(crumbs), encodeVector(p.Vector))
+				var image any
+				if p.Image != nil {
+					image = p.Image
+				}
+				args = append(args, p.ID, fileID, botID, p.Position, p.Content, string(meta), string(crumbs), encodeVector(p.Vector), image, p.ImageType)
 			}
 			if _, err := s.exec(ctx, tx, insertPassages(len(batch)), args...); err != nil {
 				return err
@@ -85,8 +96,8 @@ const passageBatch = 256
 var insertPassages = func() func(n int) string {
 	qs := make([]string, passageBatch+1)
 	for n := 1; n <= passageBatch; n++ {
-		qs[n] = `INSERT INTO passages (id, file_id, bot_id, position, content, meta, breadcrumb, vector) VALUES ` +
-			strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?), `, n), `, `)
+		qs[n] = `INSERT INTO passages (id, file_id, bot_id, position, content, meta, breadcrumb, vector, image, image_type) VALUES ` +
+			strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), `, n), `, `)
 	}
 	return func(n int) string { return qs[n] }
 }()
@@ -104,9 +115,39 @@ func (s *Store) FailIndexing(ctx context.Context, fileID string, gen int64, reas
 		if err != nil {
 			return err
 		}
-		_, err = s.exec(ctx, tx, `DELETE FROM passages WHERE file_id = ?`, fileID)
-		return err
+		if _, err = s.exec(ctx, tx, `DELETE FROM passages WHERE file_id = ?`, fileID); err != nil {
+			return err
+		}
+		return s.setExtraBytes(ctx, tx, fileID, 0)
 	})
+}
+
+// setExtraBytes sets the bytes a file's indexing stored besides its
+// content (page images), moving the workspace's File Storage usage by the
+// difference.
+func (s *Store) setExtraBytes(ctx context.Context, tx *sql.Tx, fileID string, extra int64) error {
+	var ws string
+	var old int64
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT workspace_id, extra_bytes FROM files WHERE id = ?`), fileID).Scan(&ws, &old); err != nil {
+		return noRows(err)
+	}
+	if extra == old {
+		return nil
+	}
+	if _, err := s.exec(ctx, tx, `UPDATE workspace_storage SET file_bytes = file_bytes + ? WHERE workspace_id = ?`, extra-old, ws); err != nil {
+		return err
+	}
+	_, err := s.exec(ctx, tx, `UPDATE files SET extra_bytes = ? WHERE id = ?`, extra, fileID)
+	return err
+}
+
+// PassageImage returns the image of a file's passage (vision.indexPages)
+// and its MIME type; ErrNotFound when the passage has none.
+func (s *Store) PassageImage(ctx context.Context, fileID, passageID string) (string, []byte, error) {
+	var typ string
+	var img []byte
+	err := s.queryRow(ctx, `SELECT image_type, image FROM passages WHERE file_id = ? AND id = ? AND image IS NOT NULL`, fileID, passageID).Scan(&typ, &img)
+	return typ, img, noRows(err)
 }
 
 // QueueIndexing sets the file back to indexing_pending and queues a job to
@@ -123,12 +164,12 @@ func (s *Store) QueueIndexing(ctx context.Context, fileID string, payload json.R
 	})
 }
 
-const passageCols = `p.seq, p.id, p.file_id, p.bot_id, p.position, p.content, p.meta, p.breadcrumb`
+const passageCols = `p.seq, p.id, p.file_id, p.bot_id, p.position, p.content, p.meta, p.breadcrumb, p.image_type`
 
 func scanPassage(sc interface{ Scan(...any) error }) (platform.Passage, error) {
 	var p platform.Passage
 	var meta, crumbs string
-	if err := sc.Scan(&p.Seq, &p.ID, &p.FileID, &p.BotID, &p.Position, &p.Content, &meta, &crumbs); err != nil {
+	if err := sc.Scan(&p.Seq, &p.ID, &p.FileID, &p.BotID, &p.Position, &p.Content, &meta, &crumbs, &p.ImageType); err != nil {
 		return p, noRows(err)
 	}
 	var m passageMeta

@@ -37,7 +37,12 @@ const Helvetica = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding
 // TextPages writes a PDF of US Letter pages, one per entry, each drawing
 // its paragraphs in Helvetica 12 pt, one line each, 40 pt apart from the
 // top.
-func TextPages(pages ...[]string) []byte {
+func TextPages(pages ...[]string) []byte { return TextPagesIn("[0 0 612 792]", pages...) }
+
+// TextPagesIn is TextPages with pages of the given MediaBox (the text is
+// drawn at the same places: a small box shows part of it, and renders
+// fast).
+func TextPagesIn(mediaBox string, pages ...[]string) []byte {
 	n := len(pages)
 	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", ""}
 	var kids []string
@@ -51,7 +56,7 @@ func TextPages(pages ...[]string) []byte {
 			fmt.Fprintf(&c, "BT /F1 12 Tf 72 %d Td (%s) Tj ET\n", 740-40*j, esc.Replace(p))
 		}
 		objs = append(objs,
-			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R /Resources << /Font << /F1 %d 0 R >> >> >>", content, font),
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox %s /Contents %d 0 R /Resources << /Font << /F1 %d 0 R >> >> >>", mediaBox, content, font),
 			Stream("", c.String()))
 	}
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
