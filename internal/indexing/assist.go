@@ -167,11 +167,19 @@ var (
 // (ligatures such as "ﬁ", full-width letters), control characters dropped,
 // words hyphenated across a line that the layout joined with a space
 // ("exam- ple") mended, letter-spaced words ("S U M M A R Y") closed up,
-// and a paragraph cut by a page break joined with its end on the next page
-// (the first does not end a sentence and the next starts in lower case).
+// a paragraph cut by a page break joined with its end on the next page
+// (the first does not end a sentence and the next starts in lower case),
+// and running headers and footers dropped: the first or last paragraph of
+// a page with others, short, whose text (digits aside) is also the first
+// or last paragraph of another page. (Standard parsing already drops those
+// recurring on at least 3 pages and 30% of them.)
 func cleanRules(blocks []doc.Block) []doc.Block {
+	running := runningLines(blocks)
 	out := make([]doc.Block, 0, len(blocks))
-	for _, b := range blocks {
+	for i, b := range blocks {
+		if running[i] {
+			continue
+		}
 		t := norm.NFKC.String(b.Text)
 		t = controlChars.ReplaceAllString(t, "")
 		t = inlineHyphen.ReplaceAllString(t, "$1$2")
@@ -189,6 +197,48 @@ func cleanRules(blocks []doc.Block) []doc.Block {
 			continue
 		}
 		out = append(out, b)
+	}
+	return out
+}
+
+// runningLines marks the running headers and footers of cleanRules.
+func runningLines(blocks []doc.Block) map[int]bool {
+	key := func(s string) string {
+		return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+			if unicode.IsDigit(r) {
+				return ' '
+			}
+			return unicode.ToLower(r)
+		}, s)), " ")
+	}
+	var edges []int // indexes of the first and last paragraphs of pages
+	start := 0
+	for i := range blocks {
+		if i+1 < len(blocks) && blocks[i+1].Page == blocks[i].Page {
+			continue
+		}
+		if i > start { // a page of at least two blocks: blocks[start..i]
+			edges = append(edges, start, i)
+		}
+		start = i + 1
+	}
+	pages := map[string]map[int]bool{}
+	for _, i := range edges {
+		b := blocks[i]
+		if b.Kind != doc.Paragraph || utf8.RuneCountInString(b.Text) > 120 {
+			continue
+		}
+		k := key(b.Text)
+		if pages[k] == nil {
+			pages[k] = map[int]bool{}
+		}
+		pages[k][b.Page] = true
+	}
+	out := map[int]bool{}
+	for _, i := range edges {
+		if k := key(blocks[i].Text); k != "" && len(pages[k]) >= 2 && blocks[i].Kind == doc.Paragraph {
+			out[i] = true
+		}
 	}
 	return out
 }

@@ -117,14 +117,16 @@ func setPlan(tb testing.TB, f *fixture, plan string, limit int64) {
 }
 
 // TestSmartCleanupBuiltin: without a model server, smartCleanup cleans a
-// PDF by rules, within the first 30 pages; other files are left alone.
+// PDF by rules (a running header on two pages, letter spacing, a hyphen
+// left in a line, a paragraph cut by a page break), within the first 30
+// pages; other files are left alone.
 func TestSmartCleanupBuiltin(t *testing.T) {
 	for _, backend := range backends() {
 		t.Run(backend, func(t *testing.T) {
 			f := newFixture(t, backend, 1)
 			twoPages := pdftest.TextPages(
-				[]string{"Quarterly S U M M A R Y", "The report covers the exam- ple of growth in"},
-				[]string{"all regions over the last quarter.", "Closing remarks."})
+				[]string{"ACME report, page 1", "Quarterly S U M M A R Y", "The report covers the exam- ple of growth in"},
+				[]string{"ACME report, page 2", "all regions over the last quarter.", "Closing remarks."})
 			f.uploadConf(t, "plain.pdf", "application/pdf", twoPages, legacy)
 			f.uploadConf(t, "clean.pdf", "application/pdf", twoPages, conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
 			var many [][]string
@@ -135,7 +137,8 @@ func TestSmartCleanupBuiltin(t *testing.T) {
 			f.uploadConf(t, "notes.md", "text/markdown", []byte("Quarterly S U M M A R Y\n"), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
 			f.settleCompleted(t)
 			plain, _ := f.contentsOf(t, "plain.pdf")
-			want := []string{"Quarterly S U M M A R Y", "The report covers the exam- ple of growth in", "all regions over the last quarter.", "Closing remarks."}
+			want := []string{"ACME report, page 1", "Quarterly S U M M A R Y", "The report covers the exam- ple of growth in",
+				"ACME report, page 2", "all regions over the last quarter.", "Closing remarks."}
 			if !slicesEqual(plain, want) {
 				t.Errorf("without smartCleanup: %q", plain)
 			}
