@@ -83,9 +83,10 @@ func Spent(ctx context.Context, st Store, workspaceID string, m Month) (total in
 	return total, byBot, nil
 }
 
-// PlanIncludesAI reports whether a plan includes the AI-assisted indexing
-// options (agent parsing, smart cleanup, summarization, vision): Team and
-// Enterprise do, Community does not.
+// PlanIncludesAI reports whether a plan includes the Team/Enterprise-only
+// AI-assisted indexing options (smart cleanup, summarization, vision):
+// Team and Enterprise do, Community does not. Agent parsing is on every
+// plan.
 func PlanIncludesAI(plan string) bool { return plan == "team" || plan == "enterprise" }
 
 // RequirePlan is 402 PaymentRequired unless the workspace's plan includes

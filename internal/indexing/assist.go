@@ -99,8 +99,12 @@ func (s *Service) spendLeft(ctx context.Context, workspaceID string) error {
 		return err
 	}
 	if left == 0 {
-		return failf("AI Spend limit reached: this workspace spent $%.2f of its $%.0f monthly spending limit; raise spendingLimit or index again next month",
-			aispend.Dollars(limit-left), aispend.Dollars(limit))
+		spent, _, err := aispend.Spent(ctx, s.store, workspaceID, aispend.MonthOf(s.clock.Now()))
+		if err != nil {
+			return err
+		}
+		return failf("AI Spend limit reached: this workspace spent $%.2f this month and its monthly spending limit is $%.0f; raise spendingLimit or index again next month",
+			aispend.Dollars(spent), aispend.Dollars(limit))
 	}
 	return nil
 }

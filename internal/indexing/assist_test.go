@@ -355,13 +355,16 @@ func TestAISpendLimit(t *testing.T) {
 			}
 			f.uploadConf(t, "second.txt", "text/plain", []byte("more"), agent)
 			got := f.settle(t)["second.txt"]
-			if got.Status != platform.FileIndexFailed || !strings.Contains(got.FailedReason, "AI Spend limit") {
-				t.Errorf("over the limit: %s %q", got.Status, got.FailedReason)
+			spent, _, err := f.st.AISpend(f.ctx, f.bot.WorkspaceID, time.Now().Add(-time.Hour))
+			must(t, err)
+			want := fmt.Sprintf("AI Spend limit reached: this workspace spent $%.2f this month and its monthly spending limit is $1;", float64(spent)/1e9)
+			if got.Status != platform.FileIndexFailed || !strings.Contains(got.FailedReason, want) || spent <= 1e9 {
+				t.Errorf("over the limit (spent %d nanodollars): %s %q, want it to contain %q", spent, got.Status, got.FailedReason, want)
 			}
 			if n := len(srv.Requests()); n != 1 {
 				t.Errorf("%d model calls, want 1", n)
 			}
-			err := f.svc.CheckUpsert(f.ctx, f.bot.WorkspaceID, "text/plain", "x.txt", []byte(`{"configuration":{"parsing":{"mode":"agent"}}}`))
+			err = f.svc.CheckUpsert(f.ctx, f.bot.WorkspaceID, "text/plain", "x.txt", []byte(`{"configuration":{"parsing":{"mode":"agent"}}}`))
 			if e, ok := err.(*platform.Error); !ok || e.Type != platform.ErrQuotaExceeded {
 				t.Errorf("CheckUpsert over the limit: %v", err)
 			}
