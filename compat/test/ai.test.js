@@ -19,6 +19,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client, isApiError, InvalidPayloadError, PaymentRequiredError, QuotaExceededError } from '@botpress/client'
 import { startServer } from '../support/server.js'
+import { adminFetch as rawAdminFetch } from '../support/admin.js'
 
 // The client falls back to BP_* variables; a stray one must not change what
 // a test sends.
@@ -147,25 +148,8 @@ after(async () => {
 let counter = 0
 const unique = (prefix) => `${prefix}-${Date.now().toString(36)}-${counter++}`
 
-async function adminFetch(path, { method = 'GET', body, workspaceId = server.workspaceId } = {}) {
-  const res = await fetch(server.apiUrl + path, {
-    method,
-    headers: {
-      Authorization: `Bearer ${server.token}`,
-      'x-workspace-id': workspaceId,
-      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  let json
-  try {
-    json = JSON.parse(text)
-  } catch {
-    json = undefined
-  }
-  return { res, text, json }
-}
+/** A raw admin request (support/admin.js) for what the client cannot send. */
+const adminFetch = (path, opts) => rawAdminFetch(server, path, opts)
 
 /** Polls getFile until the file's indexing ended; returns the file. */
 async function waitIndexed(c, id) {

@@ -18,6 +18,7 @@ import {
   UploadFileError,
 } from '@botpress/client'
 import { startServer } from '../support/server.js'
+import { adminFetch as rawAdminFetch } from '../support/admin.js'
 
 // The client falls back to BP_* variables; a stray one must not change what
 // a test sends.
@@ -132,26 +133,8 @@ async function assertContent(url, expected, what) {
   return res
 }
 
-/** A raw admin request for what the client cannot send (setting quotas). */
-async function adminFetch(path, { method = 'GET', body, workspaceId = server.workspaceId } = {}) {
-  const res = await fetch(server.apiUrl + path, {
-    method,
-    headers: {
-      Authorization: `Bearer ${server.token}`,
-      'x-workspace-id': workspaceId,
-      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  let json
-  try {
-    json = JSON.parse(text)
-  } catch {
-    json = undefined
-  }
-  return { res, text, json }
-}
+/** A raw admin request (support/admin.js) for what the client cannot send. */
+const adminFetch = (path, opts) => rawAdminFetch(server, path, opts)
 
 async function setQuotas(workspaceId, quotas) {
   const { res, text } = await adminFetch(`/v1/admin/workspaces/${encodeURIComponent(workspaceId)}/quotas`, {
