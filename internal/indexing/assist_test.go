@@ -543,3 +543,26 @@ func TestVisionPageLimit(t *testing.T) {
 		t.Errorf("passages 100-101: %q", chunks[99:min(len(chunks), 101)])
 	}
 }
+
+// TestLongIndexingKeepsItsJob: a worker busy longer than the lease (slow
+// model calls) extends it, so no other worker takes the job over and the
+// model is called once per part, not once per worker.
+func TestLongIndexingKeepsItsJob(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 1)
+			srv := aitest.New(t)
+			srv.Respond(func(r aitest.Recorded) aitest.Reply {
+				time.Sleep(900 * time.Millisecond)
+				return aitest.Reply{Text: "Slow answer."}
+			})
+			f.withModel(t, srv, nil)
+			f.svc.cfg.Workers, f.svc.cfg.Lease = 3, 300*time.Millisecond
+			f.uploadConf(t, "slow.txt", "text/plain", []byte("text"), conf(map[string]any{"parsing": map[string]any{"mode": "agent"}}))
+			f.settleCompleted(t)
+			if n := len(srv.Requests()); n != 1 {
+				t.Errorf("%d model calls, want 1 (the job was taken over)", n)
+			}
+		})
+	}
+}

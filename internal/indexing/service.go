@@ -41,6 +41,9 @@ type Config struct {
 	Model ai.Model
 	// AI prices the model's calls (AI Spend).
 	AI ai.Config
+	// Lease is how long a claimed job is held without news of its worker
+	// (default 10 minutes).
+	Lease time.Duration
 	// StorageRoom returns the bytes a workspace may still store under its
 	// File Storage quota (page images of vision.indexPages); nil: no limit.
 	StorageRoom func(ctx context.Context, workspaceID string) (int64, error)
@@ -68,6 +71,9 @@ func New(st store.Store, blobs blob.Store, clock platform.Clock, cfg Config) *Se
 	if cfg.Poll <= 0 {
 		cfg.Poll = time.Second
 	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = defaultLease
+	}
 	if cfg.Embedder == nil {
 		cfg.Embedder = embed.NewBuiltin()
 	}
@@ -86,9 +92,11 @@ func (s *Service) Notify() {
 	}
 }
 
-// lease is how long a worker holds an indexing job before another may take
-// it over (the worker is then taken for dead).
-const lease = 10 * time.Minute
+// defaultLease is how long a worker holds an indexing job before another
+// may take it over (the worker is then taken for dead). A worker extends
+// its lease every third of it while it works, so long indexing (many model
+// calls) keeps its job.
+const defaultLease = 10 * time.Minute
 
 // maxAttempts bounds the retries of a job failing for a passing reason (the
 // database, the embeddings server); the file then fails with the reason.
@@ -109,7 +117,7 @@ func (s *Service) Run(ctx context.Context) {
 	for {
 		if free := s.cfg.Workers - int(inflight.Load()); free > 0 {
 			now := s.clock.Now()
-			jobs, err := s.store.ClaimJobs(ctx, platform.JobIndexFile, now, now.Add(lease), free)
+			jobs, err := s.store.ClaimJobs(ctx, platform.JobIndexFile, now, now.Add(s.cfg.Lease), free)
 			if err != nil && ctx.Err() == nil {
 				s.log.Error("indexing: claiming jobs", "err", err)
 			}
@@ -154,7 +162,9 @@ func (s *Service) process(ctx context.Context, j platform.Job) {
 		s.finish(ctx, j)
 		return
 	}
+	stop := s.keepLease(ctx, j.ID)
 	err := s.index(ctx, job)
+	stop()
 	var f *failure
 	switch {
 	case err == nil, errors.Is(err, platform.ErrConflict), errors.Is(err, platform.ErrNotFound):
@@ -172,6 +182,28 @@ func (s *Service) process(ctx context.Context, j platform.Job) {
 		return
 	}
 	s.finish(ctx, j)
+}
+
+// keepLease extends the job's lease every third of it until stop is
+// called.
+func (s *Service) keepLease(ctx context.Context, id string) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(s.cfg.Lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if err := s.store.ExtendLease(ctx, id, s.clock.Now().Add(s.cfg.Lease)); err != nil {
+					s.log.Warn("indexing: extending a job's lease", "job", id, "err", err)
+				}
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
 }
 
 func (s *Service) fail(ctx context.Context, job platform.IndexJob, reason string) {

@@ -115,6 +115,9 @@ type Store interface {
 	// before the one ahead of it is finished, so a subject's jobs run one at
 	// a time and in order.
 	ClaimJobs(ctx context.Context, kind string, now, leaseUntil time.Time, limit int) ([]platform.Job, error)
+	// ExtendLease moves a running job's lease to until, while its worker
+	// is busy with it (ErrNotFound when it no longer runs).
+	ExtendLease(ctx context.Context, id string, until time.Time) error
 	// FinishJob ends a job and, in the same transaction, saves states and
 	// appends log entries. A job whose id is derived from what it does
 	// (keep) stays as a done row, so that queueing it again is a conflict,

@@ -101,6 +101,12 @@ func scanJob(sc interface{ Scan(...any) error }) (platform.Job, error) {
 	return j, noRows(err)
 }
 
+// ExtendLease moves a running job's lease to until (its worker is alive);
+// ErrNotFound when the job is no longer running.
+func (s *Store) ExtendLease(ctx context.Context, id string, until time.Time) error {
+	return s.execOne(ctx, s.w, `UPDATE jobs SET lease_until = ? WHERE id = ? AND status = 'running'`, micros(until), id)
+}
+
 func (s *Store) FinishJob(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, now time.Time) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		if err := s.appendLogs(ctx, tx, logs); err != nil {

@@ -968,3 +968,19 @@ func testNoCodeNoBotEvents(t *testing.T, e *env) {
 	must(t, e.s.CreateMessage(e.ctx, m), "CreateMessage after deploying")
 	e.wantBotEventJobs(t, c.ID, []botEvent{{"message", m.ID, at}}, "jobs once code is deployed")
 }
+
+// testExtendLease: a running job whose lease is extended is not taken
+// over when the first lease runs out; a job no longer running cannot be
+// extended.
+func testExtendLease(t *testing.T, e *env) {
+	now := mt(t0)
+	j1 := newJob("job_1", kindA, "s1", now.Add(-time.Second))
+	e.enqueue(t, j1)
+	e.wantClaim(t, kindA, now, now.Add(time.Minute), 10, []int{1}, []platform.Job{j1}, "first claim")
+	must(t, e.s.ExtendLease(e.ctx, j1.ID, now.Add(time.Hour)), "ExtendLease")
+	e.wantClaim(t, kindA, now.Add(2*time.Minute), now.Add(3*time.Minute), 10, nil, nil, "claim after the first lease, extended")
+	e.wantClaim(t, kindA, now.Add(2*time.Hour), now.Add(3*time.Hour), 10, []int{2}, []platform.Job{j1}, "claim after the extended lease")
+	must(t, e.s.FinishJob(e.ctx, j1.ID, false, nil, nil, now.Add(2*time.Hour)), "FinishJob")
+	wantErr(t, e.s.ExtendLease(e.ctx, j1.ID, now.Add(4*time.Hour)), platform.ErrNotFound, "ExtendLease of a finished job")
+	wantErr(t, e.s.ExtendLease(e.ctx, "job_unknown", now), platform.ErrNotFound, "ExtendLease of an unknown job")
+}
