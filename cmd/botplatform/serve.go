@@ -114,7 +114,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		emb = embed.NewOpenAI(cfg.EmbeddingsURL, cfg.EmbeddingsModel, cfg.EmbeddingsKey, 0, &http.Client{Timeout: time.Minute})
 	}
 	// AI-assisted indexing: an OpenAI-compatible model server, if set.
-	aiCfg := ai.Config{URL: cfg.AIURL, Key: cfg.AIKey, Models: cfg.AIModels, Prices: cfg.AIPrices}
+	aiCfg := ai.Config{URL: cfg.AIURL, Key: cfg.AIKey, Models: cfg.AIModels, Prices: cfg.AIPrices, Timeout: cfg.AITimeout}
 	var model ai.Model
 	if cfg.AIURL != "" {
 		m, err := ai.New(aiCfg, nil)

@@ -44,10 +44,11 @@ type Config struct {
 	EmbeddingsModel string
 	EmbeddingsKey   string
 	// The model server of AI-assisted indexing (OpenAI-compatible).
-	AIURL    string
-	AIModels map[string]string // model type -> name
-	AIKey    string
-	AIPrices map[string]ai.Price // model name -> price
+	AIURL     string
+	AIModels  map[string]string // model type -> name
+	AIKey     string
+	AIPrices  map[string]ai.Price // model name -> price
+	AITimeout time.Duration       // per request to the model server
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -101,6 +102,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		{"sse-ping-interval", "SSE_PING_INTERVAL", "4s", "longest silence on a conversation's event stream before a ping", &c.SSEPingInterval, 100 * time.Millisecond},
 		{"bot-timeout", "BOT_TIMEOUT", "10s", "deadline of one run of bot code, for bots that set no maxExecutionTime", &c.BotTimeout, 10 * time.Millisecond},
 		{"bot-timeout-max", "BOT_TIMEOUT_MAX", "60s", "ceiling on a bot's maxExecutionTime", &c.BotTimeoutMax, 10 * time.Millisecond},
+		{"ai-timeout", "AI_TIMEOUT", "2m", "longest wait for one answer of the model server (each attempt)", &c.AITimeout, time.Second},
 	}
 	ints := []struct {
 		flag, env, def, usage string

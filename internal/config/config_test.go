@@ -6,10 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAIFlags(t *testing.T) {
-	for _, k := range []string{"AI_URL", "AI_MODEL", "AI_KEY", "AI_PRICES", "AI_MODEL_INEXPENSIVE", "AI_MODEL_BALANCED", "AI_MODEL_ACCURATE"} {
+	for _, k := range []string{"AI_URL", "AI_MODEL", "AI_KEY", "AI_PRICES", "AI_MODEL_INEXPENSIVE", "AI_MODEL_BALANCED", "AI_MODEL_ACCURATE", "AI_TIMEOUT"} {
 		t.Setenv("BOTPLATFORM_"+k, "")
 		os.Unsetenv("BOTPLATFORM_" + k)
 	}
@@ -31,7 +32,9 @@ func TestAIFlags(t *testing.T) {
 		{[]string{"--ai-url", "http://127.0.0.1:1/v1", "--ai-model-inexpensive", "a", "--ai-model-balanced", "b", "--ai-model-accurate", "c"}, "", func(c Config) bool {
 			return c.AIModels["balanced"] == "b"
 		}},
-		{[]string{"--ai-prices", "@" + prices}, "", func(c Config) bool { return c.AIPrices["small"].Output == 0.4 }},
+		{[]string{"--ai-prices", "@" + prices}, "", func(c Config) bool { return c.AIPrices["small"].Output == 0.4 && c.AITimeout == 2*time.Minute }},
+		{[]string{"--ai-timeout", "10m"}, "", func(c Config) bool { return c.AITimeout == 10*time.Minute }},
+		{[]string{"--ai-timeout", "10ms"}, "ai-timeout: must be a duration of at least 1s", nil},
 		{[]string{"--ai-prices", `{"m": {"input": -1}}`}, "must not be negative", nil},
 		{[]string{"--ai-prices", `not json`}, "ai-prices: must be JSON", nil},
 	}
