@@ -23,6 +23,14 @@ var (
 	PDFTimeout = 3 * time.Minute
 	// maxPDFText bounds the text extracted from one PDF, in bytes.
 	maxPDFText = 100 << 20
+	// The work one PDF may cause, in bytes the library reads and decodes
+	// and content bytes interpreted: pdfWorkBase plus pdfWorkFactor times
+	// its size. The library reads an object from the file (and decodes
+	// its whole object stream) again each time it is used, so a small
+	// crafted file can make it work for minutes; valid files stay far
+	// below this.
+	pdfWorkBase   int64 = 32 << 20
+	pdfWorkFactor int64 = 256
 )
 
 const (
@@ -86,6 +94,12 @@ type pdfSource struct {
 	size     int64
 	deadline time.Time
 	reads    int
+	// The work budget: work counts the bytes read, plus the decoded size
+	// of an object stream (stmCost, by the offset of its object) each
+	// time the library reads that object to get one from it, plus the
+	// content interpreted.
+	work, budget int64
+	stmCost      map[int64]int64
 }
 
 func newPDFSource(content []byte) *pdfSource {
@@ -95,6 +109,7 @@ func newPDFSource(content []byte) *pdfSource {
 		content = content[i:]
 	}
 	s := &pdfSource{data: content, size: int64(len(content)), deadline: time.Now().Add(PDFTimeout)}
+	s.budget = pdfWorkBase + pdfWorkFactor*s.size
 	if i := bytes.LastIndex(content, []byte("%%EOF")); i > 0 {
 		s.size = int64(i + 5)
 	}
@@ -126,14 +141,23 @@ func (s *pdfSource) ReadAt(p []byte, off int64) (int, error) {
 	if off < int64(len(s.header)) {
 		copy(p, s.header[off:])
 	}
+	s.spend(int64(n) + s.stmCost[off])
 	if n < len(p) {
 		return n, io.EOF
 	}
 	return n, nil
 }
 
+// spend adds work, and aborts the read past the budget.
+func (s *pdfSource) spend(n int64) {
+	if s.work += n; s.work > s.budget {
+		panic(pdfAbort{errPDFTooMuchWork})
+	}
+}
+
 var (
-	errPDFTooBig = fmt.Errorf("the PDF is too large to index: it holds more than %d MB of text", maxPDFText>>20)
+	errPDFTooBig      = fmt.Errorf("the PDF is too large to index: it holds more than %d MB of text", maxPDFText>>20)
+	errPDFTooMuchWork = errors.New("the PDF could not be read: it takes too much work to process for its size (it reads or expands the same data over and over; it may be damaged)")
 )
 
 func pdfTimeoutError() error {
@@ -195,6 +219,14 @@ type pdfExtractor struct {
 	ops   int
 	pg    int
 	forms int
+
+	// Content streams (by Value.String, which names a stream by its
+	// dictionary and offset) that draw nothing: forms drawn again and
+	// again, and pages sharing their contents, are read once.
+	blank map[string]bool
+	// Fonts by their dictionary (Value.String, whose references name
+	// the objects), read once.
+	fonts map[string]*pdfFont
 
 	// Hooks for the page renderer (pdfrender.go), nil when extracting
 	// text: onGlyph is called for each glyph shown, at its origin in user
@@ -265,10 +297,16 @@ type pdfGState struct {
 
 // interpret runs a content stream (a page's, or a form XObject's).
 func (x *pdfExtractor) interpret(strm, resources pdf.Value, ctm matrix, depth int) {
+	id := strm.String()
+	if x.blank[id] {
+		return
+	}
 	data, tooBig := readStream(strm, maxContentStream)
 	if tooBig {
 		return
 	}
+	x.src.spend(int64(len(data)))
+	draws := false
 	fonts := map[string]*pdfFont{}
 	g := pdfGState{ctm: ctm, th: 1, tm: identity, tlm: identity}
 	var stack []pdfGState
@@ -289,6 +327,10 @@ func (x *pdfExtractor) interpret(strm, resources pdf.Value, ctm matrix, depth in
 				return matrix{}, false
 			}
 			return matrix{num(0), num(1), num(2), num(3), num(4), num(5)}, true
+		}
+		switch op {
+		case "Tj", "TJ", "'", "\"", "Do":
+			draws = true
 		}
 		switch op {
 		case "q":
@@ -323,7 +365,7 @@ func (x *pdfExtractor) interpret(strm, resources pdf.Value, ctm matrix, depth in
 				name := args[0].str
 				f, ok := fonts[name]
 				if !ok {
-					f = newPDFFont(resources.Key("Font").Key(name))
+					f = x.font(resources.Key("Font").Key(name))
 					fonts[name] = f
 				}
 				g.font = f
@@ -385,6 +427,12 @@ func (x *pdfExtractor) interpret(strm, resources pdf.Value, ctm matrix, depth in
 			}
 		}
 	})
+	if !draws {
+		if x.blank == nil {
+			x.blank = map[string]bool{}
+		}
+		x.blank[id] = true
+	}
 }
 
 // show draws a string (or, with s empty, moves by a TJ adjustment adj).
@@ -505,6 +553,20 @@ func (x *pdfExtractor) endLine() {
 	})
 }
 
+// font returns the font of a font dictionary, read once.
+func (x *pdfExtractor) font(v pdf.Value) *pdfFont {
+	id := v.String()
+	if f, ok := x.fonts[id]; ok {
+		return f
+	}
+	if x.fonts == nil {
+		x.fonts = map[string]*pdfFont{}
+	}
+	f := newPDFFont(v)
+	x.fonts[id] = f
+	return f
+}
+
 // pdfFont decodes a font's character codes and gives their widths.
 type pdfFont struct {
 	enc      pdf.TextEncoding
@@ -566,12 +628,14 @@ func newPDFFont(v pdf.Value) *pdfFont {
 		}
 		f.cidW = map[int]float64{}
 		w := d.Key("W")
+		widths := 0 // CIDs are 16-bit: a valid W gives at most 65536 widths
 		for i := 0; i < w.Len() && i < 100000; {
 			c := int(w.Index(i).Int64())
 			next := w.Index(i + 1)
 			if next.Kind() == pdf.Array {
-				for j := 0; j < next.Len() && j < 65536; j++ {
+				for j := 0; j < next.Len() && j < 65536 && widths < 1<<18; j++ {
 					f.cidW[c+j] = next.Index(j).Float64()
+					widths++
 				}
 				i += 2
 				continue
@@ -610,8 +674,9 @@ func newPDFFont(v pdf.Value) *pdfFont {
 
 // safeEncoding reports whether the library can be trusted to read the
 // font's encoding: its CMap reader loops forever on a stream that ends in
-// an unterminated hex string, and decodes each code through the whole of a
-// Differences array.
+// an unterminated hex string, repeats a block's count (a number in the
+// file) at every end of a block, and the encoding decodes each code
+// through the whole of a Differences array.
 func safeEncoding(v pdf.Value) bool {
 	if d := v.Key("Encoding").Key("Differences"); d.Len() > 5000 {
 		return false
@@ -621,7 +686,7 @@ func safeEncoding(v pdf.Value) bool {
 		return true
 	}
 	data, tooBig := readStream(tu, maxCMap)
-	return !tooBig && bytes.LastIndexByte(data, '<') < bytes.LastIndexByte(data, '>')
+	return !tooBig && bytes.LastIndexByte(data, '<') < bytes.LastIndexByte(data, '>') && cmapSafe(data)
 }
 
 const maxCMap = 4 << 20

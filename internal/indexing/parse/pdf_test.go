@@ -347,8 +347,11 @@ func mutate(rng *rand.Rand, seed []byte, i int) []byte {
 }
 
 func FuzzParsePDF(f *testing.F) {
-	for _, name := range []string{"handmade.pdf", "owner_only_rc4.pdf"} {
+	for _, name := range []string{"handmade.pdf", "owner_only_rc4.pdf", "objstm.pdf"} {
 		f.Add(fixture(f, name))
+	}
+	for _, tc := range pathologicalPDFs() {
+		f.Add(tc.data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = parsePDF(data)

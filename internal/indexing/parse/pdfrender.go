@@ -104,6 +104,11 @@ func RenderPDFPages(content []byte, pages []int) ([]PageImage, error) {
 // aborts and the library's panics into errors.
 func withPDF(content []byte, fn func(r *pdf.Reader, x *pdfExtractor)) (err error) {
 	src := newPDFSource(content)
+	costs, err := scanPDF(src)
+	if err != nil {
+		return err
+	}
+	src.stmCost = costs
 	defer func() {
 		if r := recover(); r != nil {
 			if a, ok := r.(pdfAbort); ok {
