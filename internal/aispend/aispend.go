@@ -107,10 +107,11 @@ func SpendLeft(ctx context.Context, st Store, workspaceID string, now time.Time)
 	if err != nil {
 		return 0, 0, err
 	}
-	return spendLeft(ctx, st, w, now)
+	return SpendLeftOf(ctx, st, w, now)
 }
 
-func spendLeft(ctx context.Context, st Store, w platform.Workspace, now time.Time) (left, limit int64, err error) {
+// SpendLeftOf is SpendLeft for a workspace already read.
+func SpendLeftOf(ctx context.Context, st Store, w platform.Workspace, now time.Time) (left, limit int64, err error) {
 	spent, _, err := st.AISpend(ctx, w.ID, MonthOf(now).Start)
 	if err != nil {
 		return 0, 0, err

@@ -32,6 +32,11 @@ func (s *Service) sign(parts ...string) string {
 }
 
 func (s *Service) signedURL(kind string, f platform.File, ttl time.Duration) string {
+	return s.signedURLOf(kind, f, ttl, "")
+}
+
+// signedURLOf is signedURL, for a passage's image when passageID is set.
+func (s *Service) signedURLOf(kind string, f platform.File, ttl time.Duration, passageID string) string {
 	exp := strconv.FormatInt(s.clock.Now().Add(ttl).Unix(), 10)
 	gen := strconv.FormatInt(f.Generation, 10)
 	q := url.Values{"gen": {gen}, "expires": {exp}}
@@ -39,6 +44,10 @@ func (s *Service) signedURL(kind string, f platform.File, ttl time.Duration) str
 	if kind == "upload" && f.PublicNow && f.Has(platform.PolicyPublicContent) {
 		q.Set("tagging", "public=true")
 		parts = append(parts, "public=true")
+	}
+	if passageID != "" {
+		q.Set("passage", passageID)
+		parts = append(parts, "passage="+passageID)
 	}
 	q.Set("signature", s.sign(parts...))
 	return s.cfg.PublicURL + "/v1/files/" + kind + "/" + f.ID + "?" + q.Encode()
@@ -48,11 +57,7 @@ func (s *Service) signedURL(kind string, f platform.File, ttl time.Duration) str
 // f's passages (a page indexed as an image): the file's content url with
 // the passage named, and signed with it.
 func (s *Service) PassageImageURL(f platform.File, passageID string) string {
-	exp := strconv.FormatInt(s.clock.Now().Add(s.cfg.DownloadURLTTL).Unix(), 10)
-	gen := strconv.FormatInt(f.Generation, 10)
-	q := url.Values{"gen": {gen}, "expires": {exp}, "passage": {passageID}}
-	q.Set("signature", s.sign("content", f.ID, gen, exp, "passage="+passageID))
-	return s.cfg.PublicURL + "/v1/files/content/" + f.ID + "?" + q.Encode()
+	return s.signedURLOf("content", f, s.cfg.DownloadURLTTL, passageID)
 }
 
 // PassageImage serves a passage image's signed url: its MIME type and

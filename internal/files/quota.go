@@ -38,11 +38,15 @@ type limits struct {
 }
 
 func (s *Service) limits(ctx context.Context, workspaceID string) (limits, error) {
-	ws, err := s.store.GetWorkspace(ctx, workspaceID)
+	return limitsOf(ctx, s.store, workspaceID)
+}
+
+func limitsOf(ctx context.Context, s store.Store, workspaceID string) (limits, error) {
+	ws, err := s.GetWorkspace(ctx, workspaceID)
 	if err != nil {
 		return limits{}, err
 	}
-	st, err := s.store.GetStorage(ctx, workspaceID)
+	st, err := s.GetStorage(ctx, workspaceID)
 	if err != nil {
 		return limits{}, err
 	}
@@ -65,7 +69,7 @@ func (s *Service) limits(ctx context.Context, workspaceID string) (limits, error
 // StorageRoom is how many bytes the workspace may still store under its
 // File Storage quota (0 when at or over it).
 func StorageRoom(ctx context.Context, st store.Store, workspaceID string) (int64, error) {
-	l, err := (&Service{store: st}).limits(ctx, workspaceID)
+	l, err := limitsOf(ctx, st, workspaceID)
 	if err != nil {
 		return 0, err
 	}

@@ -94,12 +94,21 @@ func purposeName(p string) string {
 // spendLeft returns a failure when the workspace's AI Spend this month has
 // reached its spending limit.
 func (s *Service) spendLeft(ctx context.Context, workspaceID string) error {
-	left, limit, err := aispend.SpendLeft(ctx, s.store, workspaceID, s.clock.Now())
+	w, err := s.store.GetWorkspace(ctx, workspaceID)
+	if err != nil {
+		return err
+	}
+	return s.spendLeftOf(ctx, w)
+}
+
+// spendLeftOf is spendLeft for a workspace already read.
+func (s *Service) spendLeftOf(ctx context.Context, w platform.Workspace) error {
+	left, limit, err := aispend.SpendLeftOf(ctx, s.store, w, s.clock.Now())
 	if err != nil {
 		return err
 	}
 	if left == 0 {
-		spent, _, err := aispend.Spent(ctx, s.store, workspaceID, aispend.MonthOf(s.clock.Now()))
+		spent, _, err := aispend.Spent(ctx, s.store, w.ID, aispend.MonthOf(s.clock.Now()))
 		if err != nil {
 			return err
 		}

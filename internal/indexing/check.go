@@ -68,7 +68,7 @@ func (s *Service) CheckUpsert(ctx context.Context, workspaceID, contentType, key
 	}
 	if calls {
 		var f *failure
-		if err := s.spendLeft(ctx, workspaceID); errors.As(err, &f) {
+		if err := s.spendLeftOf(ctx, w); errors.As(err, &f) {
 			return platform.Errorf(platform.ErrQuotaExceeded, "%s", f.reason)
 		} else if err != nil {
 			return err

@@ -229,17 +229,23 @@ type vectorIndex struct {
 // are read from the database on every search.
 const statsTTL = time.Second
 
-// storing marks the bot's index while this service stores passages of
-// the bot: until done is called every search asks the database (the new
-// passages may be visible before done), and after it the next one does.
-func (s *Service) storing(botID string) (done func()) {
+// vectorIndexOf returns the bot's index, made empty if it has none yet.
+func (s *Service) vectorIndexOf(botID string) *vectorIndex {
 	s.vecMu.Lock()
+	defer s.vecMu.Unlock()
 	idx, ok := s.vecs[botID]
 	if !ok {
 		idx = &vectorIndex{}
 		s.vecs[botID] = idx
 	}
-	s.vecMu.Unlock()
+	return idx
+}
+
+// storing marks the bot's index while this service stores passages of
+// the bot: until done is called every search asks the database (the new
+// passages may be visible before done), and after it the next one does.
+func (s *Service) storing(botID string) (done func()) {
+	idx := s.vectorIndexOf(botID)
 	idx.writing.Add(1)
 	return func() {
 		idx.changed.Store(true) // before writing drops: no window in between
@@ -266,13 +272,7 @@ func (s *Service) searchVectors(ctx context.Context, q Query, limit int) ([]int6
 // vectors returns the bot's index, brought up to date: new passages are
 // loaded; when some were deleted (the count shrank), it is reloaded whole.
 func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, error) {
-	s.vecMu.Lock()
-	idx, ok := s.vecs[botID]
-	if !ok {
-		idx = &vectorIndex{}
-		s.vecs[botID] = idx
-	}
-	s.vecMu.Unlock()
+	idx := s.vectorIndexOf(botID)
 	idx.mu.RLock()
 	fresh := !idx.checked.IsZero() && !idx.stale && time.Since(idx.checked) < statsTTL && idx.writing.Load() == 0 && !idx.changed.Load()
 	idx.mu.RUnlock()
