@@ -32,6 +32,7 @@ func TestFilesAPI(t *testing.T) {
 		{"vector_quota", testVectorQuota},
 		{"upload_url", testUploadURL},
 		{"cut_upload", testCutUpload},
+		{"concurrent_uploads", testConcurrentUploads},
 		{"content", testFileContent},
 		{"public_content", testPublicContent},
 		{"access", testFilesAccess},

@@ -3,6 +3,7 @@ package files
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/blob"
@@ -139,7 +141,7 @@ func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, b
 		return f, platform.Errorf(platform.ErrForbidden, "this upload requires the header x-amz-tagging: %s (publicContentImmediatelyAccessible)", r.Tagging)
 	}
 	if f.Status != platform.FileUploadPending {
-		return f, platform.Errorf(platform.ErrForbidden, "this URL is stale: the file is %s; upsert it again to upload new content", f.Status)
+		return s.uploadAgain(ctx, f, body)
 	}
 	lim, err := s.limits(ctx, f.WorkspaceID)
 	if err != nil {
@@ -161,7 +163,7 @@ func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, b
 	if free := lim.MaxVector - lim.UsedVector; f.Index && f.DeclaredSize > free {
 		return fail(platform.ErrQuotaExceeded, "vector storage quota exceeded: %d bytes used of %d, this file needs %d", lim.UsedVector, lim.MaxVector, f.DeclaredSize)
 	}
-	key := f.ID + "." + strconv.FormatInt(f.Generation, 10)
+	key := newBlobKey(f)
 	info, err := s.blobs.Put(ctx, key, body, f.DeclaredSize)
 	if errors.Is(err, blob.ErrTooLarge) {
 		return fail(platform.ErrPayloadTooLarge, "the content is larger than the declared size of %d bytes", f.DeclaredSize)
@@ -191,13 +193,84 @@ func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, b
 		s.removeBlob(ctx, key)
 		return fail(platform.ErrQuotaExceeded, "%s", qe.Error())
 	case errors.Is(err, platform.ErrConflict):
+		// Another upload to this URL (a client's retry, or a concurrent
+		// sender) was recorded first; this one's content goes, and the
+		// answer is 200 when both sent the same bytes.
 		s.removeBlob(ctx, key)
-		return f, platform.Errorf(platform.ErrForbidden, "this URL is stale: the file was replaced while uploading")
+		return s.sameContent(ctx, f, info)
 	case err != nil:
 		s.removeBlob(ctx, key)
 		return f, err
 	}
 	return done, nil
+}
+
+// newBlobKey names the content of one upload (or copy) to f's current
+// generation: "<file id>.<generation>.<random>". Every uploader writes its
+// own blob, so concurrent PUTs to one uploadUrl never overwrite or remove
+// each other's content; the one recorded is the one served.
+func newBlobKey(f platform.File) string {
+	return f.ID + "." + strconv.FormatInt(f.Generation, 10) + "." + rand.Text()
+}
+
+// blobKeyOwner parses a content key: the file id and generation it was
+// stored for (both the current and the older "<id>.<generation>" form).
+func blobKeyOwner(key string) (id string, gen int64, ok bool) {
+	id, rest, ok := strings.Cut(key, ".")
+	if !ok {
+		return "", 0, false
+	}
+	g, _, _ := strings.Cut(rest, ".")
+	gen, err := strconv.ParseInt(g, 10, 64)
+	return id, gen, err == nil
+}
+
+// uploadAgain answers a PUT to the uploadUrl of a generation whose upload
+// has already ended: a client's retry of the recorded content gets 200
+// (uploads are idempotent), anything else is refused as stale. The body is
+// hashed, not stored, and read no further than the recorded size allows.
+func (s *Service) uploadAgain(ctx context.Context, f platform.File, body io.Reader) (platform.File, error) {
+	if !uploaded(f) {
+		return f, errStaleUpload(f, f.Generation)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(body, *f.Size+1))
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, io.ErrUnexpectedEOF) {
+			return f, platform.Errorf(platform.ErrInvalidPayload, "the upload ended before the content did")
+		}
+		return f, err
+	}
+	return s.sameContent(ctx, f, blob.Info{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))})
+}
+
+// sameContent returns the file, reloaded, when its recorded content is the
+// one described by got (same generation, size and SHA-256); else the
+// upload is stale.
+func (s *Service) sameContent(ctx context.Context, f platform.File, got blob.Info) (platform.File, error) {
+	cur, err := s.store.GetFile(ctx, "", f.ID)
+	if errors.Is(err, platform.ErrNotFound) {
+		return f, platform.Errorf(platform.ErrForbidden, "this URL is stale: the file was deleted")
+	}
+	if err != nil {
+		return f, err
+	}
+	if cur.Generation == f.Generation && uploaded(cur) && *cur.Size == got.Size && cur.SHA256 == got.SHA256 {
+		return cur, nil
+	}
+	return cur, errStaleUpload(cur, f.Generation)
+}
+
+// errStaleUpload says why an upload to generation gen of a file, now cur,
+// was not recorded.
+func errStaleUpload(cur platform.File, gen int64) error {
+	switch {
+	case cur.Generation != gen:
+		return platform.Errorf(platform.ErrForbidden, "this URL is stale: the file was replaced")
+	case uploaded(cur):
+		return platform.Errorf(platform.ErrForbidden, "this URL is stale: other content was already uploaded to it (the file is %s); upsert the file again to upload new content", cur.Status)
+	}
+	return platform.Errorf(platform.ErrForbidden, "this URL is stale: the file is %s; upsert it again to upload new content", cur.Status)
 }
 
 // uploaded reports whether f has content to serve.

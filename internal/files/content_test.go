@@ -3,6 +3,7 @@ package files_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -118,7 +119,12 @@ func TestReaperRemovesOrphanContent(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, backend)
 			kept := e.create("kept.txt", []byte("kept"), time.Time{}, false)
-			for _, key := range []string{"file_gone.1", kept.ID + ".99"} {
+			// Content stored for a file still waiting for its upload: an
+			// upload (or a copy, a hard link keeping its source's old time)
+			// about to record it.
+			pending := e.upsert(files.UpsertInput{Key: "pending.txt", Size: 6})
+			inFlight := fmt.Sprintf("%s.%d.UPLOAD", pending.ID, pending.Generation)
+			for _, key := range []string{"file_gone.1", kept.ID + ".99", inFlight} {
 				if _, err := e.blobs.Put(e.ctx, key, bytes.NewReader([]byte("orphan")), -1); err != nil {
 					t.Fatal(err)
 				}
@@ -133,18 +139,30 @@ func TestReaperRemovesOrphanContent(t *testing.T) {
 			if _, err := e.svc.ReapOnce(e.ctx); err != nil {
 				t.Fatal(err)
 			}
-			if got := e.blobCount(); got != 3 {
-				t.Fatalf("%d blobs after reaping recent content, want 3 (recent orphans stay)", got)
+			if got := e.blobCount(); got != 4 {
+				t.Fatalf("%d blobs after reaping recent content, want 4 (recent orphans stay)", got)
 			}
 			e.clock.Advance(3 * time.Hour)
 			if _, err := e.svc.ReapOnce(e.ctx); err != nil {
 				t.Fatal(err)
 			}
-			if got := e.blobCount(); got != 1 {
-				t.Fatalf("%d blobs after reaping old orphans, want 1", got)
+			if got := e.blobCount(); got != 2 {
+				t.Fatalf("%d blobs after reaping old orphans, want 2", got)
 			}
 			if _, err := e.blobs.Open(e.ctx, kept.BlobKey); err != nil {
 				t.Fatalf("the content of a file was removed: %v", err)
+			}
+			if _, err := e.blobs.Open(e.ctx, inFlight); err != nil {
+				t.Fatalf("content an upload may still record was removed: %v", err)
+			}
+			// Once the file is replaced, nothing can record it any more.
+			e.upsert(files.UpsertInput{Key: "pending.txt", Size: 7})
+			e.clock.Advance(time.Hour)
+			if _, err := e.svc.ReapOnce(e.ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.blobs.Open(e.ctx, inFlight); !errors.Is(err, blob.ErrNotFound) {
+				t.Fatalf("content of a replaced generation: %v, want blob.ErrNotFound", err)
 			}
 		})
 	}

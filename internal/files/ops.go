@@ -172,7 +172,7 @@ func (s *Service) copyContent(ctx context.Context, src, f platform.File) (platfo
 	if err != nil {
 		return f, err
 	}
-	key := f.ID + "." + itoa(f.Generation)
+	key := newBlobKey(f)
 	if err := s.blobs.Copy(ctx, src.BlobKey, key); err != nil {
 		return f, err
 	}

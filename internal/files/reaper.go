@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
@@ -68,7 +67,11 @@ func (s *Service) RunReaper(ctx context.Context, interval time.Duration) {
 }
 
 // removeOrphans deletes stored content older than orphanAge that no file
-// refers to, at most once an hour. Content keys are "<file id>.<generation>".
+// refers to, at most once an hour. Content keys name the file and the
+// generation they were stored for (see newBlobKey). Content of a
+// generation still waiting for its upload stays whatever its age: an
+// upload (or copy, whose hard link keeps the source's old time) may be
+// about to record it; it goes once the file is replaced or deleted.
 func (s *Service) removeOrphans(ctx context.Context) error {
 	now := s.clock.Now()
 	s.orphanMu.Lock()
@@ -84,16 +87,16 @@ func (s *Service) removeOrphans(ctx context.Context) error {
 		if now.Sub(mod) < orphanAge {
 			return nil
 		}
-		id, _, ok := strings.Cut(key, ".")
+		id, gen, ok := blobKeyOwner(key)
 		if !ok {
 			return nil
 		}
 		f, err := s.store.GetFile(ctx, "", id)
-		if err == nil && f.BlobKey == key {
-			return nil
-		}
 		if err != nil && !errors.Is(err, platform.ErrNotFound) {
 			return err
+		}
+		if err == nil && (f.BlobKey == key || (f.Generation == gen && f.Status == platform.FileUploadPending)) {
+			return nil
 		}
 		s.removeBlob(ctx, key)
 		return nil
