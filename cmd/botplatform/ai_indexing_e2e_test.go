@@ -98,6 +98,12 @@ func TestAIIndexing(t *testing.T) {
 			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" || !bytes.HasPrefix(body, []byte("\x89PNG")) {
 				t.Errorf("sourceUrl: %d %s, %d bytes", resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
 			}
+			// The passage named in the URL is signed as the passage: moved
+			// into another parameter, the URL opens nothing (it used to open
+			// the whole PDF).
+			for _, forged := range movedPassage(t, img.Meta.SourceURL) {
+				s.fetch(t, forged).fail(403, "Forbidden", "invalid")
+			}
 			if grew := storageUsage(t, e.ws, "file_storage_bytes") - storageBefore; grew != int64(len(pdf)+len(body)) {
 				t.Errorf("File Storage grew by %d, want the PDF's %d + the image's %d bytes", grew, len(pdf), len(body))
 			}
@@ -135,5 +141,31 @@ func TestAIIndexing(t *testing.T) {
 			pe.f.upsert(map[string]any{"key": "raw.txt", "size": 4, "index": true, "indexing": agent["indexing"]}).
 				fail(400, "InvalidPayload", "parsing.mode", "--ai-url")
 		})
+	}
+}
+
+// movedPassage returns variants of a passage image's sourceUrl, raw query
+// strings as an attacker would write them, with the passage moved out of
+// its own parameter.
+func movedPassage(t *testing.T, sourceURL string) []string {
+	t.Helper()
+	base, query, _ := strings.Cut(sourceURL, "?")
+	var kept []string
+	passage := ""
+	for _, kv := range strings.Split(query, "&") {
+		if v, ok := strings.CutPrefix(kv, "passage="); ok {
+			passage = v
+			continue
+		}
+		kept = append(kept, kv)
+	}
+	if passage == "" {
+		t.Fatalf("sourceUrl %q names no passage", sourceURL)
+	}
+	rest := strings.Join(kept, "&")
+	return []string{
+		base + "?" + rest + "&tagging=passage%3D" + passage,
+		base + "?" + rest + "&tagging=passage%3D" + passage + "&passage=",
+		base + "?" + rest + "&tagging=%00passage%3D" + passage,
 	}
 }

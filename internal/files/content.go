@@ -2,65 +2,19 @@ package files
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
-
-// Signed URLs carry the file id, its content generation, an expiry and an
-// HMAC-SHA256 over them (and, for uploads, whether the x-amz-tagging header
-// is required), so they authenticate themselves: the official client sends
-// no credentials with them.
-
-func (s *Service) sign(parts ...string) string {
-	m := hmac.New(sha256.New, s.secret)
-	for _, p := range parts {
-		m.Write([]byte(p))
-		m.Write([]byte{0})
-	}
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-func (s *Service) signedURL(kind string, f platform.File, ttl time.Duration) string {
-	return s.signedURLOf(kind, f, ttl, "")
-}
-
-// signedURLOf is signedURL, for a passage's image when passageID is set.
-func (s *Service) signedURLOf(kind string, f platform.File, ttl time.Duration, passageID string) string {
-	exp := strconv.FormatInt(s.clock.Now().Add(ttl).Unix(), 10)
-	gen := strconv.FormatInt(f.Generation, 10)
-	q := url.Values{"gen": {gen}, "expires": {exp}}
-	parts := []string{kind, f.ID, gen, exp}
-	if kind == "upload" && f.PublicNow && f.Has(platform.PolicyPublicContent) {
-		q.Set("tagging", "public=true")
-		parts = append(parts, "public=true")
-	}
-	if passageID != "" {
-		q.Set("passage", passageID)
-		parts = append(parts, "passage="+passageID)
-	}
-	q.Set("signature", s.sign(parts...))
-	return s.cfg.PublicURL + "/v1/files/" + kind + "/" + f.ID + "?" + q.Encode()
-}
-
-// PassageImageURL is the signed, short-lived url of the image of one of
-// f's passages (a page indexed as an image): the file's content url with
-// the passage named, and signed with it.
-func (s *Service) PassageImageURL(f platform.File, passageID string) string {
-	return s.signedURLOf("content", f, s.cfg.DownloadURLTTL, passageID)
-}
 
 // PassageImage serves a passage image's signed url: its MIME type and
 // bytes.
@@ -74,57 +28,6 @@ func (s *Service) PassageImage(ctx context.Context, r SignedRequest) (string, []
 		return "", nil, platform.NotFound("passage image", r.Passage)
 	}
 	return typ, img, err
-}
-
-// UploadURL is where the file's current content generation is uploaded.
-func (s *Service) UploadURL(f platform.File) string {
-	return s.signedURL("upload", f, s.cfg.UploadURLTTL)
-}
-
-// ContentURL is the file's url: permanent for public content, otherwise
-// signed and short-lived.
-func (s *Service) ContentURL(f platform.File) string {
-	if f.Has(platform.PolicyPublicContent) {
-		return s.cfg.PublicURL + "/v1/files/public/" + f.ID
-	}
-	return s.signedURL("content", f, s.cfg.DownloadURLTTL)
-}
-
-// SignedRequest is what a signed URL carries.
-type SignedRequest struct {
-	FileID, Gen, Expires, Tagging, Signature string
-	Passage                                  string // a passage's image, not the content
-}
-
-var errBadURL = platform.Errorf(platform.ErrForbidden, "this URL is invalid or has expired; get a new one from the Files API")
-
-// verify checks a signed URL and returns the file it designates at the
-// generation it was signed for.
-func (s *Service) verify(ctx context.Context, kind string, r SignedRequest) (platform.File, error) {
-	parts := []string{kind, r.FileID, r.Gen, r.Expires}
-	if r.Tagging != "" {
-		parts = append(parts, r.Tagging)
-	}
-	if r.Passage != "" {
-		parts = append(parts, "passage="+r.Passage)
-	}
-	want := s.sign(parts...)
-	if !hmac.Equal([]byte(want), []byte(r.Signature)) {
-		return platform.File{}, errBadURL
-	}
-	exp, err := strconv.ParseInt(r.Expires, 10, 64)
-	if err != nil || s.clock.Now().After(time.Unix(exp, 0)) {
-		return platform.File{}, errBadURL
-	}
-	f, err := s.store.GetFile(ctx, "", r.FileID)
-	if errors.Is(err, platform.ErrNotFound) && kind == "content" {
-		// A genuine url of a deleted file: the content is gone, like the file.
-		return f, platform.NotFound("file", r.FileID)
-	}
-	if errors.Is(err, platform.ErrNotFound) || (err == nil && strconv.FormatInt(f.Generation, 10) != r.Gen) {
-		return f, platform.Errorf(platform.ErrForbidden, "this URL is stale: the file was replaced or deleted")
-	}
-	return f, err
 }
 
 // Upload stores the content of a file sent to its uploadUrl. The body is

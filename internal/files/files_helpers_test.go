@@ -78,8 +78,7 @@ func signedOf(t *testing.T, u string) files.SignedRequest {
 	if err != nil {
 		t.Fatalf("parse %q: %v", u, err)
 	}
-	q := p.Query()
-	return files.SignedRequest{FileID: path.Base(p.Path), Gen: q.Get("gen"), Expires: q.Get("expires"), Tagging: q.Get("tagging"), Signature: q.Get("signature")}
+	return files.ParseSigned(path.Base(p.Path), p.Query())
 }
 
 func (e *env) upsert(in files.UpsertInput) platform.File {

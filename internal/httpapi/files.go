@@ -235,9 +235,7 @@ func (a *api) listFileTagValues(w http.ResponseWriter, r *http.Request, c *files
 }
 
 func signed(r *http.Request) files.SignedRequest {
-	q := r.URL.Query()
-	return files.SignedRequest{FileID: r.PathValue("id"), Gen: q.Get("gen"), Expires: q.Get("expires"), Tagging: q.Get("tagging"),
-		Signature: q.Get("signature"), Passage: q.Get("passage")}
+	return files.ParseSigned(r.PathValue("id"), r.URL.Query())
 }
 
 // transferDeadline is how long one upload or download may take.
