@@ -1333,7 +1333,7 @@ func TestChatSignalsAcrossServers(t *testing.T) {
 	t.Parallel()
 	dir, dbURL := storage(t, "postgres")
 	a := startServer(t, dir, dbURL)
-	b := launchServer(t, t.TempDir(), dbURL)
+	b := launchServer(t, dir, dbURL) // shared file storage, as scale-out requires
 	b.waitListening(t)
 	e := newChatEnv(t, a)
 	onB := *e

@@ -1325,7 +1325,7 @@ func TestRuntimeAcrossServers(t *testing.T) {
 	e := newBotEnv(t, a, orderJS+`bot.on.event('tick', ({ event, logger }) => { logger.info('tick', event.id, event.createdOn) })
 `, map[string]any{"recurringEvents": map[string]any{"tick": map[string]any{"type": "tick", "payload": map[string]any{}, "schedule": map[string]any{"cron": "@every 1s"}}}})
 	// b starts after the bot exists, so that both servers fire its schedule.
-	b := launchServer(t, t.TempDir(), dbURL, runtimeFlags...)
+	b := launchServer(t, dir, dbURL, runtimeFlags...) // shared file storage, as scale-out requires
 	b.waitListening(t)
 	onB := *e
 	onB.s = b

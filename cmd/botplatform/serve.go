@@ -63,6 +63,29 @@ func openStore(ctx context.Context, c config.Config) (*sqlstore.Store, error) {
 	return s, nil
 }
 
+// openBlobs opens the file storage and checks that it is the one the
+// database knows: a process started with another --data on a shared
+// database would otherwise answer 404 for every file's content.
+func openBlobs(ctx context.Context, c config.Config, st *sqlstore.Store) (*blob.FS, error) {
+	dir, err := filepath.Abs(filepath.Join(c.DataDir, "blobs"))
+	if err != nil {
+		return nil, err
+	}
+	blobs, err := blob.NewFS(dir)
+	if err != nil {
+		return nil, fmt.Errorf("file storage: %w", err)
+	}
+	record := func(ctx context.Context, v []byte) ([]byte, error) { return st.Secret(ctx, "file-storage", v) }
+	err = blob.Attach(ctx, blobs, dir, record, c.AdoptData)
+	var fe *blob.ForeignError
+	if errors.As(err, &fe) {
+		return nil, fmt.Errorf("%w. This process would not find the files stored there: point --data at that "+
+			"directory (with several processes, storage they all share), or, if %s does hold this database's files "+
+			"(restored from a backup, or moved), start once with --adopt-data", err, fe.Store.Where)
+	}
+	return blobs, err
+}
+
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, err := config.Parse("serve", args, stderr)
 	if err != nil {
@@ -97,9 +120,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			boot.Token, boot.WorkspaceID, filepath.Join(cfg.DataDir, "bootstrap.json"))
 	}
 
-	blobs, err := blob.NewFS(filepath.Join(cfg.DataDir, "blobs"))
+	blobs, err := openBlobs(ctx, cfg, st)
 	if err != nil {
-		return fmt.Errorf("file storage: %w", err)
+		return err
 	}
 	adm.SetContentRemover(blobs)
 	fsvc, err := files.New(ctx, st, blobs, adm, platform.SystemClock{}, log, files.Config{

@@ -40,6 +40,12 @@ type Store interface {
 	// Walk calls fn with the key and modification time of every stored
 	// blob, in no particular order, stopping at fn's first error.
 	Walk(ctx context.Context, fn func(key string, modTime time.Time) error) error
+	// ID returns the id kept in the store (see Attach), first storing id
+	// when the store has none: of concurrent calls on one store, every one
+	// returns the same id.
+	ID(ctx context.Context, id string) (string, error)
+	// SetID replaces the id kept in the store.
+	SetID(ctx context.Context, id string) error
 }
 
 // Info describes a stored blob.

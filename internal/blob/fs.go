@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -22,6 +23,7 @@ import (
 //	objects/<xx>/<key>  the blobs; xx is the first byte of SHA-256(key) in hex,
 //	                    so no directory holds more than 1/256 of the blobs
 //	tmp/                files being written, renamed into objects/ once synced
+//	store-id            the store's id (see Attach)
 //
 // objects/ and tmp/ must be on one filesystem so that rename is atomic.
 // Replacing a blob renames over it, so a reader that opened the old content
@@ -29,6 +31,7 @@ import (
 // source's inode (and its ModTime) until either is replaced or deleted; blobs
 // are never modified in place, so that is invisible to readers.
 type FS struct {
+	dir     string
 	objects string
 	tmp     string
 	link    func(oldname, newname string) error // os.Link; tests make it fail
@@ -50,7 +53,7 @@ func NewFS(dir string) (*FS, error) {
 		return nil, errors.New("blob: NewFS: empty directory")
 	}
 	dir = filepath.Clean(dir)
-	s := &FS{objects: filepath.Join(dir, "objects"), tmp: filepath.Join(dir, "tmp"), link: os.Link}
+	s := &FS{dir: dir, objects: filepath.Join(dir, "objects"), tmp: filepath.Join(dir, "tmp"), link: os.Link}
 	for _, d := range []string{s.objects, s.tmp} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("blob: NewFS: %w", err)
@@ -353,6 +356,86 @@ func (s *FS) Sweep(ctx context.Context, olderThan time.Duration) (int, error) {
 		return removed, fmt.Errorf("blob: sweep: %w", err)
 	}
 	return removed, nil
+}
+
+// idFile is the name of the file holding the store's id.
+const idFile = "store-id"
+
+// ID implements Store. A new id is written to a temporary file, synced, and
+// hard-linked into place, which fails when another call got there first.
+func (s *FS) ID(ctx context.Context, id string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	p := filepath.Join(s.dir, idFile)
+	if cur, err := readID(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return cur, err
+	}
+	tmp, err := s.writeTemp("id-", id)
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp)
+	err = os.Link(tmp, p)
+	if errors.Is(err, fs.ErrExist) {
+		return readID(p)
+	}
+	if err == nil {
+		err = syncDir(s.dir)
+	}
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// SetID implements Store.
+func (s *FS) SetID(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tmp, err := s.writeTemp("id-", id)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(s.dir, idFile)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(s.dir)
+}
+
+// readID reads the id file at p.
+func readID(p string) (string, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	id := strings.TrimSpace(string(b))
+	if id == "" {
+		return "", fmt.Errorf("%s is empty", p)
+	}
+	return id, nil
+}
+
+// writeTemp writes content to a new synced file in tmp/ and returns its path.
+func (s *FS) writeTemp(prefix, content string) (string, error) {
+	f, err := s.createTemp(prefix)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(content + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 // createTemp creates a new file in tmp/ with a random (128-bit) name, so that

@@ -24,6 +24,7 @@ type Config struct {
 	Addr            string
 	DataDir         string
 	DatabaseURL     string
+	AdoptData       bool // the data directory's file storage becomes the database's
 	PublicURL       string
 	ChatURL         string
 	LogFormat       string
@@ -73,6 +74,11 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&c.Addr, "addr", env("ADDR", "127.0.0.1:8080"), "address to listen on (BOTPLATFORM_ADDR)")
 	fs.StringVar(&c.DataDir, "data", env("DATA", "./data"), "data directory: SQLite database, blobs, bootstrap.json (BOTPLATFORM_DATA)")
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "empty for SQLite in the data directory, or postgres://… (BOTPLATFORM_DATABASE_URL)")
+	adoptData := env("ADOPT_DATA", "false")
+	fs.BoolFunc("adopt-data", "make this data directory's file storage the one the database uses, when the database recorded another (see docs/configuration.md) (BOTPLATFORM_ADOPT_DATA)", func(s string) error {
+		adoptData = s
+		return nil
+	})
 	fs.StringVar(&c.PublicURL, "public-url", env("PUBLIC_URL", ""), "absolute base URL of every URL the server hands out; default http://<addr> (BOTPLATFORM_PUBLIC_URL)")
 	fs.StringVar(&c.ChatURL, "chat-url", env("CHAT_URL", ""), "base URL of the Chat API; default <public-url>/chat (BOTPLATFORM_CHAT_URL)")
 	fs.StringVar(&c.EmbeddingsURL, "embeddings-url", env("EMBEDDINGS_URL", ""), "base URL of an OpenAI-compatible embeddings API (…/v1); empty uses the built-in embedder (BOTPLATFORM_EMBEDDINGS_URL)")
@@ -181,6 +187,9 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	}
 	if c.BotTimeoutMax < c.BotTimeout {
 		return c, fmt.Errorf("bot-timeout-max: must be at least bot-timeout (%s)", c.BotTimeout)
+	}
+	if c.AdoptData, err = strconv.ParseBool(adoptData); err != nil && adoptData != "" {
+		return c, fmt.Errorf("adopt-data: must be true or false")
 	}
 	if c.AuthCacheTTL, err = time.ParseDuration(authTTL); err != nil || c.AuthCacheTTL < 0 {
 		return c, fmt.Errorf("auth-cache-ttl: must be a duration such as 5s, or 0")

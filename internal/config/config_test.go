@@ -51,3 +51,31 @@ func TestAIFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestAdoptDataFlag(t *testing.T) {
+	for _, tc := range []struct {
+		env     string
+		args    []string
+		want    bool
+		wantErr string
+	}{
+		{"", nil, false, ""},
+		{"", []string{"--adopt-data"}, true, ""},
+		{"true", nil, true, ""},
+		{"true", []string{"--adopt-data=false"}, false, ""},
+		{"maybe", nil, false, "adopt-data: must be true or false"},
+		{"", []string{"--adopt-data=maybe"}, false, "adopt-data"},
+	} {
+		t.Setenv("BOTPLATFORM_ADOPT_DATA", tc.env)
+		c, err := Parse("serve", tc.args, io.Discard)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("env %q args %q: error %v, want %q", tc.env, tc.args, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || c.AdoptData != tc.want {
+			t.Errorf("env %q args %q: AdoptData %v %v, want %v", tc.env, tc.args, c.AdoptData, err, tc.want)
+		}
+	}
+}
