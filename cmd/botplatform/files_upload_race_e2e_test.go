@@ -47,7 +47,7 @@ func sha256Hex(b []byte) string {
 
 func testConcurrentUploads(t *testing.T, s *testServer) {
 	e := newFilesEnv(t, s, "upload-race")
-	const size, senders, trials = 1 << 20, 4, 6
+	const size, senders, trials = 1 << 20, 4, 10
 	bodies := make([][]byte, senders)
 	for i := range bodies {
 		bodies[i] = bytes.Repeat([]byte{byte('a' + i)}, size)
