@@ -51,18 +51,30 @@ func decode(r *http.Request, sch *jsonschema.Schema, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
+	if err := check(body, sch); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, dst); err != nil {
+		return platform.Invalid("", "%v", err)
+	}
+	return nil
+}
+
+// check refuses JSON nested too deeply, then validates it against sch:
+// what every JSON a user sends goes through before it is decoded.
+func check(body []byte, sch *jsonschema.Schema) error {
+	if err := platform.CheckJSONDepth(body, ""); err != nil {
+		return err
+	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
 	if err != nil {
-		return platform.Invalid("", "the request body is not valid JSON: %s", strings.TrimPrefix(err.Error(), "invalid character "))
+		return platform.Invalid("", "the body is not valid JSON: %s", strings.TrimPrefix(err.Error(), "invalid character "))
 	}
 	if err := sch.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
 			return validationError(ve)
 		}
-		return platform.Invalid("", "%v", err)
-	}
-	if err := json.Unmarshal(body, dst); err != nil {
 		return platform.Invalid("", "%v", err)
 	}
 	return nil
@@ -157,7 +169,7 @@ func (q query) tagFilter() (in, not map[string][]string, err error) {
 	in, not = map[string][]string{}, map[string][]string{}
 	if raw := q.v.Get("tags"); raw != "" {
 		var m map[string]any
-		if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		if platform.CheckJSONDepth([]byte(raw), "tags") != nil || json.Unmarshal([]byte(raw), &m) != nil {
 			return nil, nil, platform.Errorf(platform.ErrInvalidQuery, "tags: must be a JSON object or tags.<key>=<value> parameters")
 		}
 		for k, v := range m {
