@@ -17,6 +17,7 @@ func TestInputLimits(t *testing.T) {
 		{"nesting_chat", testNestingChat},
 		{"nesting_admin", testNestingAdmin},
 		{"nesting_bot_code", testNestingBotCode},
+		{"content_type", testContentType},
 	}, runtimeFlags...)
 }
 
@@ -111,4 +112,25 @@ func testNestingBotCode(t *testing.T, s *testServer) {
 		t.Fatalf("reply %q", got)
 	}
 	e.waitLog("", "refused", "args.payload.deep.a.a", "nested deeper than 64 levels")
+}
+
+// testContentType: JSON routes answer 415 to a body announced as something
+// else (curl -d sends a form type), and read a body without a type as JSON.
+func testContentType(t *testing.T, s *testServer) {
+	e := newFilesEnv(t, s, "content type")
+	body := `{"key":"typed.txt","size":1}`
+	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "not a type"} {
+		e.f.with("Content-Type", ct).do(http.MethodPut, "/v1/files", body).fail(415, "UnsupportedMediaType", "Content-Type", "application/json")
+	}
+	for _, ct := range []string{"", "application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json"} {
+		e.f.with("Content-Type", ct).do(http.MethodPut, "/v1/files", body).file()
+	}
+	ch := newChatEnv(t, s)
+	u := ch.user("typed-user")
+	c := ch.conversation(u, "")
+	ch.s.as(t, "", "").raw(http.MethodPost, ch.base+"/messages", `{"conversationId":"`+c+`","payload":{"type":"text","text":"x"}}`,
+		"x-user-key", u.Key, "Content-Type", "text/plain;charset=UTF-8").fail(415, "UnsupportedMediaType")
+	e.ws.raw(http.MethodPost, "/v1/admin/bots", `{"name":"b"}`, "Content-Type", "application/x-www-form-urlencoded").fail(415, "UnsupportedMediaType")
+	// A bodiless request's type does not matter.
+	e.ws.raw(http.MethodDelete, "/v1/admin/bots/"+e.bot, "", "Content-Type", "text/plain").ok()
 }

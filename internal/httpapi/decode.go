@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"sort"
@@ -50,6 +51,8 @@ func decode(r *http.Request, sch *jsonschema.Schema, dst any) error {
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
+	} else if ct := r.Header.Get("Content-Type"); ct != "" && !jsonType(ct) {
+		return platform.Errorf(platform.ErrUnsupportedMedia, "Content-Type %q is not supported: send the body as JSON with Content-Type: application/json", ct)
 	}
 	if err := check(body, sch); err != nil {
 		return err
@@ -58,6 +61,14 @@ func decode(r *http.Request, sch *jsonschema.Schema, dst any) error {
 		return platform.Invalid("", "%v", err)
 	}
 	return nil
+}
+
+// jsonType tells whether a Content-Type announces JSON (application/json,
+// application/*+json, any parameters). A body without one is read as JSON
+// too: the official clients always send one, other callers may not.
+func jsonType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
 
 // check refuses JSON nested too deeply, then validates it against sch:
