@@ -4,10 +4,16 @@ package main
 // surface, NUL characters, Content-Type, and signal streams.
 
 import (
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestInputLimits(t *testing.T) {
@@ -133,4 +139,129 @@ func testContentType(t *testing.T, s *testServer) {
 	e.ws.raw(http.MethodPost, "/v1/admin/bots", `{"name":"b"}`, "Content-Type", "application/x-www-form-urlencoded").fail(415, "UnsupportedMediaType")
 	// A bodiless request's type does not matter.
 	e.ws.raw(http.MethodDelete, "/v1/admin/bots/"+e.bot, "", "Content-Type", "text/plain").ok()
+}
+
+// streamHangGuard bounds waits that only a hang would exceed.
+const streamHangGuard = 2 * time.Minute
+
+func TestChatStreamLimits(t *testing.T) {
+	t.Parallel()
+	runScenarios(t, []scenario{
+		{"per_user_and_conversation", testStreamLimits},
+		{"stalled_listener", testStalledListener},
+	}, "--streams-per-user", "3", "--streams-per-conversation", "5", "--sse-write-timeout", "500ms")
+}
+
+// refusedStream requires a 429 RateLimited with Retry-After naming why.
+func refusedStream(t *testing.T, r *response, why string) {
+	t.Helper()
+	if r == nil {
+		t.Fatalf("the stream opened, want 429 (%s)", why)
+	}
+	r.fail(429, "RateLimited", why, "open streams")
+	if s, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || s <= 0 {
+		t.Errorf("Retry-After %q, want a number of seconds", r.Header.Get("Retry-After"))
+	}
+}
+
+// openWhenFree opens a stream once a slot is free: the server frees a
+// closed stream's slot when it notices the disconnection.
+func (e *chatEnv) openWhenFree(key, path string) *sseStream {
+	e.t.Helper()
+	deadline := time.Now().Add(streamHangGuard)
+	for {
+		st, refused := e.tryListen(key, path)
+		if refused == nil {
+			return st
+		}
+		if refused.Status != 429 || time.Now().After(deadline) {
+			e.t.Fatalf("GET %s: status %d after %s; body: %s", path, refused.Status, streamHangGuard, refused.Body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func testStreamLimits(t *testing.T, s *testServer) {
+	e := newChatEnv(t, s)
+	u := e.user("streams-user")
+	c1, c2 := e.conversation(u, ""), e.conversation(u, "")
+	path := func(c string) string { return "/conversations/" + c + "/listen" }
+	// Three streams per user, whichever conversations.
+	first := e.listenPath(u.Key, path(c1))
+	e.listenPath(u.Key, path(c1))
+	e.listenPath(u.Key, path(c2))
+	_, refused := e.tryListen(u.Key, path(c2))
+	refusedStream(t, refused, "this user already has 3")
+	// Closing one frees its slot, and the new stream hears the conversation.
+	first.close()
+	st := e.openWhenFree(u.Key, path(c1))
+	e.send(u, c1, "after")
+	if m := st.skipTo(t, "message_created"); textOf(m) != "after" {
+		t.Fatalf("the new stream got %v", m)
+	}
+	// Five streams per conversation, whichever users.
+	others := make([]chatUser, 2)
+	for i := range others {
+		others[i] = e.user(fmt.Sprint("streams-other-", i))
+		e.addParticipant(u, c1, others[i])
+	}
+	e.listenPath(others[0].Key, path(c1)) // c1: 3 (u: 2, others[0]: 1)
+	e.listenPath(others[1].Key, path(c1))
+	e.listenPath(others[1].Key, path(c1)) // c1: 5
+	_, refused = e.tryListen(others[0].Key, path(c1))
+	refusedStream(t, refused, "this conversation already has 5")
+	// Other conversations are not affected by c1's count.
+	e.listenPath(others[0].Key, path(e.conversation(others[0], "")))
+}
+
+// testStalledListener: a client that stops reading while signals keep
+// coming is disconnected (its writes time out) and its slot is freed.
+func testStalledListener(t *testing.T, s *testServer) {
+	e := newChatEnv(t, s)
+	u := e.user("stalled-user")
+	c := e.conversation(u, "")
+	path := "/conversations/" + c + "/listen"
+	e.listenPath(u.Key, path)
+	e.listenPath(u.Key, path)
+	// The third stream reads nothing, with a small receive buffer so that
+	// a few megabytes of signals fill the connection.
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	conn, err := d.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nx-user-key: %s\r\n\r\n", e.base+path, u.Key)
+	// Read the answer's head, byte by byte so as to read nothing more.
+	_ = conn.SetReadDeadline(time.Now().Add(streamHangGuard))
+	var head []byte
+	for !strings.HasSuffix(string(head), "\r\n\r\n") {
+		b := make([]byte, 1)
+		if _, err := conn.Read(b); err != nil {
+			t.Fatalf("reading the stream's head: %v (%q)", err, head)
+		}
+		head = append(head, b[0])
+	}
+	if !strings.HasPrefix(string(head), "HTTP/1.1 200") {
+		t.Fatalf("the stalled stream did not open: %q", head)
+	}
+	_, refused := e.tryListen(u.Key, path)
+	refusedStream(t, refused, "this user already has 3")
+	text := strings.Repeat("x", 600_000)
+	for range 10 {
+		e.send(u, c, text)
+	}
+	// The server gives up on the stalled stream: its slot frees up, and
+	// the client, reading at last, finds the connection ended.
+	e.openWhenFree(u.Key, path)
+	_ = conn.SetReadDeadline(time.Now().Add(streamHangGuard))
+	n, err := io.Copy(io.Discard, conn)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the stalled stream is still open after %s (%d bytes read)", streamHangGuard, n)
+	}
+	if n >= 10*600_000 {
+		t.Fatalf("the stalled stream received all %d bytes; it should have been cut", n)
+	}
 }

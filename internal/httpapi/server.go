@@ -45,7 +45,10 @@ type Deps struct {
 	ChatPath string
 	// PingInterval is the longest silence on a signal stream.
 	PingInterval time.Duration
-	Version      string
+	// StreamWriteTimeout is how long a signal stream's listener may take
+	// to accept a write before the stream is ended.
+	StreamWriteTimeout time.Duration
+	Version            string
 }
 
 // handlerFunc is a handler that returns its error instead of writing it, so
