@@ -24,6 +24,9 @@ func TestInputLimits(t *testing.T) {
 		{"nesting_admin", testNestingAdmin},
 		{"nesting_bot_code", testNestingBotCode},
 		{"content_type", testContentType},
+		{"nul_refused", testNULRefused},
+		{"nul_stored", testNULStored},
+		{"nul_bot_logs", testNULBotLogs},
 	}, runtimeFlags...)
 }
 
@@ -114,9 +117,7 @@ func testNestingBotCode(t *testing.T, s *testServer) {
 	e := newBotEnv(t, s, nestingJS, nil)
 	u := e.user("nesting-bot-user")
 	c := e.conversation(u, "")
-	if got := textOf(e.ask(u, c, "go")); got != "done" {
-		t.Fatalf("reply %q", got)
-	}
+	e.askWant(u, c, "go", "done")
 	e.waitLog("", "refused", "args.payload.deep.a.a", "nested deeper than 64 levels")
 }
 
@@ -263,5 +264,72 @@ func testStalledListener(t *testing.T, s *testServer) {
 	}
 	if n >= 10*600_000 {
 		t.Fatalf("the stalled stream received all %d bytes; it should have been cut", n)
+	}
+}
+
+// nul is a NUL character as JSON escapes it.
+const nul = `\u0000`
+
+// testNULRefused: identifiers, names, keys, tags and filters holding NUL
+// are refused on both databases (PostgreSQL text cannot hold it).
+func testNULRefused(t *testing.T, s *testServer) {
+	e := newFilesEnv(t, s, "nul refused")
+	e.f.do(http.MethodPut, "/v1/files", `{"key":"a`+nul+`b","size":1}`).fail(400, "InvalidPayload", "key: contains a NUL character")
+	e.f.do(http.MethodPut, "/v1/files", `{"key":"k","size":1,"tags":{"t":"v`+nul+`"}}`).fail(400, "InvalidPayload", "tags.t: contains a NUL")
+	e.f.do(http.MethodPut, "/v1/files", `{"key":"k","size":1,"tags":{"t`+nul+`":"v"}}`).fail(400, "InvalidPayload", `tags.t\u0000: contains a NUL`)
+	e.f.do(http.MethodGet, "/v1/files?tags.t=%00", nil).fail(400, "InvalidQuery", "tags.t: contains a NUL")
+	e.f.do(http.MethodGet, "/v1/files?tags="+url.QueryEscape(`{"t":"`+nul+`"}`), nil).fail(400, "InvalidQuery", "tags")
+	e.f.do(http.MethodGet, "/v1/files/a%00b", nil).fail(400, "InvalidPayload", "path: contains a NUL")
+	e.ws.post("/v1/admin/bots", `{"name":"b`+nul+`"}`).fail(400, "InvalidPayload", "name: contains a NUL")
+	e.ws.post("/v1/admin/bots", `{"name":"b","tags":{"t":"`+nul+`"}}`).fail(400, "InvalidPayload", "tags.t: contains a NUL")
+	e.ws.put("/v1/admin/bots/"+e.bot, `{"description":"`+nul+`"}`).fail(400, "InvalidPayload", "description: contains a NUL")
+	ch := newChatEnv(t, s)
+	ch.call(http.MethodPost, "/users", "", `{"name":"n`+nul+`"}`).fail(400, "InvalidPayload", "name: contains a NUL")
+	u := ch.user("nul-user")
+	ch.call(http.MethodPost, "/conversations/get-or-create", u.Key, `{"id":"c`+nul+`"}`).fail(400, "InvalidPayload", "id: contains a NUL")
+	ch.call(http.MethodPut, "/users/me", u.Key, `{"name":"`+nul+`"}`).fail(400, "InvalidPayload", "name: contains a NUL")
+}
+
+// testNULStored: text inside JSON documents (payloads, metadata) keeps its
+// NUL characters on both databases.
+func testNULStored(t *testing.T, s *testServer) {
+	e := newFilesEnv(t, s, "nul stored")
+	f := e.f.do(http.MethodPut, "/v1/files", `{"key":"k","size":1,"metadata":{"note":"a`+nul+`b"}}`).file()
+	if got := field(t, e.f.get(f.ID).ok(), "file", "metadata", "note"); got != "a\x00b" {
+		t.Fatalf("metadata.note %q, want a NUL b", got)
+	}
+	ch := newChatEnv(t, s)
+	u := ch.user("nul-sender")
+	c := ch.conversation(u, "")
+	ch.send(u, c, "x\x00y")
+	if ms := ch.messages(u, c); len(ms) != 1 || textOf(ms[0]) != "x\x00y" {
+		t.Fatalf("messages %v, want the text with its NUL", ms)
+	}
+}
+
+// nulLogJS logs what the user wrote and echoes it.
+const nulLogJS = sayJS + `bot.on.message('*', async ({ message, client }) => {
+  console.log('user said ' + message.payload.text)
+  await say(client, message.conversationId, 'echo ' + message.payload.text)
+})
+`
+
+// testNULBotLogs: a bot logging a user's NUL never blocks the
+// conversation; the line is stored with NUL replaced by U+FFFD.
+func testNULBotLogs(t *testing.T, s *testServer) {
+	e := newBotEnv(t, s, nulLogJS, nil)
+	u := e.user("nul-logger")
+	c := e.conversation(u, "")
+	e.askWant(u, c, "a\x00b", "echo a\x00b")
+	e.waitLog("", "user said a\uFFFDb")
+	// The conversation goes on.
+	e.askWant(u, c, "next", "echo next")
+}
+
+// askWant sends text and requires the bot's reply to be want.
+func (e *chatEnv) askWant(u chatUser, conv, text, want string) {
+	e.t.Helper()
+	if got := textOf(e.ask(u, conv, text)); got != want {
+		e.t.Fatalf("reply to %q: %q, want %q", text, got, want)
 	}
 }

@@ -145,7 +145,7 @@ func idArg(in []byte) (string, error) {
 }
 
 func decodeArgs(in []byte, dst any) error {
-	if err := platform.CheckJSONDepth(in, "args"); err != nil {
+	if err := platform.CheckJSON(in, "args"); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(in, dst); err != nil {

@@ -74,7 +74,7 @@ func jsonType(ct string) bool {
 // check refuses JSON nested too deeply, then validates it against sch:
 // what every JSON a user sends goes through before it is decoded.
 func check(body []byte, sch *jsonschema.Schema) error {
-	if err := platform.CheckJSONDepth(body, ""); err != nil {
+	if err := platform.CheckJSON(body, ""); err != nil {
 		return err
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
@@ -114,6 +114,25 @@ func validationError(ve *jsonschema.ValidationError) error {
 		path = "body"
 	}
 	return platform.Invalid(path, "%s", ve.ErrorKind.LocalizedString(printer))
+}
+
+// checkURL refuses a NUL character in the path or a query parameter, for
+// every route: no id, key or filter may hold one (see platform.CheckJSON).
+func checkURL(r *http.Request) error {
+	if strings.IndexByte(r.URL.Path, 0) >= 0 {
+		return platform.Invalid("path", "contains a NUL character (%%00), which is not allowed")
+	}
+	if !strings.Contains(r.URL.RawQuery, "%00") {
+		return nil
+	}
+	for name, vals := range r.URL.Query() {
+		for _, v := range append(vals, name) {
+			if strings.IndexByte(v, 0) >= 0 {
+				return platform.Errorf(platform.ErrInvalidQuery, "%s: contains a NUL character (%%00), which is not allowed", strings.ReplaceAll(name, "\x00", "%00"))
+			}
+		}
+	}
+	return nil
 }
 
 // query reads query parameters in the shape the official clients send:
@@ -180,7 +199,7 @@ func (q query) tagFilter() (in, not map[string][]string, err error) {
 	in, not = map[string][]string{}, map[string][]string{}
 	if raw := q.v.Get("tags"); raw != "" {
 		var m map[string]any
-		if platform.CheckJSONDepth([]byte(raw), "tags") != nil || json.Unmarshal([]byte(raw), &m) != nil {
+		if platform.CheckJSON([]byte(raw), "tags") != nil || json.Unmarshal([]byte(raw), &m) != nil {
 			return nil, nil, platform.Errorf(platform.ErrInvalidQuery, "tags: must be a JSON object or tags.<key>=<value> parameters")
 		}
 		for k, v := range m {

@@ -173,6 +173,10 @@ func (a *api) middleware(next http.Handler) http.Handler {
 			a.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
 				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000, "request_id", id)
 		}()
+		if err := checkURL(r); err != nil {
+			writeError(rec, r, a.Log, err)
+			return
+		}
 		next.ServeHTTP(rec, r)
 	})
 }

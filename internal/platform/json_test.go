@@ -10,7 +10,7 @@ func nested(open, close string, n int) string {
 	return strings.Repeat(open, n) + "1" + strings.Repeat(close, n)
 }
 
-func TestCheckJSONDepth(t *testing.T) {
+func TestCheckJSON(t *testing.T) {
 	deep := func(n int) string { return `{"metadata":` + nested(`{"a":`, `}`, n) + `}` }
 	for _, tc := range []struct {
 		name, body, prefix, field string
@@ -26,9 +26,19 @@ func TestCheckJSONDepth(t *testing.T) {
 		{"prefix", nested("[", "]", MaxJSONDepth+1), "args", "args.0.0"},
 		{"top level array", nested("[", "]", MaxJSONDepth+1), "", "0.0"},
 		{"unterminated string", `{"a":"` + strings.Repeat("{", 100), "", ""},
+		{"NUL in a key", `{"key":"a\u0000b"}`, "", "key: contains a NUL character"},
+		{"NUL in a tag", `{"key":"k","tags":{"t":["x","\u0000"]}}`, "", "tags.t.1: contains a NUL"},
+		{"NUL in a top-level key", `{"a\u0000":1}`, "", `a\u0000: contains a NUL`},
+		{"NUL in a tag name", `{"tags":{"a\u0000":"v"}}`, "", `tags.a\u0000: contains a NUL`},
+		{"NUL in a filter", `{"k":"\u0000"}`, "tags", "tags.k: contains a NUL"},
+		{"NUL in a payload", `{"payload":{"text":"a\u0000b","\u0000":["\u0000"]},"conversationId":"c"}`, "", ""},
+		{"NUL in metadata", `{"key":"k","metadata":{"a":"\u0000"}}`, "", ""},
+		{"NUL in bot arguments", `{"conversationId":"c","payload":{"text":"\u0000"}}`, "args", ""},
+		{"escaped backslash", `{"name":"\\u0000"}`, "", ""},
+		{"other escapes", `{"name":"\u0001\n\""}`, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckJSONDepth([]byte(tc.body), tc.prefix)
+			err := CheckJSON([]byte(tc.body), tc.prefix)
 			if tc.field == "" {
 				if err != nil {
 					t.Fatalf("got %v, want nil", err)
@@ -36,7 +46,7 @@ func TestCheckJSONDepth(t *testing.T) {
 				return
 			}
 			e, ok := AsError(err)
-			if !ok || e.Type != ErrInvalidPayload || !strings.HasPrefix(e.Message, tc.field) || !strings.Contains(e.Message, "nested deeper than 64 levels") {
+			if !ok || e.Type != ErrInvalidPayload || !strings.HasPrefix(e.Message, tc.field) || !strings.Contains(e.Message, "nested deeper than 64 levels") && !strings.Contains(e.Message, "NUL") {
 				t.Fatalf("got %v, want InvalidPayload naming %q", err, tc.field)
 			}
 			if len(e.Message) > 200 {
@@ -46,14 +56,14 @@ func TestCheckJSONDepth(t *testing.T) {
 	}
 	// The limit agrees with a real decoder's idea of depth.
 	var v any
-	if err := json.Unmarshal([]byte(nested("[", "]", MaxJSONDepth)), &v); err != nil || CheckJSONDepth([]byte(nested("[", "]", MaxJSONDepth)), "") != nil {
+	if err := json.Unmarshal([]byte(nested("[", "]", MaxJSONDepth)), &v); err != nil || CheckJSON([]byte(nested("[", "]", MaxJSONDepth)), "") != nil {
 		t.Fatalf("a document exactly %d deep must pass", MaxJSONDepth)
 	}
 }
 
-// BenchmarkCheckJSONDepth measures the scan on a typical 1 KB body and a
+// BenchmarkCheckJSON measures the scan on a typical 1 KB body and a
 // 1 MB one (the Files and Chat body limit), strings and nesting mixed.
-func BenchmarkCheckJSONDepth(b *testing.B) {
+func BenchmarkCheckJSON(b *testing.B) {
 	item := `{"key":"docs/guide-0001.md","tags":{"lang":"en","kind":"guide"},"metadata":{"title":"A \"quoted\" title","pages":[1,2,3],"nested":{"a":{"b":[true,null,1.5e3]}}}},`
 	for _, size := range []struct {
 		name string
@@ -70,7 +80,7 @@ func BenchmarkCheckJSONDepth(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := CheckJSONDepth(body, ""); err != nil {
+				if err := CheckJSON(body, ""); err != nil {
 					b.Fatal(err)
 				}
 			}

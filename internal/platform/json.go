@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -13,11 +14,23 @@ import (
 // validator or database sees them.
 const MaxJSONDepth = 64
 
-// CheckJSONDepth refuses b with 400 InvalidPayload naming the path where it
-// nests deeper than MaxJSONDepth (prefix, when set, names b itself). It is a
-// single pass over the bytes that decodes nothing: it only has to be right
-// for valid JSON, since whatever decodes b next rejects invalid JSON.
-func CheckJSONDepth(b []byte, prefix string) error {
+// JSONDocumentFields are the top-level fields of bodies and of bot code's
+// arguments whose values are kept as JSON documents (a message's payload, a
+// file's metadata, a bot's configuration…). Strings there may hold NUL
+// (U+0000): they are stored escaped and come back as sent. Everywhere else
+// (ids, keys, names, tags, filters, and plain text such as a bot's code)
+// NUL is refused, as PostgreSQL text cannot hold it.
+var JSONDocumentFields = map[string]bool{
+	"payload": true, "metadata": true, "input": true, "configuration": true, "states": true, "events": true,
+	"recurringEvents": true, "actions": true, "subscriptions": true, "indexing": true,
+}
+
+// CheckJSON refuses, with 400 InvalidPayload naming the path (prefix, when
+// set, names b itself), JSON that nests deeper than MaxJSONDepth or holds a
+// NUL character outside JSONDocumentFields. It is a single pass over the
+// bytes that decodes nothing: it only has to be right for valid JSON, since
+// whatever decodes b next rejects invalid JSON.
+func CheckJSON(b []byte, prefix string) error {
 	var open [MaxJSONDepth]jsonFrame
 	stack := open[:0]
 	for i := 0; i < len(b); i++ {
@@ -26,21 +39,26 @@ func CheckJSONDepth(b []byte, prefix string) error {
 		}
 		switch b[i] {
 		case '"':
-			start := i
+			start, nul := i, false
 			for i++; i < len(b) && b[i] != '"'; i++ {
 				if b[i] == '\\' {
+					nul = nul || bytes.HasPrefix(b[i+1:], nulEscape)
 					i++
 				}
 			}
 			// A string followed by ':' is the key of the current object.
+			key := false
 			if n := len(stack); n > 0 && b[stack[n-1].open] == '{' {
 				k := i + 1
 				for k < len(b) && isSpace(b[k]) {
 					k++
 				}
-				if k < len(b) && b[k] == ':' {
+				if key = k < len(b) && b[k] == ':'; key {
 					stack[n-1].key = [2]int{start, i + 1}
 				}
+			}
+			if nul && (key && len(stack) == 1 || !inDocument(b, stack)) {
+				return Invalid(jsonPath(b, prefix, stack), "contains a NUL character (\\u0000), which is not allowed here")
 			}
 		case '{', '[':
 			if len(stack) == MaxJSONDepth {
@@ -58,6 +76,18 @@ func CheckJSONDepth(b []byte, prefix string) error {
 		}
 	}
 	return nil
+}
+
+var nulEscape = []byte("u0000")
+
+// inDocument tells whether the member being read lies in one of the
+// JSONDocumentFields of the outermost object.
+func inDocument(b []byte, stack []jsonFrame) bool {
+	if len(stack) == 0 || b[stack[0].open] != '{' {
+		return false
+	}
+	k := stack[0].key
+	return k[1] > k[0]+1 && JSONDocumentFields[string(b[k[0]+1:k[1]-1])]
 }
 
 // jsonFrame is an open object or array: where it starts, and the current
@@ -97,7 +127,7 @@ func jsonPath(b []byte, prefix string, stack []jsonFrame) string {
 		if json.Unmarshal(b[f.key[0]:f.key[1]], &k) != nil {
 			k = string(b[f.key[0]:f.key[1]])
 		}
-		sb.WriteString(k)
+		sb.WriteString(strings.ReplaceAll(k, "\x00", `\u0000`))
 	}
 	s := sb.String()
 	if len(s) > maxPathLen {
