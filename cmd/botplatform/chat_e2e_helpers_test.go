@@ -253,6 +253,17 @@ func (e *chatEnv) listenTo(u chatUser, conv string) *sseStream {
 
 func (e *chatEnv) listenPath(key, path string) *sseStream {
 	e.t.Helper()
+	st, refused := e.tryListen(key, path)
+	if refused != nil {
+		e.t.Fatalf("GET %s: status %d, want 200; body: %s", path, refused.Status, tail(string(refused.Body), 2000))
+	}
+	return st
+}
+
+// tryListen opens the stream at path; when the server refuses, it returns
+// its answer instead.
+func (e *chatEnv) tryListen(key, path string) (*sseStream, *response) {
+	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.s.URL+e.base+path, nil)
 	if err != nil {
@@ -268,11 +279,13 @@ func (e *chatEnv) listenPath(key, path string) *sseStream {
 		e.t.Fatalf("GET %s: %v", path, err)
 	}
 	if res.StatusCode != http.StatusOK {
-		b := make([]byte, 2000)
-		n, _ := res.Body.Read(b)
+		b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 		res.Body.Close()
 		cancel()
-		e.t.Fatalf("GET %s: status %d, want 200; body: %s", path, res.StatusCode, b[:n])
+		if err != nil {
+			e.t.Fatalf("GET %s: reading the error: %v", path, err)
+		}
+		return nil, &response{t: e.t, what: "GET " + path, Status: res.StatusCode, Header: res.Header, Body: b}
 	}
 	if res.Header.Get("x-request-id") == "" {
 		e.t.Errorf("GET %s: the stream has no x-request-id header", path)
@@ -311,7 +324,7 @@ func (e *chatEnv) listenPath(key, path string) *sseStream {
 		}
 	}()
 	e.t.Cleanup(st.close)
-	return st
+	return st, nil
 }
 
 // listenFail requires opening the stream at path to fail with that error

@@ -161,9 +161,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	// Live signals: in process with SQLite; shared by every process through
 	// LISTEN/NOTIFY with PostgreSQL.
-	var hub chat.Hub = chat.NewLocalHub()
+	streams := chat.StreamLimits{PerUser: cfg.StreamsPerUser, PerConversation: cfg.StreamsPerConversation}
+	var hub chat.Hub = chat.NewLocalHub(streams)
 	if cfg.DatabaseURL != "" {
-		pg, err := chat.NewPGHub(ctx, cfg.DatabaseURL, log)
+		pg, err := chat.NewPGHub(ctx, cfg.DatabaseURL, streams, log)
 		if err != nil {
 			return fmt.Errorf("signal hub: %w", err)
 		}
@@ -193,6 +194,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Handler: httpapi.New(httpapi.Deps{
 			Log: log, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
 			Chat: chatSvc, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
+			StreamWriteTimeout: cfg.SSEWriteTimeout,
 		}),
 		// Uploads and event streams extend their own deadlines.
 		ReadHeaderTimeout: 10 * time.Second,

@@ -145,6 +145,9 @@ func idArg(in []byte) (string, error) {
 }
 
 func decodeArgs(in []byte, dst any) error {
+	if err := platform.CheckJSON(in, "args"); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(in, dst); err != nil {
 		return platform.Invalid("", "invalid arguments: %v", err)
 	}

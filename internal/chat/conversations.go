@@ -305,5 +305,5 @@ func (s *Service) Listen(ctx context.Context, b *Bot, u platform.ChatUser, convI
 	if err != nil {
 		return nil, err
 	}
-	return s.hub.Subscribe(c.ID, u.ID), nil
+	return s.hub.Subscribe(c.ID, u.ID)
 }

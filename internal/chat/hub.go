@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
 )
 
 // Signal is a live update of a conversation (compat-notes §1.8).
@@ -18,8 +20,9 @@ type Signal struct {
 type Hub interface {
 	// Publish sends s to every listener of the conversation.
 	Publish(conversationID string, s Signal)
-	// Subscribe registers a listener of a conversation for a user.
-	Subscribe(conversationID, userID string) *Subscription
+	// Subscribe registers a listener of a conversation for a user, or
+	// refuses with 429 RateLimited past the process's StreamLimits.
+	Subscribe(conversationID, userID string) (*Subscription, error)
 	// CloseUser ends every stream of that user.
 	CloseUser(userID string)
 	// CloseAll ends every stream (server shutdown).
@@ -54,6 +57,17 @@ const (
 	replayMax    = 32
 )
 
+// StreamLimits caps the listeners one process holds open, so that one
+// user cannot exhaust its connections and file descriptors. Zero is no cap.
+type StreamLimits struct {
+	PerUser         int
+	PerConversation int
+}
+
+// streamRetryAfter is what a refused listener is told to wait: slots free
+// up only when other streams of the user or conversation end.
+const streamRetryAfter = 10 * time.Second
+
 type recentFrame struct {
 	at    time.Time
 	frame []byte
@@ -66,19 +80,24 @@ type LocalHub struct {
 	byUser    map[string]map[*Subscription]struct{}
 	recent    map[string][]recentFrame
 	lastSweep time.Time
+	limits    StreamLimits
 }
 
 var _ Hub = (*LocalHub)(nil)
 
-// NewLocalHub returns an empty hub.
-func NewLocalHub() *LocalHub {
+// NewLocalHub returns an empty hub holding at most limits listeners.
+func NewLocalHub(limits StreamLimits) *LocalHub {
 	return &LocalHub{byConv: map[string]map[*Subscription]struct{}{}, byUser: map[string]map[*Subscription]struct{}{},
-		recent: map[string][]recentFrame{}}
+		recent: map[string][]recentFrame{}, limits: limits}
 }
 
-func (h *LocalHub) Subscribe(conversationID, userID string) *Subscription {
+func (h *LocalHub) Subscribe(conversationID, userID string) (*Subscription, error) {
 	s := &Subscription{C: make(chan []byte, subscriberBuffer), Done: make(chan struct{}), hub: h, conv: conversationID, user: userID}
 	h.mu.Lock()
+	if err := h.full(conversationID, userID); err != nil {
+		h.mu.Unlock()
+		return nil, err
+	}
 	add(h.byConv, conversationID, s)
 	add(h.byUser, userID, s)
 	since := time.Now().Add(-ReplayWindow)
@@ -88,7 +107,22 @@ func (h *LocalHub) Subscribe(conversationID, userID string) *Subscription {
 		}
 	}
 	h.mu.Unlock()
-	return s
+	return s, nil
+}
+
+// full refuses a listener past the limits. Called with h.mu held.
+func (h *LocalHub) full(conversationID, userID string) error {
+	var e *platform.Error
+	if n := h.limits.PerUser; n > 0 && len(h.byUser[userID]) >= n {
+		e = platform.Errorf(platform.ErrRateLimited, "this user already has %d open streams, the limit; close one or retry later", n)
+	} else if n := h.limits.PerConversation; n > 0 && len(h.byConv[conversationID]) >= n {
+		e = platform.Errorf(platform.ErrRateLimited, "this conversation already has %d open streams, the limit; close one or retry later", n)
+	}
+	if e != nil {
+		e.RetryAfter = streamRetryAfter
+		return e
+	}
+	return nil
 }
 
 func add(m map[string]map[*Subscription]struct{}, k string, s *Subscription) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/botplatform/botplatform/internal/platform"
 )
 
 func drain(s *Subscription) []string {
@@ -19,13 +21,13 @@ func drain(s *Subscription) []string {
 }
 
 func TestReplayOnlyRecentMessagesAndEvents(t *testing.T) {
-	h := NewLocalHub()
+	h := NewLocalHub(StreamLimits{})
 	h.Publish("c1", Signal{"participant_added", map[string]string{"participantId": "p"}})
 	h.Publish("c1", Signal{"message_created", map[string]string{"id": "m1"}})
 	h.Publish("c1", Signal{"event_created", map[string]string{"id": "e1"}})
 	h.Publish("c1", Signal{"message_deleted", map[string]string{"id": "m1"}})
 	h.Publish("c2", Signal{"message_created", map[string]string{"id": "other"}})
-	got := drain(h.Subscribe("c1", "u"))
+	got := drain(subscribe(t, h, "c1", "u"))
 	if len(got) != 2 || !strings.Contains(got[0], `"m1"`) || !strings.Contains(got[1], `"e1"`) {
 		t.Fatalf("replayed %q, want the message then the event of c1 only", got)
 	}
@@ -34,14 +36,14 @@ func TestReplayOnlyRecentMessagesAndEvents(t *testing.T) {
 	for i := range replayMax + 10 {
 		h.Publish("c3", Signal{"message_created", map[string]string{"id": fmt.Sprint("m", i)}})
 	}
-	got = drain(h.Subscribe("c3", "u"))
+	got = drain(subscribe(t, h, "c3", "u"))
 	if len(got) != replayMax || !strings.Contains(got[0], fmt.Sprintf(`"m%d"`, 10)) {
 		t.Fatalf("replayed %d signals starting with %s, want %d starting with m10", len(got), got[0], replayMax)
 	}
 }
 
 func TestReplayForgetsOldSignals(t *testing.T) {
-	h := NewLocalHub()
+	h := NewLocalHub(StreamLimits{})
 	h.Publish("c1", Signal{"message_created", map[string]string{"id": "old"}})
 	// Age the remembered signal past the window.
 	h.mu.Lock()
@@ -49,7 +51,43 @@ func TestReplayForgetsOldSignals(t *testing.T) {
 		h.recent["c1"][i].at = h.recent["c1"][i].at.Add(-2 * ReplayWindow)
 	}
 	h.mu.Unlock()
-	if got := drain(h.Subscribe("c1", "u")); len(got) != 0 {
+	if got := drain(subscribe(t, h, "c1", "u")); len(got) != 0 {
 		t.Fatalf("replayed %q from before the window", got)
+	}
+}
+
+func subscribe(t *testing.T, h *LocalHub, conv, user string) *Subscription {
+	t.Helper()
+	s, err := h.Subscribe(conv, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestStreamLimits(t *testing.T) {
+	h := NewLocalHub(StreamLimits{PerUser: 2, PerConversation: 3})
+	refused := func(conv, user, why string) {
+		t.Helper()
+		s, err := h.Subscribe(conv, user)
+		e, ok := platform.AsError(err)
+		if s != nil || !ok || e.Type != platform.ErrRateLimited || e.RetryAfter <= 0 || !strings.Contains(e.Message, why) {
+			t.Fatalf("Subscribe(%s, %s) = %v, %v; want RateLimited (%s) with a Retry-After", conv, user, s, err, why)
+		}
+	}
+	a1 := subscribe(t, h, "c1", "a")
+	subscribe(t, h, "c2", "a")
+	refused("c3", "a", "user already has 2")
+	subscribe(t, h, "c1", "b")
+	subscribe(t, h, "c1", "b")
+	refused("c1", "c", "conversation already has 3")
+	a1.Close()
+	subscribe(t, h, "c1", "c") // a1's slot, in the user's and the conversation's counts
+	refused("c1", "a", "conversation already has 3")
+	subscribe(t, h, "c4", "a")
+	// Zero is no limit.
+	h = NewLocalHub(StreamLimits{})
+	for range 100 {
+		subscribe(t, h, "c", "u")
 	}
 }

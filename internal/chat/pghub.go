@@ -44,7 +44,7 @@ const (
 )
 
 // NewPGHub connects to the database and starts listening.
-func NewPGHub(ctx context.Context, url string, log *slog.Logger) (*PGHub, error) {
+func NewPGHub(ctx context.Context, url string, limits StreamLimits, log *slog.Logger) (*PGHub, error) {
 	notify, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func NewPGHub(ctx context.Context, url string, log *slog.Logger) (*PGHub, error)
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(context.Background())
-	h := &PGHub{local: NewLocalHub(), url: url, log: log, notify: notify, partial: map[string][]string{},
+	h := &PGHub{local: NewLocalHub(limits), url: url, log: log, notify: notify, partial: map[string][]string{},
 		origin: strconv.FormatInt(time.Now().UnixNano(), 36), cancel: cancel, done: make(chan struct{})}
 	go h.receive(lctx, listen)
 	return h, nil
@@ -75,7 +75,7 @@ func (h *PGHub) Close() {
 	h.mu.Unlock()
 }
 
-func (h *PGHub) Subscribe(conversationID, userID string) *Subscription {
+func (h *PGHub) Subscribe(conversationID, userID string) (*Subscription, error) {
 	return h.local.Subscribe(conversationID, userID)
 }
 

@@ -36,14 +36,18 @@ type Config struct {
 	DownloadURLTTL  time.Duration
 	ReaperInterval  time.Duration
 	SSEPingInterval time.Duration
-	BotTimeout      time.Duration
-	BotTimeoutMax   time.Duration
-	BotWorkers      int
-	BotStateLimit   int
-	IndexWorkers    int
-	EmbeddingsURL   string
-	EmbeddingsModel string
-	EmbeddingsKey   string
+	SSEWriteTimeout time.Duration
+	// Open signal streams of one process, per chat user and per conversation.
+	StreamsPerUser         int
+	StreamsPerConversation int
+	BotTimeout             time.Duration
+	BotTimeoutMax          time.Duration
+	BotWorkers             int
+	BotStateLimit          int
+	IndexWorkers           int
+	EmbeddingsURL          string
+	EmbeddingsModel        string
+	EmbeddingsKey          string
 	// The model server of AI-assisted indexing (OpenAI-compatible).
 	AIURL     string
 	AIModels  map[string]string // model type -> name
@@ -106,6 +110,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		{"download-url-ttl", "DOWNLOAD_URL_TTL", "15m", "lifetime of a signed file url (files without public_content)", &c.DownloadURLTTL, time.Second},
 		{"reaper-interval", "REAPER_INTERVAL", "1m", "how often expired files are deleted", &c.ReaperInterval, time.Second},
 		{"sse-ping-interval", "SSE_PING_INTERVAL", "4s", "longest silence on a conversation's event stream before a ping", &c.SSEPingInterval, 100 * time.Millisecond},
+		{"sse-write-timeout", "SSE_WRITE_TIMEOUT", "15s", "longest wait for a listener to take a signal or ping before its stream is ended", &c.SSEWriteTimeout, 100 * time.Millisecond},
 		{"bot-timeout", "BOT_TIMEOUT", "10s", "deadline of one run of bot code, for bots that set no maxExecutionTime", &c.BotTimeout, 10 * time.Millisecond},
 		{"bot-timeout-max", "BOT_TIMEOUT_MAX", "60s", "ceiling on a bot's maxExecutionTime", &c.BotTimeoutMax, 10 * time.Millisecond},
 		{"ai-timeout", "AI_TIMEOUT", "2m", "longest wait for one answer of the model server (each attempt)", &c.AITimeout, time.Second},
@@ -117,6 +122,8 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	}{
 		{"bot-workers", "BOT_WORKERS", "64", "how many bot events run at once (one at a time per conversation)", &c.BotWorkers, 1},
 		{"bot-state-limit", "BOT_STATE_LIMIT", "131072", "largest event.state scope (bot, user, conversation) in bytes of JSON", &c.BotStateLimit, 2},
+		{"streams-per-user", "STREAMS_PER_USER", "32", "open conversation streams one chat user may hold on this process; 0: no limit", &c.StreamsPerUser, 0},
+		{"streams-per-conversation", "STREAMS_PER_CONVERSATION", "128", "open streams of one conversation on this process; 0: no limit", &c.StreamsPerConversation, 0},
 		{"index-workers", "INDEX_WORKERS", "2", "how many files are indexed at once; 0 leaves indexing to other processes", &c.IndexWorkers, 0},
 	}
 	rawInts := make([]string, len(ints))

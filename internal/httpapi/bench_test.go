@@ -132,7 +132,7 @@ func BenchmarkListParticipants(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	hub := chat.NewLocalHub()
+	hub := chat.NewLocalHub(chat.StreamLimits{})
 	csvc := chat.New(st, hub, platform.SystemClock{})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := httptest.NewServer(httpapi.New(httpapi.Deps{Log: log, Store: st, Admin: svc, Chat: csvc, ChatPath: "/chat", Version: "bench"}))

@@ -403,12 +403,19 @@ func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Bot, u plat
 		return err
 	}
 	defer sub.Close()
+	// A stream has no end time, but each write has one: a listener that
+	// stops reading is disconnected, its connection and slot freed.
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream has no end time
+	timeout := a.StreamWriteTimeout
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(timeout)) }
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
+	deadline()
 	w.WriteHeader(http.StatusOK)
 	if err := rc.Flush(); err != nil {
 		return nil
@@ -432,6 +439,7 @@ func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Bot, u plat
 	ping := time.NewTimer(interval)
 	defer ping.Stop()
 	send := func(frame []byte) bool {
+		deadline()
 		if _, err := w.Write(append(append([]byte("event: message\ndata: "), frame...), '\n', '\n')); err != nil {
 			return false
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"sort"
@@ -50,19 +51,41 @@ func decode(r *http.Request, sch *jsonschema.Schema, dst any) error {
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
+	} else if ct := r.Header.Get("Content-Type"); ct != "" && !jsonType(ct) {
+		return platform.Errorf(platform.ErrUnsupportedMedia, "Content-Type %q is not supported: send the body as JSON with Content-Type: application/json", ct)
+	}
+	if err := check(body, sch); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, dst); err != nil {
+		return platform.Invalid("", "%v", err)
+	}
+	return nil
+}
+
+// jsonType tells whether a Content-Type announces JSON (application/json,
+// application/*+json, any parameters). A body without one is read as JSON
+// too: the official clients always send one, other callers may not.
+func jsonType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// check refuses JSON nested too deeply, then validates it against sch:
+// what every JSON a user sends goes through before it is decoded.
+func check(body []byte, sch *jsonschema.Schema) error {
+	if err := platform.CheckJSON(body, ""); err != nil {
+		return err
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
 	if err != nil {
-		return platform.Invalid("", "the request body is not valid JSON: %s", strings.TrimPrefix(err.Error(), "invalid character "))
+		return platform.Invalid("", "the body is not valid JSON: %s", strings.TrimPrefix(err.Error(), "invalid character "))
 	}
 	if err := sch.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
 			return validationError(ve)
 		}
-		return platform.Invalid("", "%v", err)
-	}
-	if err := json.Unmarshal(body, dst); err != nil {
 		return platform.Invalid("", "%v", err)
 	}
 	return nil
@@ -91,6 +114,25 @@ func validationError(ve *jsonschema.ValidationError) error {
 		path = "body"
 	}
 	return platform.Invalid(path, "%s", ve.ErrorKind.LocalizedString(printer))
+}
+
+// checkURL refuses a NUL character in the path or a query parameter, for
+// every route: no id, key or filter may hold one (see platform.CheckJSON).
+func checkURL(r *http.Request) error {
+	if strings.IndexByte(r.URL.Path, 0) >= 0 {
+		return platform.Invalid("path", "contains a NUL character (%%00), which is not allowed")
+	}
+	if !strings.Contains(r.URL.RawQuery, "%00") {
+		return nil
+	}
+	for name, vals := range r.URL.Query() {
+		for _, v := range append(vals, name) {
+			if strings.IndexByte(v, 0) >= 0 {
+				return platform.Errorf(platform.ErrInvalidQuery, "%s: contains a NUL character (%%00), which is not allowed", strings.ReplaceAll(name, "\x00", "%00"))
+			}
+		}
+	}
+	return nil
 }
 
 // query reads query parameters in the shape the official clients send:
@@ -157,7 +199,7 @@ func (q query) tagFilter() (in, not map[string][]string, err error) {
 	in, not = map[string][]string{}, map[string][]string{}
 	if raw := q.v.Get("tags"); raw != "" {
 		var m map[string]any
-		if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		if platform.CheckJSON([]byte(raw), "tags") != nil || json.Unmarshal([]byte(raw), &m) != nil {
 			return nil, nil, platform.Errorf(platform.ErrInvalidQuery, "tags: must be a JSON object or tags.<key>=<value> parameters")
 		}
 		for k, v := range m {

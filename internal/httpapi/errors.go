@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +48,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		id := w.Header().Get("x-request-id")
 		log.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path, "request_id", id)
 		e = platform.Errorf(platform.ErrInternal, "an internal error occurred; request id %s", id)
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}
 	body := errorBody{ID: errorID(time.Now()), Code: e.Type.Status(), Type: string(e.Type), Message: e.Message, Metadata: e.Metadata}
 	writeJSON(w, body.Code, body)

@@ -1,12 +1,8 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -45,17 +41,4 @@ func (a *api) callAction(w http.ResponseWriter, r *http.Request, c *files.Caller
 // ValidateChatMessage checks a message bot code sends ({conversationId,
 // payload, metadata}) against the createMessage schema of the Chat API, so
 // that a bot's messages obey the rules users' messages do.
-func ValidateChatMessage(body []byte) error {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		return platform.Invalid("", "not valid JSON: %v", err)
-	}
-	if err := messageSchema.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return validationError(ve)
-		}
-		return platform.Invalid("", "%v", err)
-	}
-	return nil
-}
+func ValidateChatMessage(body []byte) error { return check(body, messageSchema) }

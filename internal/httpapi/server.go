@@ -45,7 +45,10 @@ type Deps struct {
 	ChatPath string
 	// PingInterval is the longest silence on a signal stream.
 	PingInterval time.Duration
-	Version      string
+	// StreamWriteTimeout is how long a signal stream's listener may take
+	// to accept a write before the stream is ended.
+	StreamWriteTimeout time.Duration
+	Version            string
 }
 
 // handlerFunc is a handler that returns its error instead of writing it, so
@@ -170,6 +173,10 @@ func (a *api) middleware(next http.Handler) http.Handler {
 			a.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
 				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000, "request_id", id)
 		}()
+		if err := checkURL(r); err != nil {
+			writeError(rec, r, a.Log, err)
+			return
+		}
 		next.ServeHTTP(rec, r)
 	})
 }

@@ -5,6 +5,7 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrorType is the machine-readable `type` of an error body. The official
@@ -70,6 +71,8 @@ type Error struct {
 	Type     ErrorType
 	Message  string
 	Metadata map[string]any
+	// RetryAfter, when set, is sent as the Retry-After header (429).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return string(e.Type) + ": " + e.Message }

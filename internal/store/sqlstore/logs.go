@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -12,10 +13,15 @@ func (s *Store) AppendLogs(ctx context.Context, entries []platform.LogEntry) err
 	return s.tx(ctx, func(tx *sql.Tx) error { return s.appendLogs(ctx, tx, entries) })
 }
 
+// appendLogs stores log lines with NUL characters replaced by U+FFFD and
+// invalid UTF-8 made valid, on both databases: PostgreSQL text holds
+// neither, and a line that cannot be stored must not fail the event that
+// logged it (bot code logs whatever users send).
 func (s *Store) appendLogs(ctx context.Context, tx *sql.Tx, entries []platform.LogEntry) error {
 	for _, e := range entries {
+		msg := strings.ReplaceAll(strings.ToValidUTF8(e.Message, "\uFFFD"), "\x00", "\uFFFD")
 		if _, err := s.exec(ctx, tx, `INSERT INTO bot_logs (id, bot_id, ts, level, message, user_id, conversation_id, workflow_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			e.ID, e.BotID, micros(e.Timestamp), e.Level, e.Message, e.UserID, e.ConversationID, e.WorkflowID); err != nil {
+			e.ID, e.BotID, micros(e.Timestamp), e.Level, msg, e.UserID, e.ConversationID, e.WorkflowID); err != nil {
 			return err
 		}
 	}

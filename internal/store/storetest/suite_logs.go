@@ -58,6 +58,15 @@ func testAppendLogs(t *testing.T, e *env) {
 		f.BotID = b.ID
 		same(t, e.allLogs(t, f), mapSlice(entries[:2], normLog), "logs of b after rejected batches")
 	})
+	t.Run("NUL and invalid UTF-8 are replaced", func(t *testing.T) {
+		_, o := e.logBot(t)
+		at := start.Add(3 * time.Millisecond)
+		must(t, e.s.AppendLogs(e.ctx, []platform.LogEntry{{ID: "log_06", BotID: o.ID, Timestamp: at, Level: "info", Message: "a\x00b\xffc"}}), "AppendLogs with NUL")
+		got := e.allLogs(t, store.LogFilter{BotID: o.ID, Start: at, End: at.Add(time.Second)})
+		if len(got) != 1 || got[0].Message != "a\uFFFDb\uFFFDc" {
+			t.Fatalf("logs %+v, want one line a\uFFFDb\uFFFDc", got)
+		}
+	})
 }
 
 func testListLogsFilters(t *testing.T, e *env) {
