@@ -563,7 +563,7 @@ func testRuntimeDeadline(t *testing.T, s *testServer) {
 
 	// The loop is stopped at its deadline; the failure is logged.
 	l := e.waitLog("level=error", "stopped after 1s")
-	want := "message " + loop["id"].(string) + " failed: stopped after 1s: the bot's maxExecutionTime was reached"
+	want := "message " + loop["id"].(string) + " failed: stopped after 1s: the bot's maxExecutionTime was reached (its state changes were dropped; messages it sent stay sent)"
 	if l.Message != want || l.ConversationID != c1 || l.UserID != "loop-user" {
 		t.Errorf("deadline failure logged as %+v, want %q in loop-1 for loop-user", l, want)
 	}
@@ -1037,7 +1037,7 @@ const orderJS = sayJS + `bot.on.message('text', async ({ message, state, client 
 `
 
 func testRuntimeOrderOneConversation(t *testing.T, s *testServer) {
-	e := newBotEnv(t, s, orderJS, nil)
+	e := newBotEnv(t, s, orderJS, unlimited)
 	u := e.user("order-user")
 	c := e.conversation(u, "")
 	const n = 20
@@ -1060,7 +1060,7 @@ func testRuntimeOrderOneConversation(t *testing.T, s *testServer) {
 }
 
 func testRuntimeOrderManyConversations(t *testing.T, s *testServer) {
-	e := newBotEnv(t, s, orderJS, nil)
+	e := newBotEnv(t, s, orderJS, unlimited)
 	const convs, each = 50, 4
 	u := e.user("many-user")
 	ids := make([]string, convs)
@@ -1091,7 +1091,7 @@ func testRuntimeOrderManyConversations(t *testing.T, s *testServer) {
 			want = append(want, fmt.Sprintf("%d:%s/%d", j+1, c, j))
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: replies %q, want %q", c, got, want)
+			t.Errorf("%s: replies %q, want %q; the bot's error logs: %v", c, got, want, e.logs("level=error"))
 		}
 	}
 }
@@ -1326,7 +1326,7 @@ func TestRuntimeAcrossServers(t *testing.T) {
 	dir, dbURL := storage(t, "postgres")
 	a := startServer(t, dir, dbURL, runtimeFlags...)
 	e := newBotEnv(t, a, orderJS+`bot.on.event('tick', ({ event, logger }) => { logger.info('tick', event.id, event.createdOn) })
-`, map[string]any{"recurringEvents": map[string]any{"tick": map[string]any{"type": "tick", "payload": map[string]any{}, "schedule": map[string]any{"cron": "@every 1s"}}}})
+`, map[string]any{"maxExecutionTime": 120, "recurringEvents": map[string]any{"tick": map[string]any{"type": "tick", "payload": map[string]any{}, "schedule": map[string]any{"cron": "@every 1s"}}}})
 	// b starts after the bot exists, so that both servers fire its schedule.
 	b := launchServer(t, t.TempDir(), dbURL, runtimeFlags...)
 	b.waitListening(t)

@@ -176,6 +176,12 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 	if runErr == nil {
 		states, runErr = r.changedStates(in, saved, res)
 	}
+	if runErr != nil {
+		// Whatever the code did to event.state is dropped; what it sent
+		// stays sent. Both must be plain to the bot's developer, who may
+		// otherwise see a counter repeat after a failure.
+		runErr = fmt.Errorf("%w (its state changes were dropped; messages it sent stay sent)", runErr)
+	}
 	return r.store.FinishJob(ctx, j.ID, keepJob(j), states, c.finish(in.what, runErr), r.clock.Now())
 }
 
