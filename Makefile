@@ -30,10 +30,12 @@ test-compat: build
 test-chat-e2e: build
 	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node chat-e2e/run.mjs
 
-bench:
+bench: build
 	$(GO) test -run '^$$' -bench 'ListBots|UpsertFile' -benchtime 3s -count 3 ./internal/httpapi/
 	$(GO) test -run '^$$' -bench ColdStart -benchtime 20x ./cmd/botplatform/
 	$(GO) test -run '^$$' -bench 'LargeTransfer|ConcurrentUploads' -benchtime 1x -count 5 -timeout 30m ./cmd/botplatform/
+	$(GO) test -run '^$$' -bench SequentialRoundTrip -benchtime 1000x ./cmd/botplatform/
+	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node bench/sequential.mjs 1000
 
 fmt:
 	gofmt -w cmd internal

@@ -154,3 +154,47 @@ func BenchmarkActiveConversations(b *testing.B) {
 		b.ReportMetric(float64(conversations*perConversation)/elapsed.Seconds(), "replies/s")
 	}
 }
+
+// BenchmarkSequentialRoundTrip is one user chatting with the echo bot in
+// one conversation, one message at a time: each message is sent when the
+// reply to the previous one has arrived on the conversation's signal
+// stream. A wake-up of the dispatcher lost in this case shows as a round
+// trip of the dispatcher's poll interval (a second).
+//
+//	go test -run '^$' -bench SequentialRoundTrip -benchtime 1000x ./cmd/botplatform/
+func BenchmarkSequentialRoundTrip(b *testing.B) {
+	s := startBenchServer(b)
+	s.deploy(b, echoCode)
+	key, convs := chatSetup(b, s, 1)
+	replies := make(chan string, 16)
+	l := listen(b, &http.Client{}, s, key, convs[0], func(sig streamSignal) {
+		if sig.IsBot {
+			replies <- sig.Payload.Text
+		}
+	})
+	defer l.close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		text := strconv.Itoa(i)
+		start := time.Now()
+		body := map[string]any{"conversationId": convs[0], "payload": map[string]any{"type": "text", "text": text}}
+		if err := chatCall(client, "POST", s.webhook+"/messages", key, body, nil); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case got := <-replies:
+			if got != text {
+				b.Fatalf("reply %q to message %q", got, text)
+			}
+		case <-time.After(30 * time.Second):
+			b.Fatalf("no reply to message %d", i)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds()), "p50-µs")
+	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds()), "p99-µs")
+	b.ReportMetric(float64(percentile(lat, 1).Microseconds()), "max-µs")
+}

@@ -26,8 +26,16 @@ import (
 // small, so that going over it is cheap.
 const runtimeStateLimit = 1000
 
-// runtimeFlags are the serve flags of the runtime test servers.
-var runtimeFlags = []string{"--bot-timeout", "5s", "--bot-timeout-max", "10s", "--bot-state-limit", fmt.Sprint(runtimeStateLimit)}
+// runtimeFlags are the serve flags of the runtime test servers. The
+// ceiling on maxExecutionTime is high so that bots whose outcome must not
+// depend on the machine's speed (unlimited) can have a deadline no busy
+// machine reaches.
+var runtimeFlags = []string{"--bot-timeout", "5s", "--bot-timeout-max", "120s", "--bot-state-limit", fmt.Sprint(runtimeStateLimit)}
+
+// unlimited is the spec of a bot whose handlers do little but must never
+// fail at their deadline, however busy the machine: a failed event drops
+// its state, and the test would see it as a wrong answer.
+var unlimited = map[string]any{"maxExecutionTime": 120}
 
 // sayJS defines say(client, conversationId, text), which sends a text
 // message; bot code in these tests starts with it.

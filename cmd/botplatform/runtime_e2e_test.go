@@ -6,6 +6,7 @@ package main
 // only (the Chat API, getBotLogs, the Runtime API).
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
 // TestRuntime runs every bot runtime scenario against one real server per
@@ -560,7 +563,7 @@ func testRuntimeDeadline(t *testing.T, s *testServer) {
 
 	// The loop is stopped at its deadline; the failure is logged.
 	l := e.waitLog("level=error", "stopped after 1s")
-	want := "message " + loop["id"].(string) + " failed: stopped after 1s: the bot's maxExecutionTime was reached"
+	want := "message " + loop["id"].(string) + " failed: stopped after 1s: the bot's maxExecutionTime was reached (its state changes were dropped; messages it sent stay sent)"
 	if l.Message != want || l.ConversationID != c1 || l.UserID != "loop-user" {
 		t.Errorf("deadline failure logged as %+v, want %q in loop-1 for loop-user", l, want)
 	}
@@ -1034,7 +1037,7 @@ const orderJS = sayJS + `bot.on.message('text', async ({ message, state, client 
 `
 
 func testRuntimeOrderOneConversation(t *testing.T, s *testServer) {
-	e := newBotEnv(t, s, orderJS, nil)
+	e := newBotEnv(t, s, orderJS, unlimited)
 	u := e.user("order-user")
 	c := e.conversation(u, "")
 	const n = 20
@@ -1057,7 +1060,7 @@ func testRuntimeOrderOneConversation(t *testing.T, s *testServer) {
 }
 
 func testRuntimeOrderManyConversations(t *testing.T, s *testServer) {
-	e := newBotEnv(t, s, orderJS, nil)
+	e := newBotEnv(t, s, orderJS, unlimited)
 	const convs, each = 50, 4
 	u := e.user("many-user")
 	ids := make([]string, convs)
@@ -1088,7 +1091,7 @@ func testRuntimeOrderManyConversations(t *testing.T, s *testServer) {
 			want = append(want, fmt.Sprintf("%d:%s/%d", j+1, c, j))
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: replies %q, want %q", c, got, want)
+			t.Errorf("%s: replies %q, want %q; the bot's error logs: %v", c, got, want, e.logs("level=error"))
 		}
 	}
 }
@@ -1323,7 +1326,7 @@ func TestRuntimeAcrossServers(t *testing.T) {
 	dir, dbURL := storage(t, "postgres")
 	a := startServer(t, dir, dbURL, runtimeFlags...)
 	e := newBotEnv(t, a, orderJS+`bot.on.event('tick', ({ event, logger }) => { logger.info('tick', event.id, event.createdOn) })
-`, map[string]any{"recurringEvents": map[string]any{"tick": map[string]any{"type": "tick", "payload": map[string]any{}, "schedule": map[string]any{"cron": "@every 1s"}}}})
+`, map[string]any{"maxExecutionTime": 120, "recurringEvents": map[string]any{"tick": map[string]any{"type": "tick", "payload": map[string]any{}, "schedule": map[string]any{"cron": "@every 1s"}}}})
 	// b starts after the bot exists, so that both servers fire its schedule.
 	b := launchServer(t, dir, dbURL, runtimeFlags...) // shared file storage, as scale-out requires
 	b.waitListening(t)
@@ -1377,5 +1380,54 @@ func testRecurringOnce(t *testing.T, e *chatEnv) {
 		if v != 1 {
 			t.Errorf("the firing due at %s ran %d times", k, v)
 		}
+	}
+}
+
+// TestRuntimeSequentialRoundTrips: one user, one conversation, the echo
+// bot, 500 messages each sent when the reply to the previous one arrived on
+// the stream. Every reply must come from the dispatcher being woken, never
+// from its poll: the server polls every 30 s, so a lost wake-up is a round
+// trip of 30 s, and any round trip near it fails the test. (How fast the
+// round trips are is BenchmarkSequentialRoundTrip's business.)
+func TestRuntimeSequentialRoundTrips(t *testing.T) {
+	t.Parallel()
+	const poll, rounds = 30 * time.Second, 500
+	const lost = 3 * time.Second // a tenth of the poll: no busy machine is this slow
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			s := startBackendWith(t, backend, append([]string{"--bot-poll", poll.String()}, runtimeFlags...)...)
+			e := newBotEnv(t, s, echoJS, nil)
+			u := e.user("sequential-user")
+			c := e.conversation(u, "sequential")
+			st := e.listenTo(u, c)
+			over100 := 0
+			for i := range rounds {
+				text := fmt.Sprint("m", i)
+				start := time.Now()
+				e.send(u, c, text)
+				timer := time.NewTimer(lost)
+				for replied := false; !replied; {
+					select {
+					case ev := <-st.events:
+						var sig chatSignal
+						if ev.Data == "ping" || json.Unmarshal([]byte(ev.Data), &sig) != nil || sig.Type != "message_created" || sig.Data["isBot"] != true {
+							continue
+						}
+						if got := textOf(sig.Data); got != text {
+							t.Fatalf("round trip %d: reply %q, want %q", i, got, text)
+						}
+						replied = true
+					case <-timer.C:
+						t.Fatalf("round trip %d: no reply after %s: a lost wake-up, the reply waits for the dispatcher's poll (%s)", i, lost, poll)
+					}
+				}
+				timer.Stop()
+				if time.Since(start) > 100*time.Millisecond {
+					over100++
+				}
+			}
+			t.Logf("%d round trips, %d over 100 ms (a busy machine), none near the poll", rounds, over100)
+		})
 	}
 }

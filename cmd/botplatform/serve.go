@@ -178,7 +178,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// back at once; with PostgreSQL, other processes may hold some, and
 	// they are taken back when their lease runs out.
 	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
-		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit,
+		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll,
 		ReleaseAtStart: cfg.DatabaseURL == "", ValidateMessage: httpapi.ValidateChatMessage, Log: log,
 	})
 	chatSvc.OnQueued(rt.Notify)

@@ -49,8 +49,8 @@ func (r *Runtime) Run(ctx context.Context) {
 	for {
 		free := r.cfg.Workers - int(inflight.Load())
 		full := false
+		now := r.clock.Now()
 		if free > 0 {
-			now := r.clock.Now()
 			jobs, err := r.store.ClaimJobs(ctx, platform.JobBotEvent, now, now.Add(r.lease()), free)
 			if err != nil && ctx.Err() == nil {
 				r.log.Error("bot runtime: claiming events", "err", err)
@@ -73,11 +73,13 @@ func (r *Runtime) Run(ctx context.Context) {
 		if full {
 			continue
 		}
+		// Sleep until the next job falls due after this claim's now: such
+		// a job may be due already (time passed since), then look at once.
+		// Jobs due by now are running, or wait for their subject's running
+		// job, whose end wakes the loop (done).
 		wait := r.cfg.Poll
-		if at, ok, err := r.store.NextJobAt(ctx, platform.JobBotEvent); err == nil && ok {
-			if d := at.Sub(r.clock.Now()); d > 0 && d < wait {
-				wait = d
-			}
+		if at, ok, err := r.store.NextJobAt(ctx, platform.JobBotEvent, now); err == nil && ok {
+			wait = min(max(at.Sub(r.clock.Now()), 0), wait)
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -173,6 +175,12 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 	var states []platform.BotState
 	if runErr == nil {
 		states, runErr = r.changedStates(in, saved, res)
+	}
+	if runErr != nil {
+		// Whatever the code did to event.state is dropped; what it sent
+		// stays sent. Both must be plain to the bot's developer, who may
+		// otherwise see a counter repeat after a failure.
+		runErr = fmt.Errorf("%w (its state changes were dropped; messages it sent stay sent)", runErr)
 	}
 	return r.store.FinishJob(ctx, j.ID, keepJob(j), states, c.finish(in.what, runErr), r.clock.Now())
 }

@@ -45,7 +45,7 @@ func (s *Service) BotMessage(ctx context.Context, c platform.Conversation, id st
 	m := platform.Message{ID: id, ConversationID: c.ID, UserID: u.ID, Payload: payload, Metadata: metadata, IsBot: true}
 	unlock := s.lock(c.ID)
 	defer unlock()
-	m.CreatedAt = s.stamp(c.ID, after)
+	m.CreatedAt, _ = s.stamp(c.ID, after)
 	if err := s.store.CreateMessage(ctx, m); err != nil {
 		if errors.Is(err, platform.ErrConflict) {
 			if old, gerr := s.store.GetMessage(ctx, id); gerr == nil && old.ConversationID == c.ID {
@@ -71,7 +71,7 @@ func (s *Service) BotEvent(ctx context.Context, c platform.Conversation, id stri
 	e := platform.ChatEvent{ID: id, ConversationID: c.ID, UserID: u.ID, Payload: payload, IsBot: true}
 	unlock := s.lock(c.ID)
 	defer unlock()
-	e.CreatedAt = s.stamp(c.ID, after)
+	e.CreatedAt, _ = s.stamp(c.ID, after)
 	if err := s.store.CreateChatEvent(ctx, e); err != nil {
 		if errors.Is(err, platform.ErrConflict) {
 			if old, gerr := s.store.GetChatEvent(ctx, id); gerr == nil && old.ConversationID == c.ID {

@@ -181,7 +181,7 @@ func (s *Service) CreateMessage(ctx context.Context, b *Bot, u platform.ChatUser
 	m := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: payload, Metadata: metadata}
 	unlock := s.lock(c.ID)
 	defer unlock()
-	m.CreatedAt = s.stamp(c.ID, time.Time{})
+	m.CreatedAt, m.DueAt = s.stamp(c.ID, time.Time{})
 	if err := s.store.CreateMessage(ctx, m); err != nil {
 		return MessageView{}, err
 	}
@@ -269,7 +269,7 @@ func (s *Service) CreateEvent(ctx context.Context, b *Bot, u platform.ChatUser, 
 	e := platform.ChatEvent{ID: platform.NewID("evt_"), ConversationID: c.ID, UserID: u.ID, Payload: payload}
 	unlock := s.lock(c.ID)
 	defer unlock()
-	e.CreatedAt = s.stamp(c.ID, time.Time{})
+	e.CreatedAt, e.DueAt = s.stamp(c.ID, time.Time{})
 	if err := s.store.CreateChatEvent(ctx, e); err != nil {
 		return EventView{}, err
 	}

@@ -32,7 +32,7 @@ type Service struct {
 	// last holds the creation time of each conversation's latest message
 	// or event written by this process (see stamp).
 	lastMu sync.Mutex
-	last   map[string]time.Time
+	last   map[string]stamped
 }
 
 // stamp dates the next message or event of a conversation: now (or after,
@@ -40,28 +40,41 @@ type Service struct {
 // clients see dates to the millisecond. Sorting a conversation by createdAt
 // then keeps the order of its writes, a bot's replies after what they
 // answer. Called with the conversation's lock held.
-func (s *Service) stamp(conversationID string, after time.Time) time.Time {
-	at := s.clock.Now()
+//
+// It also returns when the bot's event for a user's write is due: now, and
+// never before the previous one's. The date can be ahead of the clock (a
+// fast exchange), but the event must not wait for it: a dispatcher would
+// find nothing due when woken, and a bot answering within the millisecond
+// would wait for its own clock.
+func (s *Service) stamp(conversationID string, after time.Time) (at, due time.Time) {
+	now := s.clock.Now()
+	at, due = now, now
 	if after.After(at) {
 		at = after
 	}
 	s.lastMu.Lock()
 	defer s.lastMu.Unlock()
 	if prev, ok := s.last[conversationID]; ok {
-		if earliest := prev.Truncate(time.Millisecond).Add(time.Millisecond); at.Before(earliest) {
+		if earliest := prev.at.Truncate(time.Millisecond).Add(time.Millisecond); at.Before(earliest) {
 			at = earliest
+		}
+		if due.Before(prev.due) {
+			due = prev.due
 		}
 	}
 	if len(s.last) >= maxStamps { // forget conversations quiet for a second
 		for k, t := range s.last {
-			if at.Sub(t) > time.Second {
+			if at.Sub(t.at) > time.Second {
 				delete(s.last, k)
 			}
 		}
 	}
-	s.last[conversationID] = at
-	return at
+	s.last[conversationID] = stamped{at, due}
+	return at, due
 }
+
+// stamped is what stamp remembers of a conversation's latest write.
+type stamped struct{ at, due time.Time }
 
 // maxStamps is how many conversations stamp remembers before forgetting the
 // quiet ones.
@@ -79,7 +92,7 @@ func (s *Service) notify() {
 
 // New returns a Service publishing signals to hub.
 func New(st store.Store, hub Hub, clock platform.Clock) *Service {
-	return &Service{store: st, hub: hub, clock: clock, last: map[string]time.Time{}}
+	return &Service{store: st, hub: hub, clock: clock, last: map[string]stamped{}}
 }
 
 // Hub is where the service publishes signals.

@@ -42,6 +42,7 @@ type Config struct {
 	StreamsPerConversation int
 	BotTimeout             time.Duration
 	BotTimeoutMax          time.Duration
+	BotPoll                time.Duration
 	BotWorkers             int
 	BotStateLimit          int
 	IndexWorkers           int
@@ -113,6 +114,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		{"sse-write-timeout", "SSE_WRITE_TIMEOUT", "15s", "longest wait for a listener to take a signal or ping before its stream is ended", &c.SSEWriteTimeout, 100 * time.Millisecond},
 		{"bot-timeout", "BOT_TIMEOUT", "10s", "deadline of one run of bot code, for bots that set no maxExecutionTime", &c.BotTimeout, 10 * time.Millisecond},
 		{"bot-timeout-max", "BOT_TIMEOUT_MAX", "60s", "ceiling on a bot's maxExecutionTime", &c.BotTimeoutMax, 10 * time.Millisecond},
+		{"bot-poll", "BOT_POLL", "1s", "longest wait before looking for bot events queued by other processes (PostgreSQL) or whose lease ran out", &c.BotPoll, 10 * time.Millisecond},
 		{"ai-timeout", "AI_TIMEOUT", "2m", "longest wait for one answer of the model server (each attempt)", &c.AITimeout, time.Second},
 	}
 	ints := []struct {

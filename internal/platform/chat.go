@@ -37,6 +37,9 @@ type Message struct {
 	Metadata       json.RawMessage // nil when none
 	IsBot          bool
 	CreatedAt      time.Time
+	// DueAt is when the bot's event for a user's message is due (zero:
+	// CreatedAt); it is not stored with the message.
+	DueAt time.Time
 }
 
 // ChatEvent is a custom event of a conversation (spec 2.2).
@@ -47,6 +50,7 @@ type ChatEvent struct {
 	Payload        json.RawMessage
 	IsBot          bool
 	CreatedAt      time.Time
+	DueAt          time.Time // as Message.DueAt
 }
 
 // JobBotEvent is the kind of the job that delivers an incoming message or

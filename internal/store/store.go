@@ -131,9 +131,12 @@ type Store interface {
 	// ReleaseJobs hands every claimed job of kind back (a single process
 	// starting again: no other worker can hold them).
 	ReleaseJobs(ctx context.Context, kind string) (int, error)
-	// NextJobAt is when the earliest pending job of kind becomes due (or
-	// its retry may run).
-	NextJobAt(ctx context.Context, kind string) (time.Time, bool, error)
+	// NextJobAt is when the earliest pending job of kind not yet due at
+	// after becomes due (or its retry may run). A dispatcher passes the now
+	// of its last ClaimJobs: what was due then, that claim has seen (taken,
+	// or held behind its subject's running job), and what becomes due later
+	// is what it must wake up for, even if that moment has passed already.
+	NextJobAt(ctx context.Context, kind string, after time.Time) (time.Time, bool, error)
 
 	// BotStates loads the bot's state and that of a user and a conversation
 	// (either id may be empty), keyed by scope; absent states are missing.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -177,7 +178,12 @@ func (s *Store) ListParticipants(ctx context.Context, conversationID string, p s
 
 // enqueueBotEvent queues the delivery of an incoming message or event to
 // the bot, in the transaction that stores it; a bot without code gets none.
-func (s *Store) enqueueBotEvent(ctx context.Context, tx *sql.Tx, kind, id, conversationID string, at int64) error {
+// It is due at due, or at the message's date when due is zero.
+func (s *Store) enqueueBotEvent(ctx context.Context, tx *sql.Tx, kind, id, conversationID string, created, due time.Time) error {
+	if due.IsZero() {
+		due = created
+	}
+	at := micros(due)
 	payload, _ := json.Marshal(map[string]string{"type": kind, "id": id, "conversationId": conversationID})
 	_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at)
 		SELECT ?, ?, ?, ?, 'pending', 0, ?, ? WHERE EXISTS (SELECT 1 FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = ? AND b.code <> '')`,
@@ -203,7 +209,7 @@ func (s *Store) CreateMessage(ctx context.Context, m platform.Message) error {
 		if m.IsBot {
 			return nil
 		}
-		return s.enqueueBotEvent(ctx, tx, "message", m.ID, m.ConversationID, micros(m.CreatedAt))
+		return s.enqueueBotEvent(ctx, tx, "message", m.ID, m.ConversationID, m.CreatedAt, m.DueAt)
 	})
 }
 
@@ -271,7 +277,7 @@ func (s *Store) CreateChatEvent(ctx context.Context, e platform.ChatEvent) error
 		if e.IsBot {
 			return nil
 		}
-		return s.enqueueBotEvent(ctx, tx, "event", e.ID, e.ConversationID, micros(e.CreatedAt))
+		return s.enqueueBotEvent(ctx, tx, "event", e.ID, e.ConversationID, e.CreatedAt, e.DueAt)
 	})
 }
 

@@ -152,9 +152,10 @@ func (s *Store) ReleaseJobs(ctx context.Context, kind string) (int, error) {
 	return int(n), err
 }
 
-func (s *Store) NextJobAt(ctx context.Context, kind string) (time.Time, bool, error) {
+func (s *Store) NextJobAt(ctx context.Context, kind string, after time.Time) (time.Time, bool, error) {
 	var at sql.NullInt64
-	if err := s.queryRow(ctx, `SELECT MIN(CASE WHEN lease_until > run_after THEN lease_until ELSE run_after END) FROM jobs WHERE kind = ? AND status = 'pending'`, kind).Scan(&at); err != nil {
+	if err := s.queryRow(ctx, `SELECT MIN(CASE WHEN lease_until > run_after THEN lease_until ELSE run_after END) FROM jobs
+		WHERE kind = ? AND status = 'pending' AND (run_after > ? OR lease_until > ?)`, kind, micros(after), micros(after)).Scan(&at); err != nil {
 		return time.Time{}, false, err
 	}
 	if !at.Valid {

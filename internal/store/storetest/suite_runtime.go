@@ -441,7 +441,7 @@ func testKeptJobs(t *testing.T, e *env) {
 	n, err := e.s.ReleaseJobs(e.ctx, kindA)
 	must(t, err, "ReleaseJobs")
 	same(t, n, 0, "ReleaseJobs count with only a done job")
-	at, ok, err := e.s.NextJobAt(e.ctx, kindA)
+	at, ok, err := e.s.NextJobAt(e.ctx, kindA, time.Time{})
 	must(t, err, "NextJobAt")
 	if ok {
 		t.Fatalf("NextJobAt with only a done job = %v, true; want false", at)
@@ -513,7 +513,7 @@ func testRetryJob(t *testing.T, e *env) {
 	if len(js) != 1 || js[0].ID != j.ID || js[0].Status != platform.JobPending || js[0].Attempts != 1 {
 		t.Fatalf("jobs of s1 after RetryJob = %s, want %s pending after 1 attempt", show(js), j.ID)
 	}
-	at, ok, err := e.s.NextJobAt(e.ctx, kindA)
+	at, ok, err := e.s.NextJobAt(e.ctx, kindA, now)
 	must(t, err, "NextJobAt")
 	same(t, []any{at, ok}, []any{retryAt, true}, "NextJobAt after RetryJob")
 
@@ -613,42 +613,48 @@ func testReleaseJobs(t *testing.T, e *env) {
 }
 
 func testNextJobAt(t *testing.T, e *env) {
-	next := func(t *testing.T, kind string) (time.Time, bool) {
+	now := t0 // below the microsecond on purpose
+	next := func(t *testing.T, kind string, after time.Time) (time.Time, bool) {
 		t.Helper()
-		at, ok, err := e.s.NextJobAt(e.ctx, kind)
+		at, ok, err := e.s.NextJobAt(e.ctx, kind, after)
 		must(t, err, "NextJobAt(%s)", kind)
 		return at, ok
 	}
-	if at, ok := next(t, kindA); ok {
+	if at, ok := next(t, kindA, now); ok {
 		t.Fatalf("NextJobAt on an empty store = %v, true; want false", at)
 	}
-	now := t0 // below the microsecond on purpose
 	j1 := newJob("job_1", kindA, "s1", now.Add(5*time.Second))
 	j2 := newJob("job_2", kindA, "s2", now.Add(2*time.Second))
 	j3 := newJob("job_3", kindA, "s2", now.Add(3*time.Second))
 	k1 := newJob("job_4", kindB, "s3", now.Add(time.Second))
 	e.enqueue(t, j1, j2, j3, k1)
 
-	check := func(t *testing.T, kind string, want time.Time, wantOK bool, what string) {
+	check := func(t *testing.T, kind string, after, want time.Time, wantOK bool, what string) {
 		t.Helper()
-		at, ok := next(t, kind)
+		at, ok := next(t, kind, after)
 		if ok != wantOK || (ok && !sameInstant(at, mt(want))) {
-			t.Fatalf("%s: NextJobAt(%s) = %v, %v; want %v, %v", what, kind, at, ok, mt(want), wantOK)
+			t.Fatalf("%s: NextJobAt(%s, %v) = %v, %v; want %v, %v", what, kind, after, at, ok, mt(want), wantOK)
 		}
 	}
-	check(t, kindA, j2.RunAfter, true, "queued jobs")
-	check(t, kindB, k1.RunAfter, true, "queued jobs")
-	check(t, "kind_unknown", time.Time{}, false, "unknown kind")
+	check(t, kindA, now, j2.RunAfter, true, "queued jobs")
+	check(t, kindB, now, k1.RunAfter, true, "queued jobs")
+	check(t, "kind_unknown", now, time.Time{}, false, "unknown kind")
+	// Only what falls due after `after` counts: what was due by then, the
+	// claim made at that moment has seen.
+	check(t, kindA, mt(j2.RunAfter), j3.RunAfter, true, "after j2's time")
+	check(t, kindA, mt(j2.RunAfter).Add(-time.Microsecond), j2.RunAfter, true, "just before j2's time")
+	check(t, kindA, mt(j1.RunAfter), time.Time{}, false, "after every job's time")
 
 	// Running jobs do not count; pending ones behind them do.
 	e.wantClaim(t, kindA, now.Add(2*time.Second), now.Add(time.Hour), 10, []int{1}, []platform.Job{j2}, "claim j2")
-	check(t, kindA, j3.RunAfter, true, "j2 running")
+	check(t, kindA, now.Add(2*time.Second), j3.RunAfter, true, "j2 running")
 	e.wantClaim(t, kindA, now.Add(5*time.Second), now.Add(time.Hour), 10, []int{1}, []platform.Job{j1}, "claim j1")
-	check(t, kindA, j3.RunAfter, true, "j1 and j2 running")
+	check(t, kindA, now, j3.RunAfter, true, "j1 and j2 running")
+	check(t, kindA, now.Add(5*time.Second), time.Time{}, false, "j3 due and held by j2")
 	must(t, e.s.FinishJob(e.ctx, j2.ID, false, nil, nil, now), "FinishJob j2")
 	e.wantClaim(t, kindA, now.Add(5*time.Second), now.Add(time.Hour), 10, []int{1}, []platform.Job{j3}, "claim j3")
-	check(t, kindA, time.Time{}, false, "every job running")
-	check(t, kindB, k1.RunAfter, true, "kind b untouched")
+	check(t, kindA, now, time.Time{}, false, "every job running")
+	check(t, kindB, now, k1.RunAfter, true, "kind b untouched")
 }
 
 // sameInstant compares times exactly, location included.
@@ -967,6 +973,18 @@ func testNoCodeNoBotEvents(t *testing.T, e *env) {
 	m := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{"type":"text","text":"hi"}`), CreatedAt: at}
 	must(t, e.s.CreateMessage(e.ctx, m), "CreateMessage after deploying")
 	e.wantBotEventJobs(t, c.ID, []botEvent{{"message", m.ID, at}}, "jobs once code is deployed")
+
+	// A message or event dated ahead of the clock (dates a millisecond
+	// apart in a fast exchange) is due when it was written, not at its date.
+	due := at.Add(time.Second)
+	m2 := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{"type":"text","text":"hi"}`),
+		CreatedAt: due.Add(5 * time.Millisecond), DueAt: due}
+	must(t, e.s.CreateMessage(e.ctx, m2), "CreateMessage dated ahead")
+	ev := platform.ChatEvent{ID: platform.NewID("evt_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{}`),
+		CreatedAt: due.Add(6 * time.Millisecond), DueAt: due.Add(time.Millisecond)}
+	must(t, e.s.CreateChatEvent(e.ctx, ev), "CreateChatEvent dated ahead")
+	e.wantBotEventJobs(t, c.ID, []botEvent{{"message", m.ID, at}, {"message", m2.ID, due}, {"event", ev.ID, due.Add(time.Millisecond)}},
+		"jobs of messages dated ahead of the clock")
 }
 
 // testExtendLease: a running job whose lease is extended is not taken
