@@ -63,7 +63,7 @@ func parsePDF(content []byte) ([]doc.Block, error) {
 	case noPages:
 		return nil, errors.New("the PDF could not be read: it has no pages")
 	case len(lines) == 0:
-		return nil, errors.New("the PDF contains no text that can be extracted (it may be made of scanned images: run it through OCR and upload it again)")
+		return nil, ErrNoText
 	}
 	return layoutPDF(lines), nil
 }
@@ -156,6 +156,11 @@ func (s *pdfSource) spend(n int64) {
 }
 
 var (
+	// ErrNoText is returned for a PDF that is read without error but
+	// holds no text: its pages are images (a scan), or drawings. The
+	// vision options read such pages; nothing else can.
+	ErrNoText = errors.New("the PDF contains no text that can be extracted (it may be made of scanned images: run it through OCR and upload it again)")
+
 	errPDFTooBig      = fmt.Errorf("the PDF is too large to index: it holds more than %d MB of text", maxPDFText>>20)
 	errPDFTooMuchWork = errors.New("the PDF could not be read: it takes too much work to process for its size (it reads or expands the same data over and over; it may be damaged)")
 )
