@@ -407,7 +407,5 @@ func FuzzParsePDF(f *testing.F) {
 	for _, tc := range pathologicalPDFs() {
 		f.Add(tc.data)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _ = parsePDF(data)
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, TypePDF, data) })
 }
