@@ -3,10 +3,13 @@
 # BOTPLATFORM_TEST_DATABASE_URL is set), then the Node compatibility suite
 # against a server it starts with the freshly built binary, and
 # @botpress/chat's own end-to-end suite (compat/chat-e2e/run.mjs, vitest)
-# against another.
+# against another. Each fuzz target also runs for a few seconds
+# (fuzz-short); `make fuzz` runs each for FUZZTIME.
 GO ?= go
+FUZZTIME ?= 2m
+FUZZTIME_SHORT ?= 3s
 
-.PHONY: build serve test test-go test-compat test-chat-e2e bench fmt
+.PHONY: build serve test test-go test-compat test-chat-e2e bench fmt fuzz fuzz-short
 
 build:
 	$(GO) build -o bin/botplatform ./cmd/botplatform
@@ -14,7 +17,7 @@ build:
 serve:
 	$(GO) run ./cmd/botplatform serve
 
-test: build test-go test-compat
+test: build test-go fuzz-short test-compat
 
 test-go:
 	@test -z "$$(gofmt -l cmd internal)" || (echo "gofmt needed:"; gofmt -l cmd internal; exit 1)
@@ -36,6 +39,14 @@ bench: build
 	$(GO) test -run '^$$' -bench 'LargeTransfer|ConcurrentUploads' -benchtime 1x -count 5 -timeout 30m ./cmd/botplatform/
 	$(GO) test -run '^$$' -bench SequentialRoundTrip -benchtime 1000x ./cmd/botplatform/
 	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node bench/sequential.mjs 1000
+
+# The fuzz targets, one at a time (scripts/fuzz.sh lists them): each for
+# FUZZTIME, or for FUZZTIME_SHORT in `make test`.
+fuzz:
+	GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
+
+fuzz-short:
+	GO=$(GO) scripts/fuzz.sh $(FUZZTIME_SHORT)
 
 fmt:
 	gofmt -w cmd internal

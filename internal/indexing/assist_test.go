@@ -442,16 +442,8 @@ func TestCheckUpsert(t *testing.T) {
 func TestVision(t *testing.T) {
 	for _, backend := range backends() {
 		t.Run(backend, func(t *testing.T) {
-			f := newFixture(t, backend, 1)
-			setPlan(t, f, "team", 100)
-			srv := aitest.New(t)
-			srv.Respond(func(r aitest.Recorded) aitest.Reply {
-				if strings.HasPrefix(r.System, "You transcribe") {
-					return aitest.Reply{Text: "# Transcribed\n\n" + r.Prompt}
-				}
-				return aitest.Reply{Text: "A chart of quokka sightings. " + r.Prompt}
-			})
-			f.withModel(t, srv, nil)
+			f, srv := newVisionFixture(t, backend, func(r aitest.Recorded) string { return "# Transcribed\n\n" + r.Prompt },
+				func(r aitest.Recorded) string { return "A chart of quokka sightings. " + r.Prompt })
 			pdf := pdftest.TextPages([]string{"Alpha page one."}, []string{"Beta page two."}, []string{"Gamma page three."})
 			file := f.uploadConf(t, "v.pdf", "application/pdf", pdf, conf(map[string]any{"vision": map[string]any{
 				"transcribePages": []any{2, 9}, "indexPages": []any{3, 1, 3}}}))

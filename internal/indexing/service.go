@@ -242,13 +242,11 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
 		if err != nil {
 			return err
 		}
-		d, err := parse.Parse(f.ContentType, f.Key, content)
-		if err != nil {
-			var ue *parse.UnsupportedError
-			if errors.As(err, &ue) {
-				return failf("%s", ue.Error())
-			}
-			return failf("%v", err)
+		d, parseErr := parse.Parse(f.ContentType, f.Key, content)
+		// A PDF without text (a scan) is what the vision options read:
+		// it fails only if they do not cover it.
+		if parseErr != nil && !(errors.Is(parseErr, parse.ErrNoText) && cfg.vision()) {
+			return failf("%v", parseErr)
 		}
 		typ, _ := parse.Detect(f.ContentType, f.Key)
 		m := &meter{s: s, f: f}
@@ -256,6 +254,9 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
 		if typ == parse.TypePDF {
 			if d, pages, err = vision(ctx, m, cfg, f.Key, content, d); err != nil {
 				return err
+			}
+			if parseErr != nil && len(pages) == 0 {
+				return failf("%v", parseErr) // the pages asked for are not in the file
 			}
 		}
 		if d, err = assist(ctx, m, cfg, typ, d); err != nil {

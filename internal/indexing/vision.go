@@ -42,7 +42,7 @@ const describePrompt = `You describe a page of a document from its image, for a 
 // vision runs the vision options on a PDF: it returns the document without
 // the transcribed pages' text, and the passages the options add.
 func vision(ctx context.Context, m *meter, cfg config, key string, content []byte, d doc.Document) (doc.Document, []chunk.Passage, error) {
-	if !cfg.Vision.TranscribePages.set() && !cfg.Vision.IndexPages.set() {
+	if !cfg.vision() {
 		return d, nil, nil
 	}
 	if m.s.cfg.Model == nil {
@@ -123,6 +123,11 @@ func vision(ctx context.Context, m *meter, cfg config, key string, content []byt
 		d.Blocks = kept
 	}
 	return d, out, nil
+}
+
+// vision reports whether a vision option is set.
+func (c config) vision() bool {
+	return c.Vision.TranscribePages.set() || c.Vision.IndexPages.set()
 }
 
 // markdownText is a model's Markdown answer as the plain text of its

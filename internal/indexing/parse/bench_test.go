@@ -114,3 +114,20 @@ func BenchmarkParsePDF(b *testing.B) {
 func BenchmarkParseDOCX(b *testing.B) {
 	benchParse(b, TypeDOCX, fixture(b, "libreoffice.docx"))
 }
+
+// deepList is a Markdown list nested depth deep, one item per level, each
+// indented two spaces more than the one above (about depth² bytes).
+func deepList(depth int) []byte {
+	var b strings.Builder
+	for i := range depth {
+		b.WriteString(strings.Repeat("  ", i))
+		fmt.Fprintf(&b, "- item %d\n", i)
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkParseMarkdownDeepList: a list nested 3,000 deep (9 MB) costs
+// time and memory bounded by its size, not by the square of its depth.
+func BenchmarkParseMarkdownDeepList(b *testing.B) {
+	benchParse(b, "text/markdown", deepList(3000))
+}

@@ -250,7 +250,5 @@ func TestDOCXRandomInput(t *testing.T) {
 
 func FuzzParseDOCX(f *testing.F) {
 	f.Add(fixture(f, "handmade.docx"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _ = parseDOCX(data)
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, TypeDOCX, data) })
 }

@@ -33,6 +33,7 @@ func parseMarkdown(src []byte) []doc.Block {
 		// as plain text.
 		return parseText(string(src))
 	}
+	src = flattenIndent(src)
 	w := mdWalker{src: src}
 	if meta, rest, ok := frontMatter(src); ok {
 		// YAML or TOML front matter (title, tags...) is kept as a
@@ -118,19 +119,34 @@ func markdownTooHard(src []byte) bool {
 
 // containerDepth counts the block quote and list markers that open a line.
 func containerDepth(line []byte) int {
+	return containerPrefix(line, nil)
+}
+
+// containerPrefix walks the container markers (block quotes, list items)
+// that open a line and the white space around them, calling f (when not
+// nil) for each run of white space (marker nil, width its columns, a tab
+// counting 4) and each marker (width 0); it returns the number of markers.
+func containerPrefix(line []byte, f func(marker []byte, width int)) int {
 	depth, i := 0, 0
 	for {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-			i++
+		start, width := i, 0
+		for ; i < len(line) && (line[i] == ' ' || line[i] == '\t'); i++ {
+			if width++; line[i] == '\t' {
+				width += 3
+			}
+		}
+		if f != nil && i > start {
+			f(nil, width)
 		}
 		if i >= len(line) {
 			return depth
 		}
+		start = i
 		switch c := line[i]; {
 		case c == '>':
 			i++
 		case (c == '-' || c == '*' || c == '+') && i+1 < len(line) && (line[i+1] == ' ' || line[i+1] == '\t'):
-			i += 2
+			i++
 		case c >= '0' && c <= '9':
 			j := i
 			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
@@ -139,12 +155,81 @@ func containerDepth(line []byte) int {
 			if j+1 >= len(line) || line[j] != '.' && line[j] != ')' || line[j+1] != ' ' && line[j+1] != '\t' {
 				return depth
 			}
-			i = j + 2
+			i = j + 1
 		default:
 			return depth
 		}
+		if f != nil {
+			f(line[start:i], 0)
+		}
 		depth++
 	}
+}
+
+// maxMarkdownIndent bounds the white space, in columns, in the container
+// prefix of a Markdown line (before its text, quote and list markers
+// aside). goldmark's time grows with the cube of list nesting, which
+// indentation alone can make as deep as a line is long: a 9 MB list
+// nested 3,000 deep took minutes and a gigabyte. Past the bound a list
+// is flattened: its deeper items become siblings at that depth.
+const maxMarkdownIndent = 128
+
+// flattenIndent returns src with the white space of every line's
+// container prefix cut to maxMarkdownIndent columns in all (each run
+// after a list marker keeps at least one space, so the marker stays one);
+// src itself when no line needs it.
+func flattenIndent(src []byte) []byte {
+	var out []byte
+	copied := 0
+	for off := 0; off < len(src); {
+		end := len(src)
+		if i := bytes.IndexByte(src[off:], '\n'); i >= 0 {
+			end = off + i
+		}
+		line := src[off:end]
+		width := 0
+		containerPrefix(line, func(_ []byte, w int) { width += w })
+		if width > maxMarkdownIndent {
+			if out == nil {
+				out = make([]byte, 0, len(src))
+			}
+			out = append(out, src[copied:off]...)
+			out = appendFlattened(out, line)
+			copied = end
+		}
+		off = end + 1
+	}
+	if out == nil {
+		return src
+	}
+	return append(out, src[copied:]...)
+}
+
+// appendFlattened appends line with the white space of its container
+// prefix cut to maxMarkdownIndent columns.
+func appendFlattened(out, line []byte) []byte {
+	room, n, afterMarker := maxMarkdownIndent, 0, false
+	containerPrefix(line, func(marker []byte, width int) {
+		if marker != nil {
+			out = append(out, marker...)
+			n += len(marker)
+			afterMarker = marker[0] != '>'
+			return
+		}
+		keep := min(width, room)
+		if afterMarker {
+			keep = max(keep, 1)
+		}
+		room -= min(keep, room)
+		for range keep {
+			out = append(out, ' ')
+		}
+		for n < len(line) && (line[n] == ' ' || line[n] == '\t') {
+			n++
+		}
+		afterMarker = false
+	})
+	return append(out, line[n:]...)
 }
 
 // frontMatter splits off a leading block fenced by "---" (YAML) or "+++"

@@ -296,8 +296,12 @@ func isSpace(r rune) bool {
 // blockList accumulates blocks, dropping empty ones.
 type blockList []doc.Block
 
-// Lists and code keep the indentation of their first line.
+// Lists and code keep the indentation of their first line. NUL characters
+// are dropped: they carry no text, and PostgreSQL refuses them.
 func (l *blockList) add(kind string, level int, text string, page int) {
+	if strings.IndexByte(text, 0) >= 0 {
+		text = strings.ReplaceAll(text, "\x00", "")
+	}
 	if kind == doc.Code || kind == doc.List {
 		if strings.TrimSpace(text) == "" {
 			return

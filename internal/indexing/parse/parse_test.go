@@ -177,6 +177,27 @@ func TestTextEncodings(t *testing.T) {
 	}
 }
 
+// TestNULDropped: no parser lets a NUL character into a block's text.
+func TestNULDropped(t *testing.T) {
+	for typ, in := range map[string]string{
+		TypeText:     "a\x00b\n\n- c\x00",
+		TypeMarkdown: "# H\x00\n\nx\x00y",
+		TypeHTML:     "<p>a&#0;b\x00c</p>",
+		TypeCSV:      "h\x00,k\nv,w\x00",
+		TypeJSON:     `{"k\u0000": "v\u0000"}`,
+	} {
+		d, err := Parse(typ, "", []byte(in))
+		if err != nil || len(d.Blocks) == 0 {
+			t.Errorf("%s: %v, %d blocks", typ, err, len(d.Blocks))
+		}
+		for _, bl := range d.Blocks {
+			if strings.ContainsRune(bl.Text, 0) {
+				t.Errorf("%s: %q", typ, bl.Text)
+			}
+		}
+	}
+}
+
 func TestEmptyInputs(t *testing.T) {
 	for _, ct := range []string{"text/plain", "text/markdown", "text/html", "text/csv"} {
 		d, err := Parse(ct, "", nil)

@@ -49,21 +49,25 @@ type pdfAbort struct{ err error }
 func parsePDF(content []byte) ([]doc.Block, error) {
 	var lines []pdfLine
 	var noPages bool
+	var dropped error
 	err := withPDF(content, func(r *pdf.Reader, x *pdfExtractor) {
 		pages := x.pageTree(r)
 		noPages = len(pages) == 0
 		for i, p := range pages {
 			x.page(i+1, p)
 		}
-		lines = x.lines
+		lines, dropped = x.lines, x.dropped
 	})
 	switch {
 	case err != nil:
 		return nil, err
 	case noPages:
 		return nil, errors.New("the PDF could not be read: it has no pages")
+	case len(lines) == 0 && dropped != nil:
+		// Nothing was read because of a limit: say which, not "no text".
+		return nil, dropped
 	case len(lines) == 0:
-		return nil, errors.New("the PDF contains no text that can be extracted (it may be made of scanned images: run it through OCR and upload it again)")
+		return nil, ErrNoText
 	}
 	return layoutPDF(lines), nil
 }
@@ -156,6 +160,11 @@ func (s *pdfSource) spend(n int64) {
 }
 
 var (
+	// ErrNoText is returned for a PDF that is read without error but
+	// holds no text: its pages are images (a scan), or drawings. The
+	// vision options read such pages; nothing else can.
+	ErrNoText = errors.New("the PDF contains no text that can be extracted (it may be made of scanned images: run it through OCR and upload it again)")
+
 	errPDFTooBig      = fmt.Errorf("the PDF is too large to index: it holds more than %d MB of text", maxPDFText>>20)
 	errPDFTooMuchWork = errors.New("the PDF could not be read: it takes too much work to process for its size (it reads or expands the same data over and over; it may be damaged)")
 )
@@ -227,6 +236,11 @@ type pdfExtractor struct {
 	// Fonts by their dictionary (Value.String, whose references name
 	// the objects), read once.
 	fonts map[string]*pdfFont
+
+	// dropped is the first limit that made content be skipped (a
+	// content stream too large, too many forms): when a PDF yields no
+	// text, it is the reason given.
+	dropped error
 
 	// Hooks for the page renderer (pdfrender.go), nil when extracting
 	// text: onGlyph is called for each glyph shown, at its origin in user
@@ -303,6 +317,7 @@ func (x *pdfExtractor) interpret(strm, resources pdf.Value, ctm matrix, depth in
 	}
 	data, tooBig := readStream(strm, maxContentStream)
 	if tooBig {
+		x.drop(fmt.Errorf("the PDF is too large to index: the content of page %d expands to more than %d MB when decompressed (the limit for one content stream)", x.pg, maxContentStream>>20))
 		return
 	}
 	x.src.spend(int64(len(data)))
@@ -408,9 +423,19 @@ func (x *pdfExtractor) interpret(strm, resources pdf.Value, ctm matrix, depth in
 				}
 			}
 		case "Do":
-			if len(args) == 1 && args[0].kind == '/' && depth < maxPDFFormDepth && x.forms < maxPDFForms {
+			// Past the limits nothing is drawn; the object is looked up
+			// only until a skipped form is recorded.
+			over := depth >= maxPDFFormDepth || x.forms >= maxPDFForms
+			if len(args) == 1 && args[0].kind == '/' && (!over || x.dropped == nil) {
 				xo := resources.Key("XObject").Key(args[0].str)
-				if xo.Kind() == pdf.Stream && xo.Key("Subtype").Name() == "Form" {
+				form := xo.Kind() == pdf.Stream && xo.Key("Subtype").Name() == "Form"
+				switch {
+				case over && form && depth >= maxPDFFormDepth:
+					x.drop(fmt.Errorf("the PDF could not be read: page %d nests forms more than %d deep (the limit)", x.pg, maxPDFFormDepth))
+				case over && form:
+					x.drop(fmt.Errorf("the PDF could not be read: page %d draws more than %d forms (the limit)", x.pg, maxPDFForms))
+				case over:
+				case form:
 					x.forms++
 					m := identity
 					if fm := xo.Key("Matrix"); fm.Len() == 6 {
@@ -421,7 +446,7 @@ func (x *pdfExtractor) interpret(strm, resources pdf.Value, ctm matrix, depth in
 						res = resources
 					}
 					x.interpret(xo, res, m.mul(g.ctm), depth+1)
-				} else if x.onImage != nil && xo.Kind() == pdf.Stream && xo.Key("Subtype").Name() == "Image" {
+				case x.onImage != nil && xo.Kind() == pdf.Stream && xo.Key("Subtype").Name() == "Image":
 					x.onImage(xo, g.ctm)
 				}
 			}
@@ -432,6 +457,14 @@ func (x *pdfExtractor) interpret(strm, resources pdf.Value, ctm matrix, depth in
 			x.blank = map[string]bool{}
 		}
 		x.blank[id] = true
+	}
+}
+
+// drop records a limit that made content be skipped; the first one is
+// kept.
+func (x *pdfExtractor) drop(err error) {
+	if x.dropped == nil {
+		x.dropped = err
 	}
 }
 

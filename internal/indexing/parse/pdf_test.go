@@ -268,6 +268,60 @@ func TestPDFTooMuchText(t *testing.T) {
 	}
 }
 
+// TestPDFLimitsNamed: a PDF whose text is all past a limit fails naming
+// the limit, not as a PDF without text (a scan): a Flate bomb (a content
+// stream that expands past maxContentStream, lowered here), forms nested
+// too deep, too many forms on a page.
+func TestPDFLimitsNamed(t *testing.T) {
+	old := maxContentStream
+	maxContentStream = 2 << 20
+	defer func() { maxContentStream = old }()
+	text := "BT /F1 12 Tf 72 700 Td (Lost words) Tj ET"
+	page := func(content string, more ...string) []byte {
+		return pdfFile(append([]string{
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+			"<< /Type /Page /Parent 2 0 R /Contents 4 0 R /Resources 5 0 R >>",
+			content,
+		}, more...)...)
+	}
+	bomb := page(pdfStream("/Filter /FlateDecode", zlibBytes([]byte(text+strings.Repeat(" ", 3<<20)))),
+		"<< /Font << /F1 6 0 R >> >>", helvetica)
+	// Forms X0 … X8, each drawing the next; only X8 has text.
+	var nested []string
+	for i := range 9 {
+		content := fmt.Sprintf("/X%d Do", i+1)
+		if i == 8 {
+			content = text
+		}
+		nested = append(nested, pdfStream("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources 5 0 R", content))
+	}
+	var xobjs []string
+	for i := range 9 {
+		xobjs = append(xobjs, fmt.Sprintf("/X%d %d 0 R", i, 7+i))
+	}
+	deep := page(pdfStream("", "/X0 Do"), append([]string{"<< /Font << /F1 6 0 R >> /XObject << " + strings.Join(xobjs, " ") + " >> >>", helvetica}, nested...)...)
+	many := page(pdfStream("", strings.Repeat("/B Do ", maxPDFForms)+"/T Do"),
+		"<< /Font << /F1 6 0 R >> /XObject << /B 7 0 R /T 8 0 R >> >>", helvetica,
+		pdfStream("/Type /XObject /Subtype /Form /BBox [0 0 9 9]", "0 0 m 1 1 l S"),
+		pdfStream("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources 5 0 R", text))
+	tests := []struct {
+		name    string
+		content []byte
+		want    string
+	}{
+		{"flate bomb", bomb, "the PDF is too large to index: the content of page 1 expands to more than 2 MB when decompressed (the limit for one content stream)"},
+		{"forms nested", deep, "the PDF could not be read: page 1 nests forms more than 8 deep (the limit)"},
+		{"too many forms", many, fmt.Sprintf("the PDF could not be read: page 1 draws more than %d forms (the limit)", maxPDFForms)},
+	}
+	for _, tt := range tests {
+		_, err := Parse("application/pdf", "", tt.content)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s: error = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
 // TestPDFRandomInput feeds random bytes and damaged copies of the
 // fixtures to the PDF parser: it must return, without panicking.
 func TestPDFRandomInput(t *testing.T) {
@@ -353,7 +407,5 @@ func FuzzParsePDF(f *testing.F) {
 	for _, tc := range pathologicalPDFs() {
 		f.Add(tc.data)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _ = parsePDF(data)
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, TypePDF, data) })
 }

@@ -504,8 +504,22 @@ func FuzzRenderPDF(f *testing.F) {
 	defer func() { PDFTimeout = old }()
 	f.Add(fixture(f, "handmade.pdf"))
 	f.Add(onePage("", "q 100 0 0 100 200 300 cm /Im1 Do Q", flateRGB(4, 4, color.RGBA{255, 0, 0, 255})))
+	// Every page asked for that the file has comes back once, as a
+	// PNG or a JPEG, with its size.
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _ = RenderPDFPages(data, []int{1, 2})
+		pages, err := RenderPDFPages(data, []int{2, 1, 2})
+		if err != nil {
+			return
+		}
+		n, err := PDFPageCount(data)
+		if err != nil || len(pages) != min(n, 2) {
+			t.Fatalf("%d pages rendered of %d (%v)", len(pages), n, err)
+		}
+		for i, p := range pages {
+			if p.Page != 2-i && n >= 2 || p.MIME != "image/png" && p.MIME != "image/jpeg" || len(p.Data) == 0 || p.Width < 1 || p.Height < 1 {
+				t.Fatalf("page %d: %d %s %dx%d, %d bytes", i, p.Page, p.MIME, p.Width, p.Height, len(p.Data))
+			}
+		}
 	})
 }
 

@@ -65,7 +65,9 @@ func parseText(s string) []doc.Block {
 			if list.Len() > 0 {
 				list.WriteByte('\n')
 			}
-			for range indent {
+			// The indentation shown is capped as in other formats' lists
+			// (listIndent: two columns a level).
+			for range min(indent, 2*maxListIndent) {
 				list.WriteByte(' ')
 			}
 			list.WriteString(item)

@@ -62,3 +62,16 @@ func TextPagesIn(mediaBox string, pages ...[]string) []byte {
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
 	return File(append(objs, Helvetica)...)
 }
+
+// Scan writes a one-page PDF of US Letter size whose only content is the
+// given JPEG (w×h pixels, RGB), drawn over the whole page as /Im1: a
+// scanned page, with no text.
+func Scan(jpeg []byte, w, h int) []byte {
+	return File(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> >> >>",
+		Stream("", "q 612 0 0 792 0 0 cm /Im1 Do Q"),
+		Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode", w, h), string(jpeg)),
+	)
+}

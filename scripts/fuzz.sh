@@ -1,0 +1,42 @@
+#!/bin/sh
+# fuzz.sh runs every fuzz target of the project, one at a time, each for
+# the given time (a Go duration, e.g. 3s or 2m; default 3s):
+#
+#   scripts/fuzz.sh 2m          # what `make fuzz` runs
+#   scripts/fuzz.sh 3s          # the short form `make test` runs
+#   scripts/fuzz.sh 1m Markdown # only the targets whose name matches
+#
+# A crasher is written under the package's testdata/fuzz/<FuzzName>/, where
+# `go test` then replays it as a regular test case. FUZZPARALLEL sets the
+# workers per target (default: GOMAXPROCS).
+set -u
+time=${1:-3s}
+only=${2:-}
+go=${GO:-go}
+
+# package target
+targets='
+./internal/httpapi FuzzDecodeBody
+./internal/httpapi FuzzValidateChatMessage
+./internal/httpapi FuzzQueryString
+./internal/chat FuzzUserKey
+./internal/indexing/parse FuzzParseText
+./internal/indexing/parse FuzzParseMarkdown
+./internal/indexing/parse FuzzParseHTML
+./internal/indexing/parse FuzzParseCSV
+./internal/indexing/parse FuzzParseJSON
+./internal/indexing/parse FuzzParseDOCX
+./internal/indexing/parse FuzzParsePDF
+./internal/indexing/parse FuzzRenderPDF
+'
+
+failed=''
+echo "$targets" | while read -r pkg name; do
+	[ -n "$pkg" ] || continue
+	case "$name" in *"$only"*) ;; *) continue ;; esac
+	echo "== $name ($pkg, $time)"
+	if ! $go test -run '^$' -fuzz "^$name\$" -fuzztime "$time" ${FUZZPARALLEL:+-parallel "$FUZZPARALLEL"} "$pkg"; then
+		echo "FAILED: $name ($pkg)"
+		exit 1
+	fi
+done || exit 1
