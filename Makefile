@@ -1,12 +1,13 @@
 # `make test` runs every test: vet, the Go tests with the race detector (the
 # store suite runs on SQLite, and on PostgreSQL when
-# BOTPLATFORM_TEST_DATABASE_URL is set), then the Node compatibility suite
+# BOTPLATFORM_TEST_DATABASE_URL is set; the crash test kills the freshly
+# built binary five times on each), then the Node compatibility suite
 # against a server it starts with the freshly built binary, and
 # @botpress/chat's own end-to-end suite (compat/chat-e2e/run.mjs, vitest)
 # against another.
 GO ?= go
 
-.PHONY: build serve test test-go test-compat test-chat-e2e bench fmt
+.PHONY: build serve test test-go test-compat test-chat-e2e bench crash fmt
 
 build:
 	$(GO) build -o bin/botplatform ./cmd/botplatform
@@ -16,10 +17,10 @@ serve:
 
 test: build test-go test-compat
 
-test-go:
+test-go: build
 	@test -z "$$(gofmt -l cmd internal)" || (echo "gofmt needed:"; gofmt -l cmd internal; exit 1)
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform $(GO) test -race -count=1 ./...
 
 # node --test gets explicit files, so that it never picks up the vitest suite
 # that chat-e2e/run.mjs copies into compat/.chat-e2e/.
@@ -34,6 +35,17 @@ bench:
 	$(GO) test -run '^$$' -bench 'ListBots|UpsertFile' -benchtime 3s -count 3 ./internal/httpapi/
 	$(GO) test -run '^$$' -bench ColdStart -benchtime 20x ./cmd/botplatform/
 	$(GO) test -run '^$$' -bench 'LargeTransfer|ConcurrentUploads' -benchtime 1x -count 5 -timeout 30m ./cmd/botplatform/
+
+# Crash consistency, benchmark-style (docs/reliability.md): 100 kill-and-
+# restart cycles on SQLite, then 30 on PostgreSQL when
+# BOTPLATFORM_TEST_DATABASE_URL is set. Each run prints its seed.
+crash: build
+	@status=0; \
+	$(GO) run ./cmd/crashtest --bin bin/botplatform --cycles 100 --keep-going --database sqlite || status=1; \
+	if [ -n "$$BOTPLATFORM_TEST_DATABASE_URL" ]; then \
+		$(GO) run ./cmd/crashtest --bin bin/botplatform --cycles 30 --keep-going --database "$$BOTPLATFORM_TEST_DATABASE_URL" || status=1; \
+	else echo "crash: BOTPLATFORM_TEST_DATABASE_URL is not set, PostgreSQL skipped"; fi; \
+	exit $$status
 
 fmt:
 	gofmt -w cmd internal
