@@ -68,7 +68,7 @@ func replied(ms []harness.Message, id string) bool {
 	return false
 }
 
-// reply is a parsed answer of counterJS.
+// reply is a parsed answer of harness.CounterBotJS.
 type reply struct {
 	to, prev string
 	c, u     int

@@ -13,21 +13,6 @@ import (
 	"github.com/botplatform/botplatform/internal/harness"
 )
 
-// counterJS is the bot under test: per conversation and per user it counts
-// messages in its state, remembers the conversation's previous message, and
-// answers each message once with all three, so that a lost or repeated
-// state write, and a lost or doubled reply, show in the replies.
-const counterJS = `bot.on.message('text', async ({ message, state, client }) => {
-  const c = state.conversation, u = state.user
-  c.n = (c.n || 0) + 1
-  u.n = (u.n || 0) + 1
-  const prev = c.last || '-'
-  c.last = message.id
-  await client.createMessage({ conversationId: message.conversationId,
-    payload: { type: 'text', text: 're ' + message.id + ' c=' + c.n + ' u=' + u.n + ' prev=' + prev } })
-})
-`
-
 // crash is one run of the command.
 type crash struct {
 	opt     options
@@ -169,7 +154,7 @@ func (h *crash) setup(ctx context.Context) error {
 		return err
 	}
 	h.c = &harness.Client{URL: h.srv.URL, Token: boot.Token, WorkspaceID: boot.WorkspaceID, HTTP: harness.NewHTTP(30 * time.Second)}
-	if h.bot, err = h.c.CreateBot(ctx, "crashtest counter", counterJS); err != nil {
+	if h.bot, err = h.c.CreateBot(ctx, "crashtest counter", harness.CounterBotJS); err != nil {
 		return err
 	}
 	for i := range h.opt.users {

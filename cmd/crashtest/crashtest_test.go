@@ -16,16 +16,11 @@ import (
 // set). The server binary is BOTPLATFORM_BIN (make sets it), or built here.
 // CRASHTEST_SEED replays a failed run.
 func TestCrashConsistency(t *testing.T) {
-	bin := os.Getenv("BOTPLATFORM_BIN")
-	if bin == "" {
-		root, err := harness.ModuleRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bin, err = harness.Build(root, t.TempDir()); err != nil {
-			t.Fatal(err)
-		}
+	bin, cleanup, err := harness.Binary(os.Getenv("BOTPLATFORM_BIN"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer cleanup()
 	for _, backend := range storetest.Backends {
 		t.Run(backend, func(t *testing.T) {
 			db := backend

@@ -58,7 +58,7 @@ func (h *crash) fileLoad(ctx context.Context, w *fileWorker, rng *rand.Rand, kil
 		index := rng.IntN(3) == 0
 		content := binaryContent(rng)
 		if index {
-			content = markdownContent(rng)
+			content = harness.Markdown(rng, 1000+rng.IntN(20000))
 		}
 		sum := sha256.Sum256(content)
 		next := fileState{index: index, size: int64(len(content)), sha: hex.EncodeToString(sum[:])}
@@ -220,26 +220,4 @@ func binaryContent(rng *rand.Rand) []byte {
 		b[i] = byte(rng.Uint32())
 	}
 	return b
-}
-
-var words = strings.Fields(`alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike
-november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu invoice refund shipping
-warranty password account login payment delivery order return exchange support contact`)
-
-// markdownContent is a Markdown document of 1 to 20 KB to index.
-func markdownContent(rng *rand.Rand) []byte {
-	var b strings.Builder
-	target := 1000 + rng.IntN(20000)
-	for b.Len() < target {
-		fmt.Fprintf(&b, "## %s %s\n\n", words[rng.IntN(len(words))], words[rng.IntN(len(words))])
-		for range 3 + rng.IntN(6) {
-			for range 8 + rng.IntN(20) {
-				b.WriteString(words[rng.IntN(len(words))])
-				b.WriteByte(' ')
-			}
-			b.WriteString(".\n")
-		}
-		b.WriteByte('\n')
-	}
-	return []byte(b.String())
 }

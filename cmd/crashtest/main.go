@@ -93,20 +93,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "crashtest: seed %d, %d cycles, database %s\n", o.seed, o.cycles, redact(o.database))
-	if o.bin == "" {
-		root, err := harness.ModuleRoot()
-		if err != nil {
-			return err
-		}
-		dir, err := os.MkdirTemp("", "crashtest-bin-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		if o.bin, err = harness.Build(root, dir); err != nil {
-			return err
-		}
+	bin, cleanup, err := harness.Binary(o.bin)
+	if err != nil {
+		return err
 	}
+	defer cleanup()
+	o.bin = bin
 	keepData := o.data != ""
 	if o.data == "" {
 		if o.data, err = os.MkdirTemp("", "crashtest-data-"); err != nil {

@@ -118,6 +118,21 @@ func (c *Client) Admin(ctx context.Context, method, path string, body, out any) 
 	return c.Do(ctx, method, path, c.auth("x-workspace-id", c.WorkspaceID), body, out)
 }
 
+// CounterBotJS is the bot of the reliability tools: per conversation and per user it counts
+// messages in its state, remembers the conversation's previous message, and
+// answers each message once with all three, so that a lost or repeated
+// state write, and a lost or doubled reply, show in the replies.
+const CounterBotJS = `bot.on.message('text', async ({ message, state, client }) => {
+  const c = state.conversation, u = state.user
+  c.n = (c.n || 0) + 1
+  u.n = (u.n || 0) + 1
+  const prev = c.last || '-'
+  c.last = message.id
+  await client.createMessage({ conversationId: message.conversationId,
+    payload: { type: 'text', text: 're ' + message.id + ' c=' + c.n + ' u=' + u.n + ' prev=' + prev } })
+})
+`
+
 // Bot is what the tools need of a bot.
 type Bot struct {
 	ID      string

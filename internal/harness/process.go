@@ -228,6 +228,27 @@ func DirSize(dir string) (int64, error) {
 	return n, err
 }
 
+// Binary returns bin when set; otherwise it builds the module's server into
+// a temporary directory, which cleanup removes.
+func Binary(bin string) (path string, cleanup func(), err error) {
+	if bin != "" {
+		return bin, func() {}, nil
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", nil, err
+	}
+	dir, err := os.MkdirTemp("", "botplatform-bin-")
+	if err != nil {
+		return "", nil, err
+	}
+	if path, err = Build(root, dir); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return path, func() { os.RemoveAll(dir) }, nil
+}
+
 // Build compiles ./cmd/botplatform of the module at root into dir and
 // returns the binary's path.
 func Build(root, dir string) (string, error) {
@@ -256,4 +277,26 @@ func ModuleRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// CPUTime is the processor time pid used so far (user and system), from
+// /proc (Linux, 100 clock ticks per second).
+func CPUTime(pid int) (time.Duration, error) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses and may hold
+	// spaces: state is the first, utime the 12th, stime the 13th.
+	s := string(stat)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
