@@ -74,9 +74,6 @@ func (h *crash) startServer(ctx context.Context) error {
 		return err
 	}
 	h.srv = s
-	if lines := s.ErrorLines(); len(lines) > 0 {
-		h.failf("clean-start", "the server logged errors while starting: %s", strings.Join(lines, " | "))
-	}
 	if h.c != nil {
 		h.c.HTTP.CloseIdleConnections()
 	}
@@ -223,6 +220,9 @@ func (h *crash) check(ctx context.Context) (settle time.Duration) {
 	h.checkFiles(ctx, true)
 	h.checkMessages(ctx, true)
 	h.checkQuotas(ctx, "after the queued work finished")
+	if lines := h.srv.ErrorLines(); len(lines) > 0 {
+		h.failf("no-errors-logged", "the restarted server logged %d error lines, the first: %s", len(lines), harness.Tail(lines[0], 600))
+	}
 	return settle
 }
 

@@ -37,9 +37,11 @@ func (s fileState) String() string {
 // in. An acknowledged request leaves one; a request without an answer
 // adds its outcome to the previous ones.
 type fileModel struct {
-	key    string
-	cands  []fileState
-	broken int // the cycle whose check found it broken
+	key   string
+	cands []fileState
+	// broken: a check found the file in no allowed state (reported once);
+	// it is checked again after the next acknowledged upsert.
+	broken bool
 }
 
 // fileWorker writes its own keys, one request after the other.
@@ -118,7 +120,7 @@ func (h *crash) fileLoad(ctx context.Context, w *fileWorker, rng *rand.Rand, kil
 func (h *crash) outcome(m *fileModel, what string, err error, next fileState) bool {
 	switch s := harness.Status(err); {
 	case err == nil:
-		m.cands = []fileState{next}
+		m.cands, m.broken = []fileState{next}, false
 		return true
 	case s == 0 || s >= 500:
 		m.cands = append(m.cands, next)
@@ -146,18 +148,18 @@ func (h *crash) checkFiles(ctx context.Context, final bool) {
 		for _, key := range w.order {
 			m := w.keys[key]
 			f, found := byKey[key]
-			if m.broken == h.cycle {
-				continue // reported once this cycle
+			if m.broken {
+				continue
 			}
 			got, problem := h.observe(ctx, f, found)
 			if problem != "" {
 				h.failf("file-intact", "%s: %s (allowed: %s)", key, problem, statesString(m.cands))
-				m.broken = h.cycle
+				m.broken = true
 				continue
 			}
 			if !slices.Contains(m.cands, got) {
 				h.failf("file-intact", "%s: found %s; allowed: %s", key, got, statesString(m.cands))
-				m.broken = h.cycle
+				m.broken = true
 				continue
 			}
 			m.cands = []fileState{got}

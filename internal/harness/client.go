@@ -41,7 +41,12 @@ type StatusError struct {
 }
 
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("%s %s: %d %s", e.Method, e.URL, e.Status, Tail(e.Body, 500))
+	// Signed URLs are long and say nothing: show the path only.
+	target := e.URL
+	if u, err := url.Parse(e.URL); err == nil {
+		target = u.Path
+	}
+	return fmt.Sprintf("%s %s: %d %s", e.Method, target, e.Status, Tail(e.Body, 500))
 }
 
 // Status is the HTTP status of err's response, or 0 when err is not a
