@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -12,27 +11,29 @@ import (
 	"github.com/botplatform/botplatform/internal/harness"
 )
 
-// chatModel is one chat user: its conversations and the messages the
-// server acknowledged (id -> text).
+// chatModel is one chat user: its conversation, the messages the server
+// acknowledged (id -> text) and the messages whose reply was checked.
 type chatModel struct {
-	user  harness.ChatUser
-	seq   int
-	convs []string
-	acked map[string]string
-	sent  int
+	user    harness.ChatUser
+	seq     int
+	conv    string
+	acked   map[string]string
+	checked map[string]bool
+	sent    int
 }
 
-// chatLoad sends messages as the user, each after the previous one's
-// reply, to either of its conversations (so that its user state is written
-// by one event at a time), until the server is killed or a request gets no
+// chatLoad sends messages as the user to its conversation, each after the
+// previous one's reply, until the server is killed or a request gets no
 // answer. It returns the acknowledged messages.
+//
+// One conversation per user: the events of a conversation run one after
+// the other, each seeing the state the previous one saved, but events of
+// two conversations of one user may overlap (a reply is visible before its
+// event's state is saved), and then the user state keeps the last write.
 func (h *crash) chatLoad(ctx context.Context, m *chatModel, rng *rand.Rand, killed *atomic.Bool) int {
-	if m.acked == nil {
-		m.acked = map[string]string{}
-	}
 	acked := 0
+	conv := m.conv
 	for !killed.Load() && ctx.Err() == nil {
-		conv := m.convs[rng.IntN(len(m.convs))]
 		m.sent++
 		text := fmt.Sprintf("m c%d u%d #%d", h.cycle, m.seq, m.sent)
 		msg, err := h.c.SendText(ctx, h.bot.ChatURL, m.user, conv, text)
@@ -82,44 +83,41 @@ func parseReply(text string) (reply, bool) {
 
 // checkMessages requires every acknowledged message to be stored as sent
 // and, when final, every user message (acknowledged or not) to have exactly
-// one reply carrying the right conversation count, user count and previous
-// message: a lost or doubled reply, or a lost state write, breaks them.
+// one reply carrying the right conversation count, previous message and
+// user count (equal to the conversation's: both scopes are saved in one
+// transaction): a lost or doubled reply, or a lost or repeated state
+// write, breaks them. Each message's reply is checked once.
 func (h *crash) checkMessages(ctx context.Context, final bool) {
 	for _, m := range h.users {
-		// The user's messages in every conversation, each with the count
-		// and previous message its conversation's state must have had.
+		ms, err := h.c.ListMessages(ctx, h.bot.ChatURL, m.user, m.conv, 0)
+		if err != nil {
+			h.failf("messages", "listMessages of %s: %v", m.conv, err)
+			return
+		}
 		type userMessage struct {
 			harness.Message
-			c    int
-			prev string
+			n    int    // the conversation's count the state must have had
+			prev string // and its previous message
 		}
 		var mine []userMessage
 		replies := map[string][]reply{}
 		byID := map[string]harness.Message{}
-		for _, conv := range m.convs {
-			ms, err := h.c.ListMessages(ctx, h.bot.ChatURL, m.user, conv, 0)
-			if err != nil {
-				h.failf("messages", "listMessages of %s: %v", conv, err)
-				return
-			}
-			count, prev := 0, "-"
-			for _, msg := range ms {
-				byID[msg.ID] = msg
-				switch msg.UserID {
-				case m.user.ID:
-					count++
-					mine = append(mine, userMessage{msg, count, prev})
-					prev = msg.ID
-				case h.bot.ID:
-					r, ok := parseReply(msg.Payload.Text)
-					if !ok {
-						h.failf("reply", "%s: unexpected bot message %q", conv, msg.Payload.Text)
-						continue
-					}
-					replies[r.to] = append(replies[r.to], r)
-				default:
-					h.failf("messages", "%s: message %s from an unknown user %s", conv, msg.ID, msg.UserID)
+		prev := "-"
+		for _, msg := range ms {
+			byID[msg.ID] = msg
+			switch msg.UserID {
+			case m.user.ID:
+				mine = append(mine, userMessage{msg, len(mine) + 1, prev})
+				prev = msg.ID
+			case h.bot.ID:
+				r, ok := parseReply(msg.Payload.Text)
+				if !ok {
+					h.failf("reply", "%s: unexpected bot message %q", m.conv, msg.Payload.Text)
+					continue
 				}
+				replies[r.to] = append(replies[r.to], r)
+			default:
+				h.failf("messages", "%s: message %s from an unknown user %s", m.conv, msg.ID, msg.UserID)
 			}
 		}
 		for id, text := range m.acked {
@@ -134,20 +132,20 @@ func (h *crash) checkMessages(ctx context.Context, final bool) {
 		if !final {
 			continue
 		}
-		// The user's count runs over both conversations, in the order the
-		// messages were written (one at a time).
-		sort.SliceStable(mine, func(i, j int) bool { return mine[i].CreatedAt < mine[j].CreatedAt })
-		for i, msg := range mine {
-			c, prev := msg.c, msg.prev
+		for _, msg := range mine {
+			if m.checked[msg.ID] {
+				continue
+			}
+			m.checked[msg.ID] = true
 			rs := replies[msg.ID]
 			switch {
 			case len(rs) == 0:
-				h.failf("reply-once", "message %s (%q) in %s has no reply %s after the restart", msg.ID, msg.Payload.Text, msg.ConversationID, h.opt.settle)
+				h.failf("reply-once", "message %s (%q) in %s has no reply %s after the restart", msg.ID, msg.Payload.Text, m.conv, h.opt.settle)
 			case len(rs) > 1:
 				h.failf("reply-once", "message %s (%q) has %d replies: %+v", msg.ID, msg.Payload.Text, len(rs), rs)
-			case rs[0].c != c || rs[0].prev != prev || rs[0].u != i+1:
+			case rs[0].c != msg.n || rs[0].u != msg.n || rs[0].prev != msg.prev:
 				h.failf("state", "message %s (%q): reply says c=%d u=%d prev=%s, want c=%d u=%d prev=%s (a state write was lost or repeated)",
-					msg.ID, msg.Payload.Text, rs[0].c, rs[0].u, rs[0].prev, c, i+1, prev)
+					msg.ID, msg.Payload.Text, rs[0].c, rs[0].u, rs[0].prev, msg.n, msg.n, msg.prev)
 			}
 		}
 	}

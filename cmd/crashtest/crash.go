@@ -43,7 +43,9 @@ type result struct {
 func (h *crash) failf(invariant, format string, args ...any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.failures = append(h.failures, fmt.Sprintf("cycle %d: [%s] %s", h.cycle, invariant, fmt.Sprintf(format, args...)))
+	f := fmt.Sprintf("cycle %d: [%s] %s", h.cycle, invariant, fmt.Sprintf(format, args...))
+	h.failures = append(h.failures, f)
+	fmt.Fprintln(h.out, "FAIL", f)
 }
 
 func (h *crash) logf(format string, args ...any) {
@@ -159,15 +161,11 @@ func (h *crash) setup(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		m := &chatModel{user: u, seq: i}
-		for range 2 {
-			conv, err := h.c.CreateConversation(ctx, h.bot.ChatURL, u)
-			if err != nil {
-				return err
-			}
-			m.convs = append(m.convs, conv)
+		conv, err := h.c.CreateConversation(ctx, h.bot.ChatURL, u)
+		if err != nil {
+			return err
 		}
-		h.users = append(h.users, m)
+		h.users = append(h.users, &chatModel{user: u, seq: i, conv: conv, acked: map[string]string{}, checked: map[string]bool{}})
 	}
 	for i := range h.opt.fileLoad {
 		w := &fileWorker{id: i, keys: map[string]*fileModel{}}
@@ -239,23 +237,21 @@ func (h *crash) settled(ctx context.Context) bool {
 		}
 	}
 	for _, u := range h.users {
-		for _, conv := range u.convs {
-			// Only the newest messages can wait for a reply: every older one
-			// was checked after an earlier restart.
-			ms, err := h.c.ListMessages(ctx, h.bot.ChatURL, u.user, conv, 1)
-			if err != nil {
+		// Only the newest messages can wait for a reply: every older one was
+		// checked after an earlier restart.
+		ms, err := h.c.ListMessages(ctx, h.bot.ChatURL, u.user, u.conv, 1)
+		if err != nil {
+			return false
+		}
+		answered := map[string]bool{}
+		for _, m := range ms {
+			if m.UserID == h.bot.ID {
+				answered[strings.Fields(m.Payload.Text + " _ _")[1]] = true
+			}
+		}
+		for _, m := range ms {
+			if m.UserID == u.user.ID && !answered[m.ID] {
 				return false
-			}
-			answered := map[string]bool{}
-			for _, m := range ms {
-				if m.UserID == h.bot.ID {
-					answered[strings.Fields(m.Payload.Text + " _ _")[1]] = true
-				}
-			}
-			for _, m := range ms {
-				if m.UserID == u.user.ID && !answered[m.ID] {
-					return false
-				}
 			}
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -66,7 +67,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.settle, "settle", time.Minute, "after a restart, how long queued work (replies, indexing) may take to finish; must exceed the leases the server waits out")
 	fs.DurationVar(&o.minLoad, "min-load", 300*time.Millisecond, "shortest load before a kill")
 	fs.DurationVar(&o.maxLoad, "max-load", 2500*time.Millisecond, "longest load before a kill")
-	fs.IntVar(&o.users, "users", 4, "chat users, each sending to two conversations, one message at a time")
+	fs.IntVar(&o.users, "users", 6, "chat users, each sending to its conversation one message at a time")
 	fs.IntVar(&o.fileLoad, "file-workers", 3, "concurrent file writers, each on its own keys")
 	fs.Float64Var(&o.doublePut, "double-put", 0.3, "share of uploads sent twice at once, as a client retrying after a timeout does")
 	fs.BoolVar(&o.keepGoing, "keep-going", false, "run every cycle even after a failed check")
@@ -132,9 +133,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
+	byInvariant := map[string]int{}
 	for _, f := range res.failures {
-		fmt.Fprintln(stdout, "FAIL", f)
+		byInvariant[f[strings.Index(f, "[")+1:strings.Index(f, "]")]]++
 	}
+	fmt.Fprintf(stdout, "crashtest: failures by invariant: %v\n", byInvariant)
 	fmt.Fprintf(stdout, "crashtest: data kept in %s; replay with --seed %d\n", o.data, o.seed)
 	keepData = true
 	return fmt.Errorf("%d invariant failures", len(res.failures))
