@@ -35,6 +35,7 @@ type crash struct {
 
 type result struct {
 	cycles   int
+	kills    int
 	checked  int
 	failures []string
 	elapsed  time.Duration
@@ -108,16 +109,32 @@ func (h *crash) run(ctx context.Context) (res result) {
 		load := h.opt.minLoad + time.Duration(rng.Int64N(int64(h.opt.maxLoad-h.opt.minLoad)+1))
 		acked := h.load(ctx, load)
 		h.srv.Kill()
+		res.kills++
+		again := ""
 		if err := h.startServer(ctx); err != nil {
 			h.failf("clean-start", "restart after the kill: %v", err)
 			res.cycles++
 			return res
 		}
+		// One cycle in four, kill it again while it recovers (the events and
+		// indexing handed back at start run), and start it once more.
+		if rng.IntN(4) == 0 {
+			d := time.Duration(rng.Int64N(int64(500 * time.Millisecond)))
+			time.Sleep(d)
+			h.srv.Kill()
+			res.kills++
+			again = fmt.Sprintf(" and again %s after the restart", d.Round(time.Millisecond))
+			if err := h.startServer(ctx); err != nil {
+				h.failf("clean-start", "restart after a kill during recovery: %v", err)
+				res.cycles++
+				return res
+			}
+		}
 		settle := h.check(ctx)
 		res.cycles++
 		res.checked += acked
-		fmt.Fprintf(h.out, "cycle %d: killed after %s of load, %d acknowledged requests checked, queued work done %s after the restart, cycle %s: %s\n",
-			h.cycle, load.Round(time.Millisecond), acked, settle.Round(10*time.Millisecond), time.Since(began).Round(10*time.Millisecond), okOr(len(h.failures)-before))
+		fmt.Fprintf(h.out, "cycle %d: killed after %s of load%s, %d acknowledged requests checked, queued work done %s after the restart, cycle %s: %s\n",
+			h.cycle, load.Round(time.Millisecond), again, acked, settle.Round(10*time.Millisecond), time.Since(began).Round(10*time.Millisecond), okOr(len(h.failures)-before))
 		if len(h.failures) > before && !h.opt.keepGoing {
 			h.printServerErrors()
 			return res

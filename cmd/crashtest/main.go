@@ -125,8 +125,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	h := &crash{opt: o, out: stdout, dataDir: o.data, dbURL: dbURL, addr: "127.0.0.1:" + strconv.Itoa(port)}
 	res := h.run(ctx)
-	fmt.Fprintf(stdout, "crashtest: %d cycles, %d requests checked, %d failures, %s (seed %d, database %s)\n",
-		res.cycles, res.checked, len(res.failures), res.elapsed.Round(100*time.Millisecond), o.seed, redact(o.database))
+	fmt.Fprintf(stdout, "crashtest: %d cycles, %d kills, %d requests checked, %d failures, %s (seed %d, database %s)\n",
+		res.cycles, res.kills, res.checked, len(res.failures), res.elapsed.Round(100*time.Millisecond), o.seed, redact(o.database))
 	if len(res.failures) == 0 {
 		if !keepData {
 			os.RemoveAll(o.data)
