@@ -7,7 +7,7 @@
 # against another.
 GO ?= go
 
-.PHONY: build serve test test-go test-compat test-chat-e2e bench crash fmt
+.PHONY: build serve test test-go test-compat test-chat-e2e bench crash soak fmt
 
 build:
 	$(GO) build -o bin/botplatform ./cmd/botplatform
@@ -46,6 +46,13 @@ crash: build
 		$(GO) run ./cmd/crashtest --bin bin/botplatform --cycles 30 --keep-going --database "$$BOTPLATFORM_TEST_DATABASE_URL" || status=1; \
 	else echo "crash: BOTPLATFORM_TEST_DATABASE_URL is not set, PostgreSQL skipped"; fi; \
 	exit $$status
+
+# Soak (docs/reliability.md): 30 minutes of mixed load at 60 operations a
+# second on SQLite, sampling the server's memory, goroutines, open files,
+# CPU and database size every 30 s. SOAK_FLAGS adds flags, e.g.
+# SOAK_FLAGS='--duration 10m' or SOAK_FLAGS="--database $$BOTPLATFORM_TEST_DATABASE_URL".
+soak: build
+	$(GO) run ./cmd/loadtest --bin bin/botplatform --soak --rate 60 --duration 30m --sample-every 30s --warmup 2m $(SOAK_FLAGS)
 
 fmt:
 	gofmt -w cmd internal
