@@ -69,6 +69,7 @@ type load struct {
 	errs    map[string]int
 	samples map[string]string // first error of each operation
 	ready   map[string]string // key -> id of files with content
+	writing sync.Map          // keys being written: one writer per key at a time
 	skipped atomic.Int64
 }
 
@@ -224,7 +225,7 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 			}
 		}
 		if time.Since(began) > 30*time.Second {
-			err := fmt.Errorf("no reply to %s within 30s", msg.ID)
+			err := fmt.Errorf("no reply to %s within 30s%s", msg.ID, l.botErrors(ctx, u.conv, began))
 			l.record("chat.reply", time.Since(began), err)
 			return err
 		}
@@ -233,10 +234,33 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 
 var errBusy = errors.New("busy")
 
+// botErrors are the bot's error log lines of a conversation since start,
+// to explain a missing reply.
+func (l *load) botErrors(ctx context.Context, conv string, start time.Time) string {
+	logs, err := l.c.BotLogs(ctx, l.bot.ID, start.Add(-time.Minute), "error")
+	if err != nil {
+		return "; bot logs: " + err.Error()
+	}
+	var lines []string
+	for _, lg := range logs {
+		if lg.ConversationID == conv {
+			lines = append(lines, lg.Timestamp+" "+lg.Message)
+		}
+	}
+	if len(lines) == 0 {
+		return "; no error in the bot's logs"
+	}
+	return "; bot's error logs: " + strings.Join(lines, " | ")
+}
+
 // writeFile upserts a file of the key pool (now and then a Markdown file
 // to index) and uploads its content.
 func (l *load) writeFile(ctx context.Context, rng *mrand.Rand) error {
 	key := l.keys[rng.IntN(len(l.keys))]
+	if _, busy := l.writing.LoadOrStore(key, true); busy {
+		return errBusy // another upsert of the key would make this upload stale
+	}
+	defer l.writing.Delete(key)
 	index := rng.IntN(5) == 0
 	var content []byte
 	if index {

@@ -139,8 +139,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if sampler != nil {
 		sampler.report(stdout, o.warmup)
 	}
-	if lines := srv.ErrorLines(); len(lines) > 0 {
-		fmt.Fprintf(stdout, "server error lines: %d, first: %s\n", len(lines), harness.Tail(lines[0], 500))
+	for _, level := range []string{"ERROR", "WARN"} {
+		if lines := srv.LogLines(level); len(lines) > 0 {
+			fmt.Fprintf(stdout, "server log lines at level %s: %d\n", level, len(lines))
+			for _, l := range lines[:min(len(lines), 10)] {
+				fmt.Fprintln(stdout, "  "+harness.Tail(l, 500))
+			}
+		}
 	}
 	if failed > o.maxErr {
 		return fmt.Errorf("%.3f%% of the operations failed (limit %.3f%%)", failed*100, o.maxErr*100)

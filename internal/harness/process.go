@@ -147,14 +147,18 @@ func (s *Server) Stderr() string {
 
 // ErrorLines are the lines of the log at level ERROR (text or JSON format)
 // and any Go panic or fatal error.
-func (s *Server) ErrorLines() []string {
+func (s *Server) ErrorLines() []string { return s.LogLines("ERROR") }
+
+// LogLines are the lines of the log at that level (text or JSON format);
+// for ERROR, Go panics and fatal errors too.
+func (s *Server) LogLines(level string) []string {
 	var out []string
 	sc := bufio.NewScanner(strings.NewReader(s.Stderr()))
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
 		l := sc.Text()
-		if strings.Contains(l, "level=ERROR") || strings.Contains(l, `"level":"ERROR"`) ||
-			strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "fatal error:") {
+		if strings.Contains(l, "level="+level) || strings.Contains(l, `"level":"`+level+`"`) ||
+			level == "ERROR" && (strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "fatal error:")) {
 			out = append(out, l)
 		}
 	}
