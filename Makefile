@@ -1,6 +1,7 @@
 # `make test` runs every test: vet, the Go tests with the race detector (the
 # store suite runs on SQLite, and on PostgreSQL when
-# BOTPLATFORM_TEST_DATABASE_URL is set), then the Node compatibility suite
+# BOTPLATFORM_TEST_DATABASE_URL is set; the crash test kills the freshly
+# built binary five times on each), then the Node compatibility suite
 # against a server it starts with the freshly built binary, and
 # @botpress/chat's own end-to-end suite (compat/chat-e2e/run.mjs, vitest)
 # against another. Each fuzz target also runs for a few seconds
@@ -9,7 +10,7 @@ GO ?= go
 FUZZTIME ?= 2m
 FUZZTIME_SHORT ?= 3s
 
-.PHONY: build serve test test-go test-compat test-chat-e2e bench fmt fuzz fuzz-short
+.PHONY: build serve test test-go test-compat test-chat-e2e bench crash soak fmt fuzz fuzz-short
 
 build:
 	$(GO) build -o bin/botplatform ./cmd/botplatform
@@ -19,10 +20,10 @@ serve:
 
 test: build test-go fuzz-short test-compat
 
-test-go:
+test-go: build
 	@test -z "$$(gofmt -l cmd internal)" || (echo "gofmt needed:"; gofmt -l cmd internal; exit 1)
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform $(GO) test -race -count=1 ./...
 
 # node --test gets explicit files, so that it never picks up the vitest suite
 # that chat-e2e/run.mjs copies into compat/.chat-e2e/.
@@ -47,6 +48,24 @@ fuzz:
 
 fuzz-short:
 	GO=$(GO) scripts/fuzz.sh $(FUZZTIME_SHORT)
+
+# Crash consistency, benchmark-style (docs/reliability.md): 100 kill-and-
+# restart cycles on SQLite, then 30 on PostgreSQL when
+# BOTPLATFORM_TEST_DATABASE_URL is set. Each run prints its seed.
+crash: build
+	@status=0; \
+	$(GO) run ./cmd/crashtest --bin bin/botplatform --cycles 100 --keep-going --database sqlite || status=1; \
+	if [ -n "$$BOTPLATFORM_TEST_DATABASE_URL" ]; then \
+		$(GO) run ./cmd/crashtest --bin bin/botplatform --cycles 30 --keep-going --database "$$BOTPLATFORM_TEST_DATABASE_URL" || status=1; \
+	else echo "crash: BOTPLATFORM_TEST_DATABASE_URL is not set, PostgreSQL skipped"; fi; \
+	exit $$status
+
+# Soak (docs/reliability.md): 30 minutes of mixed load at 60 operations a
+# second on SQLite, sampling the server's memory, goroutines, open files,
+# CPU and database size every 30 s. SOAK_FLAGS adds flags, e.g.
+# SOAK_FLAGS='--duration 10m' or SOAK_FLAGS="--database $$BOTPLATFORM_TEST_DATABASE_URL".
+soak: build
+	$(GO) run ./cmd/loadtest --bin bin/botplatform --soak --rate 60 --duration 30m --sample-every 30s --warmup 2m $(SOAK_FLAGS)
 
 fmt:
 	gofmt -w cmd internal

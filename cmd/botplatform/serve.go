@@ -98,6 +98,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer ln.Close()
 	cfg.Resolve(ln.Addr().String())
+	if cfg.DebugAddr != "" {
+		dln, err := net.Listen("tcp", cfg.DebugAddr)
+		if err != nil {
+			return fmt.Errorf("debug-addr: %w", err)
+		}
+		dsrv := &http.Server{Handler: httpapi.Debug(time.Now()), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = dsrv.Serve(dln) }()
+		defer dsrv.Close()
+		fmt.Fprintf(stdout, "debug endpoints on http://%s\n", dln.Addr())
+	}
 
 	st, err := openStore(ctx, cfg)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -329,4 +330,38 @@ func TestConcurrentFirstStart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDebugEndpoints: --debug-addr serves the process's figures and the
+// profiles on a loopback listener of its own, never on the API's.
+func TestDebugEndpoints(t *testing.T) {
+	s := startServer(t, t.TempDir(), "", "--debug-addr", "127.0.0.1:0")
+	line := regexp.MustCompile(`(?m)^debug endpoints on (http://127\.0\.0\.1:\d+)$`).FindStringSubmatch(s.Stdout.String())
+	if line == nil {
+		t.Fatalf("no \"debug endpoints on\" line; stdout:\n%s", s.Stdout)
+	}
+	get := func(path string) []byte {
+		t.Helper()
+		resp, err := http.Get(line[1] + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", path, resp.StatusCode, tail(string(b), 300))
+		}
+		return b
+	}
+	var fig struct {
+		Goroutines     int   `json:"goroutines"`
+		HeapAllocBytes int64 `json:"heapAllocBytes"`
+	}
+	if err := json.Unmarshal(get("/debug/runtime"), &fig); err != nil || fig.Goroutines < 2 || fig.HeapAllocBytes <= 0 {
+		t.Fatalf("/debug/runtime: %+v %v", fig, err)
+	}
+	if b := get("/debug/pprof/goroutine?debug=1"); !strings.Contains(string(b), "goroutine profile") {
+		t.Fatalf("/debug/pprof/goroutine: %s", tail(string(b), 300))
+	}
+	s.as(t, "", "").raw(http.MethodGet, "/debug/runtime", nil).fail(404, "ResourceNotFound")
 }

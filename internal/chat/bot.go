@@ -52,7 +52,7 @@ func (s *Service) BotMessage(ctx context.Context, c platform.Conversation, id st
 				return MessageView{old, u.FID, c.FID}, nil
 			}
 		}
-		return MessageView{}, err
+		return MessageView{}, deleted(err, c)
 	}
 	v := MessageView{m, u.FID, c.FID}
 	d := MessageJSON(v)
@@ -78,7 +78,7 @@ func (s *Service) BotEvent(ctx context.Context, c platform.Conversation, id stri
 				return EventView{old, u.FID, c.FID}, nil
 			}
 		}
-		return EventView{}, err
+		return EventView{}, deleted(err, c)
 	}
 	v := EventView{e, u.FID, c.FID}
 	d := EventJSON(v)

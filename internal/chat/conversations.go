@@ -183,7 +183,7 @@ func (s *Service) CreateMessage(ctx context.Context, b *Bot, u platform.ChatUser
 	defer unlock()
 	m.CreatedAt, m.DueAt = s.stamp(c.ID, time.Time{})
 	if err := s.store.CreateMessage(ctx, m); err != nil {
-		return MessageView{}, err
+		return MessageView{}, deleted(err, c)
 	}
 	v := MessageView{m, u.FID, c.FID}
 	d := MessageJSON(v)
@@ -191,6 +191,15 @@ func (s *Service) CreateMessage(ctx context.Context, b *Bot, u platform.ChatUser
 	s.hub.Publish(c.ID, Signal{"message_created", d})
 	s.notify()
 	return v, nil
+}
+
+// deleted turns the store's ErrNotFound for a write into a conversation
+// into the conversation's 404: it was deleted after it was read.
+func deleted(err error, c platform.Conversation) error {
+	if errors.Is(err, platform.ErrNotFound) {
+		return platform.NotFound("conversation", c.FID)
+	}
+	return err
 }
 
 // message loads a message of a conversation the caller takes part in.
@@ -271,7 +280,7 @@ func (s *Service) CreateEvent(ctx context.Context, b *Bot, u platform.ChatUser, 
 	defer unlock()
 	e.CreatedAt, e.DueAt = s.stamp(c.ID, time.Time{})
 	if err := s.store.CreateChatEvent(ctx, e); err != nil {
-		return EventView{}, err
+		return EventView{}, deleted(err, c)
 	}
 	v := EventView{e, u.FID, c.FID}
 	d := EventJSON(v)

@@ -55,6 +55,9 @@ type Config struct {
 	AIKey     string
 	AIPrices  map[string]ai.Price // model name -> price
 	AITimeout time.Duration       // per request to the model server
+	// DebugAddr is the loopback address of the debug endpoints (runtime
+	// figures, pprof); empty: none.
+	DebugAddr string
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -95,6 +98,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		aiTypes[t] = fs.String("ai-model-"+t, env("AI_MODEL_"+strings.ToUpper(t), ""), "model name for modelType "+t+"; default --ai-model (BOTPLATFORM_AI_MODEL_"+strings.ToUpper(t)+")")
 	}
 	aiPrices := fs.String("ai-prices", env("AI_PRICES", ""), `AI Spend price table, JSON {"model": {"input": USD per 1M tokens, "output": …}} or @file (BOTPLATFORM_AI_PRICES)`)
+	fs.StringVar(&c.DebugAddr, "debug-addr", env("DEBUG_ADDR", ""), "loopback address (127.0.0.1:PORT) of the debug endpoints /debug/runtime and /debug/pprof/; empty: none (BOTPLATFORM_DEBUG_ADDR)")
 	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "text or json (BOTPLATFORM_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (BOTPLATFORM_LOG_LEVEL)")
 	shutdown := env("SHUTDOWN_TIMEOUT", "15s")
@@ -243,7 +247,24 @@ func (c *Config) validate() error {
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("data: must not be empty"))
 	}
+	if c.DebugAddr != "" && !loopback(c.DebugAddr) {
+		errs = append(errs, errors.New("debug-addr: must be a loopback address such as 127.0.0.1:6060 (the endpoints have no authentication)"))
+	}
 	return errors.Join(errs...)
+}
+
+// loopback tells whether addr (host:port) can only be reached from this
+// machine.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Resolve fills the URLs derived from the address the server listens on.

@@ -79,3 +79,20 @@ func TestAdoptDataFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestDebugAddr(t *testing.T) {
+	t.Setenv("BOTPLATFORM_DEBUG_ADDR", "")
+	for _, c := range []struct {
+		addr string
+		ok   bool
+	}{{"", true}, {"127.0.0.1:0", true}, {"localhost:6060", true}, {"[::1]:6060", true},
+		{"0.0.0.0:6060", false}, {":6060", false}, {"192.168.1.2:6060", false}, {"example.com:6060", false}, {"127.0.0.1", false}} {
+		_, err := Parse("serve", []string{"--debug-addr", c.addr}, io.Discard)
+		if (err == nil) != c.ok {
+			t.Errorf("--debug-addr %q: error %v, want ok=%v", c.addr, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "debug-addr: must be a loopback address") {
+			t.Errorf("--debug-addr %q: error %v does not name the flag", c.addr, err)
+		}
+	}
+}

@@ -27,6 +27,7 @@ func Dialect() sqlstore.Dialect {
 		ForUpdate:     " FOR UPDATE",
 		SkipLocked:    " FOR UPDATE OF j SKIP LOCKED",
 		IsUnique:      isUnique,
+		IsForeignKey:  isForeignKey,
 		Migrations:    sub,
 		Contains:      func(col string) string { return "strpos(" + col + ", ?) > 0" },
 		MigrationLock: "SELECT pg_advisory_xact_lock(7245190331)",
@@ -36,6 +37,12 @@ func Dialect() sqlstore.Dialect {
 func isUnique(err error) bool {
 	var e *pgconn.PgError
 	return errors.As(err, &e) && e.Code == "23505"
+}
+
+// isForeignKey: 23503 is foreign_key_violation.
+func isForeignKey(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == "23503"
 }
 
 // Open connects to url and migrates the database.

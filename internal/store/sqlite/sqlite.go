@@ -23,10 +23,11 @@ var migrations embed.FS
 func Dialect() sqlstore.Dialect {
 	sub, _ := fs.Sub(migrations, "migrations")
 	return sqlstore.Dialect{
-		Name:       "sqlite",
-		IsUnique:   isUnique,
-		Migrations: sub,
-		Contains:   func(col string) string { return "instr(" + col + ", ?) > 0" },
+		Name:         "sqlite",
+		IsUnique:     isUnique,
+		IsForeignKey: isForeignKey,
+		Migrations:   sub,
+		Contains:     func(col string) string { return "instr(" + col + ", ?) > 0" },
 	}
 }
 
@@ -37,6 +38,11 @@ func isUnique(err error) bool {
 		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 	}
 	return false
+}
+
+func isForeignKey(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
 }
 
 // dsn builds the connection string; busy_timeout comes first so it already

@@ -29,6 +29,9 @@ type Dialect struct {
 	Numbered bool
 	// IsUnique reports whether err is a unique-constraint violation.
 	IsUnique func(error) bool
+	// IsForeignKey reports whether err is a foreign-key violation: a row
+	// refers to one that does not exist (deleted meanwhile, say).
+	IsForeignKey func(error) bool
 	// Migrations holds the numbered NNNN_name.sql files of this dialect.
 	Migrations fs.FS
 	// ForUpdate ends a SELECT that locks the rows it reads until the
@@ -229,6 +232,9 @@ func (s *Store) exec(ctx context.Context, db querier, query string, args ...any)
 	if err != nil {
 		if s.d.IsUnique(err) {
 			return 0, fmt.Errorf("%w: %v", platform.ErrConflict, err)
+		}
+		if s.d.IsForeignKey(err) {
+			return 0, fmt.Errorf("%w: %v", platform.ErrNotFound, err)
 		}
 		return 0, err
 	}

@@ -61,33 +61,46 @@ func PostgresURL(t testing.TB) string {
 	if base == "" {
 		t.Skipf("PostgreSQL tests skipped: set %s (for example postgres://postgres@127.0.0.1:5432/test) to run them", PostgresEnv)
 	}
-	admin, err := sql.Open("pgx", base)
+	u, drop, err := NewSchema(base, "t_"+sanitize(t.Name()))
 	if err != nil {
 		t.Fatalf("postgres: %v", err)
 	}
+	t.Cleanup(drop)
+	return u
+}
+
+// NewSchema creates a fresh schema, named from prefix and the time, in the
+// PostgreSQL database at base, and returns a URL whose connections use it
+// and a function that drops it. The reliability tools share it with the
+// tests.
+func NewSchema(base, prefix string) (schemaURL string, drop func(), err error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", nil, fmt.Errorf("bad database URL: %w", err)
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		return "", nil, err
+	}
 	defer admin.Close()
-	name := fmt.Sprintf("t_%d_%s", time.Now().UnixNano(), strings.ToLower(sanitize(t.Name())))
+	name := fmt.Sprintf("%s_%d", strings.ToLower(sanitize(prefix)), time.Now().UnixNano())
 	if len(name) > 60 {
-		name = name[:60]
+		name = name[len(name)-60:]
 	}
 	if _, err := admin.Exec(`CREATE SCHEMA "` + name + `"`); err != nil {
-		t.Fatalf("create schema: %v", err)
+		return "", nil, fmt.Errorf("create schema: %w", err)
 	}
-	t.Cleanup(func() {
+	drop = func() {
 		db, err := sql.Open("pgx", base)
 		if err == nil {
 			_, _ = db.Exec(`DROP SCHEMA "` + name + `" CASCADE`)
 			db.Close()
 		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("bad %s: %v", PostgresEnv, err)
 	}
 	q := u.Query()
 	q.Set("search_path", name)
 	u.RawQuery = q.Encode()
-	return u.String()
+	return u.String(), drop, nil
 }
 
 func sanitize(s string) string {

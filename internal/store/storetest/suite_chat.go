@@ -577,10 +577,11 @@ func testChatMessages(t *testing.T, e *env) {
 		dup := e.newMessage(c.ID, u.ID, false)
 		dup.ID = m1.ID
 		wantErr(t, e.s.CreateMessage(e.ctx, dup), platform.ErrConflict, "CreateMessage with a taken id")
+		// A conversation deleted meanwhile (or never there) is not found,
+		// for the user's messages and for the bot's.
 		orphan := e.newMessage("conv_unknown", u.ID, false)
-		if err := e.s.CreateMessage(e.ctx, orphan); err == nil {
-			t.Fatalf("CreateMessage into an unknown conversation: got nil error, want one")
-		}
+		wantErr(t, e.s.CreateMessage(e.ctx, orphan), platform.ErrNotFound, "CreateMessage into an unknown conversation")
+		wantErr(t, e.s.CreateMessage(e.ctx, e.newMessage("conv_unknown", u.ID, true)), platform.ErrNotFound, "a bot's CreateMessage into an unknown conversation")
 		_, err := e.s.GetMessage(e.ctx, orphan.ID)
 		wantErr(t, err, platform.ErrNotFound, "the rejected message")
 		e.wantNoJobs(t, "conv_unknown", "a message that was not stored")
@@ -701,9 +702,7 @@ func testChatEvents(t *testing.T, e *env) {
 	dup.ID = ev.ID
 	wantErr(t, e.s.CreateChatEvent(e.ctx, dup), platform.ErrConflict, "CreateChatEvent with a taken id")
 	orphan := e.newChatEvent("conv_unknown", u.ID, false)
-	if err := e.s.CreateChatEvent(e.ctx, orphan); err == nil {
-		t.Fatalf("CreateChatEvent into an unknown conversation: got nil error, want one")
-	}
+	wantErr(t, e.s.CreateChatEvent(e.ctx, orphan), platform.ErrNotFound, "CreateChatEvent into an unknown conversation")
 	e.wantNoJobs(t, "conv_unknown", "an event that was not stored")
 	_, err = e.s.GetChatEvent(e.ctx, orphan.ID)
 	wantErr(t, err, platform.ErrNotFound, "the rejected event")
