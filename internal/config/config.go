@@ -39,6 +39,7 @@ type Config struct {
 	BotTimeoutMax   time.Duration
 	BotWorkers      int
 	BotStateLimit   int
+	BotMemory       int
 	IndexWorkers    int
 	EmbeddingsURL   string
 	EmbeddingsModel string
@@ -111,6 +112,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	}{
 		{"bot-workers", "BOT_WORKERS", "64", "how many bot events run at once (one at a time per conversation)", &c.BotWorkers, 1},
 		{"bot-state-limit", "BOT_STATE_LIMIT", "131072", "largest event.state scope (bot, user, conversation) in bytes of JSON", &c.BotStateLimit, 2},
+		{"bot-memory", "BOT_MEMORY", "256", "memory limit of each bot's process, in MiB", &c.BotMemory, 64},
 		{"index-workers", "INDEX_WORKERS", "2", "how many files are indexed at once; 0 leaves indexing to other processes", &c.IndexWorkers, 0},
 	}
 	rawInts := make([]string, len(ints))
