@@ -205,12 +205,9 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 // be the one at fault, so it runs once more; the next time it is.
 func (r *Runtime) retryCrash(jobID string, err error) bool {
 	var ce *CrashError
-	if !errors.As(err, &ce) {
-		return false
-	}
 	r.suspectsMu.Lock()
 	defer r.suspectsMu.Unlock()
-	if ce.Alone || r.suspects[jobID] {
+	if !errors.As(err, &ce) || ce.Alone || r.suspects[jobID] {
 		delete(r.suspects, jobID)
 		return false
 	}

@@ -184,7 +184,9 @@ func (r *Runtime) deathReason(waitErr error, stderr string) (string, bool) {
 	var ee *exec.ExitError
 	memory := errors.As(waitErr, &ee) && ee.ExitCode() == exitMemory
 	switch {
-	case memory || strings.Contains(stderr, "out of memory"):
+	case memory || strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") ||
+		// Race-detector builds (tests) fail to map their shadow memory.
+		strings.Contains(stderr, "ThreadSanitizer failed to allocate") || strings.Contains(stderr, "address space collisions"):
 		return fmt.Sprintf("stopped: the bot used more than %d MiB of memory", r.cfg.Memory>>20), true
 	case strings.Contains(stderr, "stack exceeds"):
 		return "stopped: the bot's code nested too deeply (its stack used too much memory)", true

@@ -96,7 +96,7 @@ func limitMemory(limit int64, stderr io.Writer) {
 	}
 	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	go func() {
-		for range time.Tick(5 * time.Millisecond) {
+		for range time.Tick(10 * time.Millisecond) {
 			metrics.Read(samples)
 			used := int64(samples[0].Value.Uint64() - samples[1].Value.Uint64())
 			if used > limit {
