@@ -529,6 +529,11 @@ func testRuntimeState(t *testing.T, s *testServer) {
 	if got := textOf(e.ask(a, a1, "count")); got != "c=4 u=5 b=6" {
 		t.Fatalf("after the failed event: %q, want the state from before it (c=4 u=5 b=6)", got)
 	}
+	// Its state is saved when it ends, after its reply (the failed event
+	// logged the same line).
+	eventually(t, "the state of the event after the failure", func() bool {
+		return len(e.logs("conversationId=state-a1&messageContains=counted+b%3D6")) == 2
+	})
 	if got := textOf(e.ask(b, b1, "count")); got != "c=2 u=2 b=7" {
 		t.Fatalf("user b after the failed event: %q, want c=2 u=2 b=7", got)
 	}
