@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/botplatform/botplatform/internal/botruntime"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -53,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return migrate(ctx, args[1:], stdout, stderr)
 	case "token":
 		return issueToken(ctx, args[1:], stdout, stderr)
+	case "bot-vm": // not for users: the process the server runs bot code in
+		return botruntime.Process(args[1:], os.Stdin, os.Stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "botplatform", version)
 		return nil

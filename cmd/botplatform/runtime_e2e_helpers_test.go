@@ -255,6 +255,13 @@ func (e *chatEnv) trySend(u chatUser, conv, text string) error {
 const serveArgsEnv = "BOTPLATFORM_E2E_SERVE_ARGS"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "bot-vm" { // the server's bot processes
+		if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "botplatform:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if raw := os.Getenv(serveArgsEnv); raw != "" {
 		os.Exit(serveProcess(raw))
 	}

@@ -189,8 +189,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// they are taken back when their lease runs out.
 	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
 		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll,
+		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout,
 		ReleaseAtStart: cfg.DatabaseURL == "", ValidateMessage: httpapi.ValidateChatMessage, Log: log,
 	})
+	adm.SetCodeChecker(rt)
 	chatSvc.OnQueued(rt.Notify)
 	rt.SetSearcher(idx)
 	adm.OnBotsChanged(rt.RecurringChanged)

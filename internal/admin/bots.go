@@ -118,7 +118,7 @@ func (s *Service) CreateBot(ctx context.Context, a *Actor, in BotInput) (platfor
 		Configuration: map[string]any{"encryptionKey": platform.RandomToken(32)}, DisabledChannels: []string{},
 		CreatedAt: now, UpdatedAt: now,
 	}}
-	if err := s.apply(&b, in); err != nil {
+	if err := s.apply(ctx, &b, in); err != nil {
 		return b, err
 	}
 	if err := s.store.CreateBot(ctx, b); err != nil {
@@ -144,7 +144,7 @@ func (s *Service) UpdateBot(ctx context.Context, a *Actor, id string, in BotInpu
 	if err != nil {
 		return b, err
 	}
-	if err := s.apply(&b, in); err != nil {
+	if err := s.apply(ctx, &b, in); err != nil {
 		return b, err
 	}
 	b.UpdatedAt = s.clock.Now()
@@ -179,7 +179,7 @@ func (s *Service) ListBots(ctx context.Context, a *Actor, f store.BotFilter, plu
 func (s *Service) WebhookURL(webhookID string) string { return s.chatURL + "/" + webhookID }
 
 // apply validates in and applies it to b (create and update alike).
-func (s *Service) apply(b *platform.Bot, in BotInput) error {
+func (s *Service) apply(ctx context.Context, b *platform.Bot, in BotInput) error {
 	sp := &b.Spec
 	if in.Name != nil {
 		if err := checkName("name", *in.Name); err != nil {
@@ -218,7 +218,7 @@ func (s *Service) apply(b *platform.Bot, in BotInput) error {
 		}
 	}
 	if in.Code != nil {
-		if err := botruntime.Check(*in.Code); err != nil {
+		if err := s.checkCode(ctx, *in.Code); err != nil {
 			return err // the code deployed before stays
 		}
 		b.Code = *in.Code

@@ -21,6 +21,7 @@ type Service struct {
 	chatURL string // base of every chat webhook URL
 	auth    authCache
 	content ContentRemover
+	code    CodeChecker
 	onBots  func()
 }
 
@@ -38,6 +39,25 @@ func (s *Service) botsChanged() {
 	if s.onBots != nil {
 		s.onBots()
 	}
+}
+
+// CodeChecker compiles bot code before it is deployed (the bot runtime,
+// in a bot process): a syntax error, or code too costly to compile, is an
+// InvalidPayload error on code.
+type CodeChecker interface {
+	CheckCode(ctx context.Context, code string) error
+}
+
+// SetCodeChecker sets what checks bot code at deploy time.
+func (s *Service) SetCodeChecker(c CodeChecker) { s.code = c }
+
+// checkCode checks bot code about to be deployed; without a checker (a
+// server without a bot runtime) code is refused.
+func (s *Service) checkCode(ctx context.Context, code string) error {
+	if s.code == nil {
+		return platform.Invalid("code", "this server does not run bot code")
+	}
+	return s.code.CheckCode(ctx, code)
 }
 
 // SetContentRemover sets where deleted files' content is removed from.

@@ -4,8 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-
-	"github.com/dop251/goja"
+	"fmt"
 
 	"github.com/botplatform/botplatform/internal/platform"
 )
@@ -29,9 +28,7 @@ func (r *Runtime) CallAction(ctx context.Context, botID, name string, input json
 	}
 	seed := platform.NewID("act_")
 	c := r.newCall(ctx, b, seed, r.clock.Now())
-	res, runErr := r.invoke(c, func(v *vm) (goja.Value, error) {
-		return v.action(goja.Undefined(), v.rt.ToValue(name), v.rt.ToValue(string(input)), v.rt.ToValue(b.ctxJSON))
-	})
+	res, runErr := r.invoke(c, "action", name, string(input), b.ctxJSON)
 	if logs := c.finish("action "+name, runErr); len(logs) > 0 {
 		if err := r.store.AppendLogs(context.WithoutCancel(ctx), logs); err != nil {
 			r.log.Error("bot runtime: writing an action's logs", "bot", botID, "err", err)
@@ -40,18 +37,30 @@ func (r *Runtime) CallAction(ctx context.Context, botID, name string, input json
 	if runErr != nil {
 		var se *ScriptError
 		var de *DeadlineError
+		var ce *CrashError
+		var le *loadError
 		switch {
 		case errors.As(runErr, &de):
 			return nil, platform.Errorf(platform.ErrOperationTimeout, "action %q: %v", name, runErr)
+		case errors.As(runErr, &le):
+			return nil, platform.Errorf(platform.ErrRuntime, "action %q failed: %v", name, runErr)
 		case errors.As(runErr, &se):
 			return nil, platform.Errorf(platform.ErrRuntime, "action %q failed: %s", name, se.Message)
+		case errors.As(runErr, &ce):
+			return nil, platform.Errorf(platform.ErrRuntime, "action %q failed: %s", name, ce.Reason)
+		case errors.Is(runErr, errProcessLost):
+			return nil, platform.Errorf(platform.ErrOperationTimeout, "action %q: %v", name, runErr)
 		}
 		return nil, runErr
 	}
-	if res == nil || goja.IsNull(res) {
+	var text *string
+	if err := json.Unmarshal([]byte(res), &text); err != nil {
+		return nil, fmt.Errorf("action %q: its result: %w", name, err)
+	}
+	if text == nil {
 		return nil, platform.Errorf(platform.ErrResourceNotFound, "action %q is not defined by the bot's code", name)
 	}
-	out := json.RawMessage(res.String())
+	out := json.RawMessage(*text)
 	if len(out) == 0 || out[0] != '{' {
 		return nil, platform.Errorf(platform.ErrRuntime, "action %q must return an object, got %s", name, out)
 	}

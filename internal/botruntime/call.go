@@ -79,8 +79,12 @@ func (c *call) after() time.Time { return c.last.Add(time.Millisecond) }
 
 // do runs a server function for the VM: JSON in, JSON out; errors travel
 // as {"__error": {type, message}} and are thrown as Error in the VM.
-func (c *call) do(f func(c *call, in []byte) (any, error), in string) string {
-	out, err := f(c, []byte(in))
+func (c *call) do(name, in string) string {
+	var out any
+	var err error = platform.Invalid("", "unknown server function %q", name)
+	if f := serverFuncs[name]; f != nil {
+		out, err = f(c, []byte(in))
+	}
 	if err == nil {
 		b, merr := json.Marshal(out)
 		if merr == nil {
@@ -106,15 +110,20 @@ func (c *call) log(level, line string) {
 		c.dropped++
 		return
 	}
-	if len(line) > maxLogLine {
-		cut := maxLogLine
-		for cut > 0 && !utf8.RuneStart(line[cut]) {
-			cut--
-		}
-		line = line[:cut] + " … (truncated)"
-	}
 	c.logs = append(c.logs, platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: c.bot.bot.ID, Timestamp: c.r.clock.Now(),
-		Level: level, Message: line, UserID: c.logUser, ConversationID: c.logConv})
+		Level: level, Message: cutLine(line), UserID: c.logUser, ConversationID: c.logConv})
+}
+
+// cutLine cuts a log line to maxLogLine bytes, on a character boundary.
+func cutLine(line string) string {
+	if len(line) <= maxLogLine {
+		return line
+	}
+	cut := maxLogLine
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return line[:cut] + " … (truncated)"
 }
 
 // finish closes the call's log: what was dropped and, when it failed, why.

@@ -1,10 +1,7 @@
 package botruntime
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"sync"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
@@ -12,33 +9,11 @@ import (
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-// Check compiles bot code without running it. A syntax error is an
-// InvalidPayload error on `code` naming its line and column.
-func Check(code string) error {
-	_, err := compile(code)
-	return err
-}
-
-// programs caches compiled code by its sha256; it is emptied when it holds
-// maxPrograms versions, so that redeploys do not grow it forever.
-var (
-	programsMu sync.Mutex
-	programs   = map[string]*goja.Program{}
-)
-
-const maxPrograms = 256
-
-// compile returns the compiled program for code, compiling it once per
-// process whatever the number of VMs that run it.
+// compile compiles a bot's code, in a bot process: the server itself never
+// compiles bot code (compiling large code costs far more memory than the
+// code's size). A syntax error is an InvalidPayload error on `code` naming
+// its line and column.
 func compile(code string) (*goja.Program, error) {
-	sum := sha256.Sum256([]byte(code))
-	key := hex.EncodeToString(sum[:])
-	programsMu.Lock()
-	p, ok := programs[key]
-	programsMu.Unlock()
-	if ok {
-		return p, nil
-	}
 	ast, err := parser.ParseFile(nil, "bot.js", code, 0)
 	if err != nil {
 		var list parser.ErrorList
@@ -48,7 +23,7 @@ func compile(code string) (*goja.Program, error) {
 		}
 		return nil, platform.Invalid("code", "%v", err)
 	}
-	p, err = goja.CompileAST(ast, false)
+	p, err := goja.CompileAST(ast, false)
 	if err != nil {
 		var se *goja.CompilerSyntaxError
 		if errors.As(err, &se) && se.File != nil {
@@ -57,11 +32,5 @@ func compile(code string) (*goja.Program, error) {
 		}
 		return nil, platform.Invalid("code", "%v", err)
 	}
-	programsMu.Lock()
-	if len(programs) >= maxPrograms {
-		programs = map[string]*goja.Program{}
-	}
-	programs[key] = p
-	programsMu.Unlock()
 	return p, nil
 }

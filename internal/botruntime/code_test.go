@@ -8,23 +8,6 @@ import (
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-func TestCheckNamesLineAndColumn(t *testing.T) {
-	for _, tc := range []struct{ code, want string }{
-		{"bot.on.message(() => {})\nlet x = ;", "code: syntax error at line 2, column 9"},
-		{"let a = 1\nlet a = 2", "code: syntax error at line 2, column 5"},
-		{"\n\n  }", "code: syntax error at line 3, column 3"},
-	} {
-		err := Check(tc.code)
-		e, ok := platform.AsError(err)
-		if !ok || e.Type != platform.ErrInvalidPayload || !strings.HasPrefix(e.Error(), "InvalidPayload: "+tc.want) {
-			t.Errorf("Check(%q) = %v, want InvalidPayload %q…", tc.code, err, tc.want)
-		}
-	}
-	if err := Check("bot.on.message(async ({ message }) => { await Promise.resolve(message) })"); err != nil {
-		t.Errorf("valid code refused: %v", err)
-	}
-}
-
 func TestCheckRecurring(t *testing.T) {
 	for spec, field := range map[string]string{
 		`{"a":{"type":"t","schedule":{"cron":"not cron"}}}`:                "recurringEvents.a.schedule.cron",

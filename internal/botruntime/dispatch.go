@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dop251/goja"
-
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/platform"
 )
@@ -85,7 +83,7 @@ func (r *Runtime) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			r.inflight.Wait()
+			r.stop()
 			return
 		case <-r.wake:
 		case <-done:
@@ -93,6 +91,22 @@ func (r *Runtime) Run(ctx context.Context) {
 		}
 		t.Stop()
 	}
+}
+
+// stop waits for the events in progress, at most StopTimeout: then their
+// processes are killed and the events handed back. Every bot process ends.
+func (r *Runtime) stop() {
+	idle := make(chan struct{})
+	go func() { r.inflight.Wait(); close(idle) }()
+	t := time.NewTimer(r.cfg.StopTimeout)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+		r.log.Warn("bot runtime: stopping the events still running", "after", r.cfg.StopTimeout)
+	}
+	r.killProcesses()
+	<-idle
 }
 
 // lease is how long a claimed event is reserved: past it, the worker is
@@ -168,10 +182,19 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 	c.userFID, _ = in.event["userId"].(string)
 	c.logUser = c.userFID
 	c.logConv, _ = in.event["conversationId"].(string)
-	res, runErr := r.invoke(c, func(v *vm) (goja.Value, error) {
-		return v.handle(goja.Undefined(), v.rt.ToValue(string(eventJSON)), v.rt.ToValue(string(in.message)),
-			v.rt.ToValue(string(in.conversation)), v.rt.ToValue(in.bot.ctxJSON))
-	})
+	var runErr error
+	if j.Attempts > maxAttempts {
+		// Its earlier runs ended without finishing it: the server
+		// stopped (or crashed) while it ran, each time.
+		runErr = fmt.Errorf("gave up: it was started %d times without finishing (the server stopped while handling it)", j.Attempts-1)
+	}
+	var res string
+	if runErr == nil {
+		res, runErr = r.invoke(c, "handle", string(eventJSON), string(in.message), string(in.conversation), in.bot.ctxJSON)
+	}
+	if r.retryCrash(j.ID, runErr) || errors.Is(runErr, errProcessLost) {
+		return runErr
+	}
 	var states []platform.BotState
 	if runErr == nil {
 		states, runErr = r.changedStates(in, saved, res)
@@ -183,6 +206,21 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 		runErr = fmt.Errorf("%w (its state changes were dropped; messages it sent stay sent)", runErr)
 	}
 	return r.store.FinishJob(ctx, j.ID, keepJob(j), states, c.finish(in.what, runErr), r.clock.Now())
+}
+
+// retryCrash tells whether an event whose bot process died of something
+// bot code did runs again: when other events ran in the process, it may not
+// be the one at fault, so it runs once more; the next time it is.
+func (r *Runtime) retryCrash(jobID string, err error) bool {
+	var ce *CrashError
+	r.suspectsMu.Lock()
+	defer r.suspectsMu.Unlock()
+	if !errors.As(err, &ce) || ce.Alone || r.suspects[jobID] {
+		delete(r.suspects, jobID)
+		return false
+	}
+	r.suspects[jobID] = true
+	return true
 }
 
 // keepJob tells the jobs whose ids derive from what they do (recurring
@@ -210,18 +248,20 @@ func stateOr(saved json.RawMessage, scoped bool) any {
 
 // changedStates checks the state the code left and returns the scopes that
 // changed. A scope over the limit fails the event; nothing is saved.
-func (r *Runtime) changedStates(in *incoming, saved map[string]json.RawMessage, res goja.Value) ([]platform.BotState, error) {
-	if res == nil {
-		return nil, nil
+func (r *Runtime) changedStates(in *incoming, saved map[string]json.RawMessage, res string) ([]platform.BotState, error) {
+	var out struct {
+		State map[string]*string `json:"state"`
 	}
-	out, _ := res.Export().(map[string]any)
-	st, _ := out["state"].(map[string]any)
+	if err := json.Unmarshal([]byte(res), &out); err != nil {
+		return nil, fmt.Errorf("the handler's result: %w", err)
+	}
 	var states []platform.BotState
 	for _, scope := range []string{platform.StateBot, platform.StateUser, platform.StateConversation} {
-		v, ok := st[scope].(string)
-		if !ok {
+		p := out.State[scope]
+		if p == nil {
 			continue
 		}
+		v := *p
 		if len(v) > r.cfg.StateLimit {
 			return nil, fmt.Errorf("event.state.%s is %d bytes of JSON; the limit is %d: the state was not saved", scope, len(v), r.cfg.StateLimit)
 		}
@@ -236,21 +276,6 @@ func (r *Runtime) changedStates(in *incoming, saved map[string]json.RawMessage, 
 		states = append(states, platform.BotState{BotID: in.bot.bot.ID, Scope: scope, ScopeID: id, Value: json.RawMessage(v)})
 	}
 	return states, nil
-}
-
-// invoke runs f on a warm VM of the bot, under its deadline. A VM stopped
-// at its deadline is dropped; others go back to the pool.
-func (r *Runtime) invoke(c *call, f func(v *vm) (goja.Value, error)) (goja.Value, error) {
-	v, p, err := r.vmFor(c.bot, c)
-	if err != nil {
-		return nil, err
-	}
-	res, err := v.run(c.bot.timeout, func() (goja.Value, error) { return f(v) })
-	var de *DeadlineError
-	if !errors.As(err, &de) && !v.broken {
-		r.release(p, v)
-	}
-	return res, err
 }
 
 // load reads what an event is about and builds its event object.

@@ -1,5 +1,5 @@
 // Package botruntime runs bot code: JavaScript deployed with a bot, executed
-// in a sandboxed VM (goja) for every event the Chat API hands to the bot,
+// in sandboxed VMs (goja) in a child process per bot, for every event the Chat API hands to the bot,
 // for the bot's recurring and scheduled events, and for actions called
 // through the API. See docs/bot-code.md for the programming model.
 package botruntime
@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -34,6 +35,13 @@ type Config struct {
 	ReleaseAtStart bool
 	// StateLimit caps each of event.state's scopes, in bytes of JSON.
 	StateLimit int
+	// Memory is the memory limit of each bot process, in bytes.
+	Memory int64
+	// Command starts a bot process (the server's own binary, bot-vm).
+	Command []string
+	// StopTimeout bounds the wait for the events in progress when the
+	// runtime stops; past it their processes are killed.
+	StopTimeout time.Duration
 	// ValidateMessage checks an outgoing message ({conversationId, payload,
 	// metadata}) as the Chat API checks createMessage.
 	ValidateMessage func(body []byte) error
@@ -46,6 +54,7 @@ const (
 	DefaultTimeout    = 10 * time.Second
 	DefaultMaxTimeout = 60 * time.Second
 	DefaultStateLimit = 128 << 10
+	DefaultMemory     = 256 << 20
 	defaultPoll       = time.Second
 )
 
@@ -63,10 +72,15 @@ type Runtime struct {
 	botsMu sync.Mutex
 	bots   map[string]*botInfo
 
-	poolsMu sync.Mutex
-	pools   map[string]*pool
+	hostsMu sync.Mutex
+	hosts   map[string]*host // by bot id
 
 	inflight sync.WaitGroup
+
+	// suspects are the events that were running in a bot process that
+	// died of memory alongside others: the next time, they are at fault.
+	suspectsMu sync.Mutex
+	suspects   map[string]bool
 
 	search Searcher
 }
@@ -102,8 +116,21 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	if cfg.Memory <= 0 {
+		cfg.Memory = DefaultMemory
+	}
+	if len(cfg.Command) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			exe = os.Args[0]
+		}
+		cfg.Command = []string{exe, "bot-vm"}
+	}
+	if cfg.StopTimeout <= 0 {
+		cfg.StopTimeout = 15 * time.Second
+	}
 	return &Runtime{store: st, chat: cs, clock: clock, cfg: cfg, log: cfg.Log,
-		wake: make(chan struct{}, 1), recurringChanged: make(chan struct{}, 1), bots: map[string]*botInfo{}, pools: map[string]*pool{}}
+		wake: make(chan struct{}, 1), recurringChanged: make(chan struct{}, 1), bots: map[string]*botInfo{}, hosts: map[string]*host{}, suspects: map[string]bool{}}
 }
 
 // Notify tells the dispatcher that work was queued.
@@ -161,4 +188,39 @@ func (r *Runtime) botInfo(ctx context.Context, botID string) (*botInfo, error) {
 	r.bots[botID] = b
 	r.botsMu.Unlock()
 	return b, nil
+}
+
+// idleBots is how long a bot's process and cached settings are kept
+// without events.
+const idleBots = 10 * time.Minute
+
+// forgetIdle closes the processes of bots without events for idleBots
+// (deleted bots among them) and drops the cached settings of every bot.
+func (r *Runtime) forgetIdle(now time.Time) {
+	r.hostsMu.Lock()
+	for id, h := range r.hosts {
+		if now.Sub(h.lastUsed) > idleBots {
+			delete(r.hosts, id)
+			h.close()
+		}
+	}
+	r.hostsMu.Unlock()
+	r.botsMu.Lock()
+	clear(r.bots) // a cache: reloaded at the next event
+	r.botsMu.Unlock()
+}
+
+// killProcesses kills every bot process; the events they run are handed
+// back.
+func (r *Runtime) killProcesses() {
+	r.hostsMu.Lock()
+	hosts := r.hosts
+	r.hosts = map[string]*host{}
+	r.hostsMu.Unlock()
+	for _, h := range hosts {
+		<-h.ready
+		if h.startErr == nil {
+			h.killAll()
+		}
+	}
 }

@@ -2,6 +2,7 @@ package botruntime
 
 import (
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,16 +21,23 @@ var prelude = goja.MustCompile("prelude.js", preludeSrc, true)
 // RangeError for the bot rather than a crash of the server.
 const maxCallStack = 2000
 
-// vm is one JavaScript VM with a bot's code loaded. It runs one invocation
-// at a time; cur is the invocation it serves.
+// vm is one JavaScript VM with a bot's code loaded, in a bot process. It
+// runs one invocation at a time; cur is the invocation it serves.
 type vm struct {
 	rt     *goja.Runtime
 	handle goja.Callable
 	action goja.Callable
-	cur    *call
+	cur    vmHost
 	// broken is set when an uncatchable error (a stack overflow) left the
 	// VM in a state where promises no longer settle: it is not reused.
 	broken bool
+}
+
+// vmHost is what a VM's natives reach: the server, on behalf of the
+// invocation the VM serves.
+type vmHost interface {
+	native(name, in string) string
+	log(level, line string)
 }
 
 // errDeadline is what an interrupted VM reports.
@@ -44,8 +52,8 @@ func (e *DeadlineError) Error() string {
 
 // newVM creates a VM, installs the programming model and runs the bot's
 // top-level code (within the deadline: it too may loop).
-func newVM(prog *goja.Program, timeout time.Duration, c *call) (*vm, error) {
-	v := &vm{rt: goja.New(), cur: c}
+func newVM(prog *goja.Program, timeout time.Duration, h vmHost) (*vm, error) {
+	v := &vm{rt: goja.New(), cur: h}
 	v.rt.SetMaxCallStackSize(maxCallStack)
 	nat := v.rt.NewObject()
 	for name, f := range v.natives() {
@@ -66,15 +74,23 @@ func newVM(prog *goja.Program, timeout time.Duration, c *call) (*vm, error) {
 	v.handle, _ = goja.AssertFunction(obj.Get("handle"))
 	v.action, _ = goja.AssertFunction(obj.Get("action"))
 	if _, err := v.run(timeout, func() (goja.Value, error) { return v.rt.RunProgram(prog) }); err != nil {
-		return nil, fmt.Errorf("the bot's code failed while loading: %w", err)
+		return nil, &loadError{err}
 	}
 	return v, nil
 }
 
-// run calls f under a deadline, interrupting the VM when it passes, and
-// settles a returned promise. Promises settle within the call: every server
-// function bot code awaits answers synchronously.
-func (v *vm) run(timeout time.Duration, f func() (goja.Value, error)) (goja.Value, error) {
+// loadError is bot code that failed while loading (its top level).
+type loadError struct{ err error }
+
+func (e *loadError) Error() string { return "the bot's code failed while loading: " + e.err.Error() }
+func (e *loadError) Unwrap() error { return e.err }
+
+// run calls f under a deadline, interrupting the VM when it passes, settles
+// a returned promise and returns its value as JSON. Promises settle within
+// the call: every server function bot code awaits answers synchronously.
+// Reading a thrown value (its stack may be a getter) and exporting the
+// result happen before the deadline too.
+func (v *vm) run(timeout time.Duration, f func() (goja.Value, error)) (out string, err error) {
 	var mu sync.Mutex
 	finished := false
 	timer := time.AfterFunc(timeout, func() {
@@ -84,35 +100,57 @@ func (v *vm) run(timeout time.Duration, f func() (goja.Value, error)) (goja.Valu
 		}
 		mu.Unlock()
 	})
+	defer func() {
+		mu.Lock()
+		finished = true
+		mu.Unlock()
+		timer.Stop()
+		v.rt.ClearInterrupt()
+		if p := recover(); p != nil {
+			// goja reports an interrupt inside a getter called from Go
+			// as a panic; the VM may be in any state.
+			v.broken = true
+			out, err = "", &DeadlineError{After: timeout}
+			if _, ok := p.(*goja.InterruptedError); !ok {
+				err = &ScriptError{Message: fmt.Sprint(p)}
+			}
+		}
+	}()
 	res, err := f()
-	mu.Lock()
-	finished = true
-	mu.Unlock()
-	timer.Stop()
-	v.rt.ClearInterrupt()
 	if err != nil {
 		var ie *goja.InterruptedError
 		if errors.As(err, &ie) {
-			return nil, &DeadlineError{After: timeout}
+			return "", &DeadlineError{After: timeout}
 		}
 		var so *goja.StackOverflowError
 		if errors.As(err, &so) {
 			v.broken = true
-			return nil, &ScriptError{Message: "RangeError: Maximum call stack size exceeded\n" + strings.TrimSpace(trimStack(so.Error()))}
+			return "", &ScriptError{Message: "RangeError: Maximum call stack size exceeded\n" + strings.TrimSpace(trimStack(so.Error()))}
 		}
-		return nil, scriptError(err)
+		var ex *goja.Exception
+		if errors.As(err, &ex) {
+			return "", &ScriptError{Message: describe(ex.Value())}
+		}
+		return "", &ScriptError{Message: err.Error()}
 	}
 	if p, ok := res.Export().(*goja.Promise); ok {
 		switch p.State() {
 		case goja.PromiseStateFulfilled:
-			return p.Result(), nil
+			res = p.Result()
 		case goja.PromiseStateRejected:
-			return nil, &ScriptError{Message: describe(p.Result())}
+			return "", &ScriptError{Message: describe(p.Result())}
 		default:
-			return nil, &ScriptError{Message: "the handler's promise never settled (bot code has no timers; use client.scheduleEvent to act later)"}
+			return "", &ScriptError{Message: "the handler's promise never settled (bot code has no timers; use client.scheduleEvent to act later)"}
 		}
 	}
-	return res, nil
+	if res == nil {
+		return "null", nil
+	}
+	b, err := json.Marshal(res.Export())
+	if err != nil {
+		return "", &ScriptError{Message: err.Error()}
+	}
+	return string(b), nil
 }
 
 // ScriptError is an error thrown by bot code (or a promise it rejected).
@@ -120,15 +158,8 @@ type ScriptError struct{ Message string }
 
 func (e *ScriptError) Error() string { return e.Message }
 
-func scriptError(err error) error {
-	var ex *goja.Exception
-	if errors.As(err, &ex) {
-		return &ScriptError{Message: describe(ex.Value())}
-	}
-	return &ScriptError{Message: err.Error()}
-}
-
-// describe renders a thrown value: an Error's stack, or the value itself.
+// describe renders a thrown value: an Error's stack, the value as JSON, or
+// its string form.
 func describe(v goja.Value) string {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return fmt.Sprint(v)
@@ -137,6 +168,11 @@ func describe(v goja.Value) string {
 		if st := o.Get("stack"); st != nil && !goja.IsUndefined(st) && st.String() != "" {
 			return trimStack(st.String())
 		}
+		if _, isFunc := goja.AssertFunction(o); !isFunc {
+			if b, err := o.MarshalJSON(); err == nil && len(b) > 0 && string(b) != "{}" {
+				return string(b)
+			}
+		}
 	}
 	return v.String()
 }
@@ -144,80 +180,26 @@ func describe(v goja.Value) string {
 // natives are the server functions the prelude hands to the programming
 // model; each serves the VM's current invocation.
 func (v *vm) natives() map[string]any {
-	wrap := func(f func(c *call, in []byte) (any, error)) func(string) string {
-		return func(in string) string { return v.cur.do(f, in) }
+	out := map[string]any{"log": func(level, line string) { v.cur.log(level, line) }}
+	for name := range serverFuncs {
+		out[name] = func(in string) string { return v.cur.native(name, in) }
 	}
-	return map[string]any{
-		"log":              func(level, line string) { v.cur.log(level, line) },
-		"outgoingEvent":    wrap((*call).outgoingEvent),
-		"createMessage":    wrap((*call).createMessage),
-		"createEvent":      wrap((*call).createEvent),
-		"scheduleEvent":    wrap((*call).scheduleEvent),
-		"getConversation":  wrap((*call).getConversation),
-		"getUser":          wrap((*call).getUser),
-		"getMessage":       wrap((*call).getMessage),
-		"listMessages":     wrap((*call).listMessages),
-		"listParticipants": wrap((*call).listParticipants),
-		"searchFiles":      wrap((*call).searchFiles),
-	}
+	return out
 }
 
-// pool keeps warm VMs of one version of a bot's code.
-type pool struct {
-	botID    string
-	version  string
-	prog     *goja.Program
-	idle     chan *vm
-	lastUsed time.Time // guarded by Runtime.poolsMu
-}
-
-// vmFor takes a warm VM of the bot's current code, or makes one (its
-// top-level code then runs as part of invocation c).
-func (r *Runtime) vmFor(b *botInfo, c *call) (*vm, *pool, error) {
-	p, err := r.poolFor(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	select {
-	case v := <-p.idle:
-		v.cur = c
-		return v, p, nil
-	default:
-	}
-	v, err := newVM(p.prog, b.timeout, c)
-	return v, p, err
-}
-
-func (r *Runtime) poolFor(b *botInfo) (*pool, error) {
-	r.poolsMu.Lock()
-	defer r.poolsMu.Unlock()
-	if p, ok := r.pools[b.bot.ID]; ok && p.version == b.version {
-		p.lastUsed = time.Now()
-		return p, nil
-	}
-	prog, err := compile(b.bot.Code)
-	if err != nil {
-		return nil, err
-	}
-	p := &pool{botID: b.bot.ID, version: b.version, prog: prog, idle: make(chan *vm, r.cfg.Workers), lastUsed: time.Now()}
-	r.pools[b.bot.ID] = p // VMs of older code are dropped as they come back
-	return p, nil
-}
-
-// release returns a VM to its pool, unless its code is outdated or the pool
-// is full.
-func (r *Runtime) release(p *pool, v *vm) {
-	v.cur = nil
-	r.poolsMu.Lock()
-	current := r.pools[p.botID] == p
-	r.poolsMu.Unlock()
-	if !current {
-		return
-	}
-	select {
-	case p.idle <- v:
-	default:
-	}
+// serverFuncs are the server functions bot code calls (through the
+// prelude's client), by name.
+var serverFuncs = map[string]func(c *call, in []byte) (any, error){
+	"outgoingEvent":    (*call).outgoingEvent,
+	"createMessage":    (*call).createMessage,
+	"createEvent":      (*call).createEvent,
+	"scheduleEvent":    (*call).scheduleEvent,
+	"getConversation":  (*call).getConversation,
+	"getUser":          (*call).getUser,
+	"getMessage":       (*call).getMessage,
+	"listMessages":     (*call).listMessages,
+	"listParticipants": (*call).listParticipants,
+	"searchFiles":      (*call).searchFiles,
 }
 
 // trimStack drops the frames of the server's own prelude from a stack.
@@ -230,23 +212,4 @@ func trimStack(stack string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// idleBots is how long a bot's warm VMs and cached settings are kept
-// without events.
-const idleBots = 10 * time.Minute
-
-// forgetIdle drops the VMs of bots without events for idleBots (deleted
-// bots among them) and the cached settings of every bot.
-func (r *Runtime) forgetIdle(now time.Time) {
-	r.poolsMu.Lock()
-	for id, p := range r.pools {
-		if now.Sub(p.lastUsed) > idleBots {
-			delete(r.pools, id)
-		}
-	}
-	r.poolsMu.Unlock()
-	r.botsMu.Lock()
-	clear(r.bots) // a cache: reloaded at the next event
-	r.botsMu.Unlock()
 }

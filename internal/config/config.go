@@ -45,6 +45,7 @@ type Config struct {
 	BotPoll                time.Duration
 	BotWorkers             int
 	BotStateLimit          int
+	BotMemory              int
 	IndexWorkers           int
 	EmbeddingsURL          string
 	EmbeddingsModel        string
@@ -130,6 +131,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		{"bot-state-limit", "BOT_STATE_LIMIT", "131072", "largest event.state scope (bot, user, conversation) in bytes of JSON", &c.BotStateLimit, 2},
 		{"streams-per-user", "STREAMS_PER_USER", "32", "open conversation streams one chat user may hold on this process; 0: no limit", &c.StreamsPerUser, 0},
 		{"streams-per-conversation", "STREAMS_PER_CONVERSATION", "128", "open streams of one conversation on this process; 0: no limit", &c.StreamsPerConversation, 0},
+		{"bot-memory", "BOT_MEMORY", "256", "memory limit of each bot's process, in MiB", &c.BotMemory, 64},
 		{"index-workers", "INDEX_WORKERS", "2", "how many files are indexed at once; 0 leaves indexing to other processes", &c.IndexWorkers, 0},
 	}
 	rawInts := make([]string, len(ints))
