@@ -41,7 +41,7 @@ var ops = []op{
 		conv := u.conv
 		u.mu.Unlock()
 		_, err := l.c.ListMessages(ctx, l.bot.ChatURL, u.user, conv, 1)
-		return err
+		return rotated(err)
 	}},
 	{"chat.listen", 7, func(l *load, ctx context.Context, rng *mrand.Rand) error {
 		u := l.users[rng.IntN(len(l.users))]
@@ -52,7 +52,7 @@ var ops = []op{
 		if err == nil {
 			st.Close()
 		}
-		return err
+		return rotated(err)
 	}},
 }
 
@@ -81,6 +81,7 @@ type user struct {
 	conv    string
 	stream  *harness.Stream
 	sent    int
+	stalled bool // a reply went missing: the conversation is kept as it is
 	replies map[string]chan struct{}
 	ended   chan struct{} // closed when the stream ends
 }
@@ -184,7 +185,7 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 		}
 	default:
 	}
-	if u.sent >= 50 {
+	if u.sent >= 50 && !u.stalled {
 		if err := l.time("chat.rotateConversation", func() error { return l.newConversation(ctx, u) }); err != nil {
 			return err
 		}
@@ -225,7 +226,8 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 			}
 		}
 		if time.Since(began) > 30*time.Second {
-			err := fmt.Errorf("no reply to %s within 30s%s", msg.ID, l.botErrors(ctx, u.conv, began))
+			u.stalled = true
+			err := fmt.Errorf("no reply to %s in %s within 30s%s", msg.ID, u.conv, l.botErrors(ctx, u.conv, began))
 			l.record("chat.reply", time.Since(began), err)
 			return err
 		}
@@ -233,6 +235,15 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 }
 
 var errBusy = errors.New("busy")
+
+// rotated treats a 404 as the user's conversation having been replaced
+// meanwhile (chat.roundTrip deletes it every 50 messages): not run.
+func rotated(err error) error {
+	if harness.Status(err) == 404 {
+		return errBusy
+	}
+	return err
+}
 
 // botErrors are the bot's error log lines of a conversation since start,
 // to explain a missing reply.
