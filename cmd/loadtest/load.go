@@ -37,22 +37,18 @@ var ops = []op{
 	{"chat.roundTrip", 25, (*load).chatRoundTrip},
 	{"chat.listMessages", 10, func(l *load, ctx context.Context, rng *mrand.Rand) error {
 		u := l.users[rng.IntN(len(l.users))]
-		u.mu.Lock()
-		conv := u.conv
-		u.mu.Unlock()
+		conv := u.conversation()
 		_, err := l.c.ListMessages(ctx, l.bot.ChatURL, u.user, conv, 1)
-		return err
+		return rotated(err)
 	}},
 	{"chat.listen", 7, func(l *load, ctx context.Context, rng *mrand.Rand) error {
 		u := l.users[rng.IntN(len(l.users))]
-		u.mu.Lock()
-		conv := u.conv
-		u.mu.Unlock()
+		conv := u.conversation()
 		st, err := l.c.Listen(ctx, l.bot.ChatURL, u.user, conv)
 		if err == nil {
 			st.Close()
 		}
-		return err
+		return rotated(err)
 	}},
 }
 
@@ -74,15 +70,24 @@ type load struct {
 }
 
 // user is a chat user with its conversation and its open event stream; its
-// messages go one at a time.
+// messages go one at a time: a round trip holds turn from the message to
+// its reply.
 type user struct {
-	mu      sync.Mutex
+	turn    sync.Mutex
+	mu      sync.Mutex // conv and replies
 	user    harness.ChatUser
 	conv    string
 	stream  *harness.Stream
 	sent    int
+	stalled bool // a reply went missing: the conversation is kept as it is
 	replies map[string]chan struct{}
 	ended   chan struct{} // closed when the stream ends
+}
+
+func (u *user) conversation() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.conv
 }
 
 func newLoad(ctx context.Context, o options, srv *harness.Server, dataDir string) (*load, error) {
@@ -125,7 +130,10 @@ func (l *load) newConversation(ctx context.Context, u *user) error {
 	if err != nil {
 		return err
 	}
-	u.conv, u.sent, u.stream = conv, 0, nil
+	u.mu.Lock()
+	u.conv = conv
+	u.mu.Unlock()
+	u.sent, u.stream = 0, nil
 	return l.openStream(ctx, u)
 }
 
@@ -139,7 +147,9 @@ func (l *load) openStream(ctx context.Context, u *user) error {
 	u.stream = st
 	replies := map[string]chan struct{}{}
 	ended := make(chan struct{})
+	u.mu.Lock()
 	u.replies, u.ended = replies, ended
+	u.mu.Unlock()
 	go func() {
 		defer close(ended)
 		for s := range st.Signals {
@@ -168,7 +178,7 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 	start := rng.IntN(len(l.users))
 	var u *user
 	for i := range l.users {
-		if c := l.users[(start+i)%len(l.users)]; c.mu.TryLock() {
+		if c := l.users[(start+i)%len(l.users)]; c.turn.TryLock() {
 			u = c
 			break
 		}
@@ -176,7 +186,7 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 	if u == nil {
 		return errBusy
 	}
-	defer u.mu.Unlock()
+	defer u.turn.Unlock()
 	select {
 	case <-u.ended: // the server ended the stream: listen again
 		if err := l.time("chat.listen", func() error { return l.openStream(ctx, u) }); err != nil {
@@ -184,7 +194,7 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 		}
 	default:
 	}
-	if u.sent >= 50 {
+	if u.sent >= 50 && !u.stalled {
 		if err := l.time("chat.rotateConversation", func() error { return l.newConversation(ctx, u) }); err != nil {
 			return err
 		}
@@ -201,9 +211,9 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 	// The reply may have come before the message's id was known: look in
 	// the conversation if the stream has not brought it soon.
 	ch := make(chan struct{})
+	u.mu.Lock()
 	u.replies[msg.ID] = ch
 	u.mu.Unlock()
-	defer u.mu.Lock()
 	began := time.Now()
 	for {
 		select {
@@ -225,7 +235,8 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 			}
 		}
 		if time.Since(began) > 30*time.Second {
-			err := fmt.Errorf("no reply to %s within 30s%s", msg.ID, l.botErrors(ctx, u.conv, began))
+			u.stalled = true
+			err := fmt.Errorf("no reply to %s in %s within 30s%s", msg.ID, u.conv, l.botErrors(ctx, u.conv, began))
 			l.record("chat.reply", time.Since(began), err)
 			return err
 		}
@@ -233,6 +244,15 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 }
 
 var errBusy = errors.New("busy")
+
+// rotated treats a 404 as the user's conversation having been replaced
+// meanwhile (chat.roundTrip deletes it every 50 messages): not run.
+func rotated(err error) error {
+	if harness.Status(err) == 404 {
+		return errBusy
+	}
+	return err
+}
 
 // botErrors are the bot's error log lines of a conversation since start,
 // to explain a missing reply.

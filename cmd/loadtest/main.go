@@ -48,6 +48,7 @@ type options struct {
 	every    time.Duration
 	warmup   time.Duration
 	maxErr   float64
+	data     string
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -64,6 +65,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.soak, "soak", false, "sample the server's RSS, goroutines, open files, CPU and database size, and print their drift after warm-up")
 	fs.DurationVar(&o.every, "sample-every", 10*time.Second, "soak: time between samples")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Minute, "soak: samples before this are warm-up; drift is measured from the first sample after it")
+	fs.StringVar(&o.data, "data", "", "data directory, kept at the end (default: a temporary one, removed)")
 	fs.Float64Var(&o.maxErr, "max-errors", 0.001, "share of failed operations above which the command fails")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -91,11 +93,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer cleanup()
 	o.bin = bin
-	data, err := os.MkdirTemp("", "loadtest-data-")
-	if err != nil {
-		return err
+	data := o.data
+	if data == "" {
+		if data, err = os.MkdirTemp("", "loadtest-data-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(data)
 	}
-	defer os.RemoveAll(data)
 	serveArgs := []string{"--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn", "--debug-addr", "127.0.0.1:0"}
 	dbURL := ""
 	if o.database != "sqlite" {
