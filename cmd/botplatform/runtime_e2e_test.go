@@ -6,10 +6,12 @@ package main
 // only (the Chat API, getBotLogs, the Runtime API).
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
@@ -1430,4 +1433,94 @@ func TestRuntimeSequentialRoundTrips(t *testing.T) {
 			t.Logf("%d round trips, %d over 100 ms (a busy machine), none near the poll", rounds, over100)
 		})
 	}
+}
+
+// TestRuntimeCrashRecoveryPostgres: a node of a PostgreSQL deployment is
+// killed (SIGKILL) while it runs an event and holds an indexing job; the
+// same node, started again, hands both back at once - the event is
+// answered and the indexing job runs, without waiting for their leases -
+// and leaves alone the jobs another node holds.
+func TestRuntimeCrashRecoveryPostgres(t *testing.T) {
+	t.Parallel()
+	dir, dbURL := storage(t, "postgres")
+	flags := []string{"--database-url", dbURL, "--bot-timeout", "5s", "--log-level", "info"}
+	p1 := startProcess(t, dir, append([]string{"--index-workers", "0"}, flags...)...)
+	p1.DatabaseURL = dbURL // for e.store()
+	e := newBotEnv(t, p1.testServer, sayJS+`bot.on.message('text', async ({ message, client }) => {
+  if (message.payload.text === 'slow') {
+    const end = Date.now() + 3000
+    while (Date.now() < end) {}
+  }
+  await say(client, message.conversationId, 're:' + message.payload.text)
+})
+`, nil)
+	u := e.user("crash-user")
+	c := e.conversation(u, "crash-conv")
+	ctx := context.Background()
+	st := e.store()
+
+	// Node 1 holds an indexing job (it runs no indexing worker, so the job
+	// stays as claimed here); another node holds an indexing job and an
+	// event, with leases longer than the test.
+	node1 := nodeOf(t, dir)
+	now := time.Now()
+	job := func(kind, subject, payload string, at time.Time) platform.Job {
+		return platform.Job{ID: platform.NewID("job_"), Kind: kind, Subject: subject, Payload: []byte(payload), RunAfter: at, CreatedAt: now}
+	}
+	mine := job(platform.JobIndexFile, "file_crash_mine", `{"fileId":"file_crash_mine","generation":1}`, now)
+	theirs := job(platform.JobIndexFile, "file_crash_theirs", `{"fileId":"file_crash_theirs","generation":1}`, now)
+	// Due in an hour, so that node 1's dispatcher leaves it alone.
+	theirEvent := job(platform.JobBotEvent, "conv_crash_theirs", `{"type":"message","id":"msg_crash_theirs","conversationId":"conv_crash_theirs"}`, now.Add(time.Hour))
+	for _, j := range []platform.Job{mine, theirs, theirEvent} {
+		if err := st.EnqueueJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cl := range []struct {
+		kind, node string
+		at         time.Time
+	}{{platform.JobIndexFile, node1, now}, {platform.JobIndexFile, "node_other", now}, {platform.JobBotEvent, "node_other", now.Add(time.Hour)}} {
+		js, err := st.ClaimJobs(ctx, cl.kind, cl.node, cl.at, now.Add(2*time.Hour), 1)
+		if err != nil || len(js) != 1 {
+			t.Fatalf("claim a %s job as %s: %d jobs, %v", cl.kind, cl.node, len(js), err)
+		}
+	}
+	e.send(u, c, "slow")
+	eventually(t, "node 1 running the slow event", func() bool {
+		js := e.botEventJobs(e.internalConv(c))
+		return len(js) == 1 && js[0].Status == platform.JobRunning
+	})
+	p1.kill()
+
+	p2 := startProcess(t, dir, flags...)
+	p2.DatabaseURL = dbURL
+	if got := nodeOf(t, dir); got != node1 {
+		t.Fatalf("node id after the restart: %s, want %s", got, node1)
+	}
+	e.s = p2.testServer
+	// Answered at once: the lease (95 s) would outlast the hang guard.
+	if got := texts(e.waitReplies(u, c, 1)); got[0] != "re:slow" {
+		t.Fatalf("after the restart: %q, want re:slow", got)
+	}
+	eventually(t, "node 1's indexing job handed back and run", func() bool {
+		js, err := st.ListJobs(ctx, mine.Subject)
+		return err == nil && len(js) == 0
+	})
+	for _, j := range []platform.Job{theirs, theirEvent} {
+		js, err := st.ListJobs(ctx, j.Subject)
+		if err != nil || len(js) != 1 || js[0].Status != platform.JobRunning || js[0].Attempts != 1 {
+			t.Fatalf("the other node's job %s after the restart: %+v %v, want it still running, claimed once", j.ID, js, err)
+		}
+	}
+}
+
+// nodeOf is the node id a server on the data directory uses (the only one
+// kept there).
+func nodeOf(t *testing.T, dir string) string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "nodes", "*.lock"))
+	if err != nil || len(m) != 1 {
+		t.Fatalf("node ids in %s: %v %v, want one", dir, m, err)
+	}
+	return strings.TrimSuffix(filepath.Base(m[0]), ".lock")
 }

@@ -29,8 +29,12 @@ type Config struct {
 	// Poll is the longest the dispatcher sleeps before looking for work
 	// queued by another process.
 	Poll time.Duration
-	// ReleaseAtStart hands back, at start, events a previous run of this
-	// process had claimed (a single process owns the database).
+	// Node is this process's id among those sharing the database: its
+	// claims are recorded under it, and at start it hands back the events
+	// it held when it last stopped (a crash).
+	Node string
+	// ReleaseAtStart hands back, at start, every event claimed by anyone
+	// (a single process owns the database).
 	ReleaseAtStart bool
 	// StateLimit caps each of event.state's scopes, in bytes of JSON.
 	StateLimit int

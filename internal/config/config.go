@@ -24,6 +24,7 @@ type Config struct {
 	Addr            string
 	DataDir         string
 	DatabaseURL     string
+	NodeID          string
 	PublicURL       string
 	ChatURL         string
 	LogFormat       string
@@ -74,6 +75,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&c.Addr, "addr", env("ADDR", "127.0.0.1:8080"), "address to listen on (BOTPLATFORM_ADDR)")
 	fs.StringVar(&c.DataDir, "data", env("DATA", "./data"), "data directory: SQLite database, blobs, bootstrap.json (BOTPLATFORM_DATA)")
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "empty for SQLite in the data directory, or postgres://… (BOTPLATFORM_DATABASE_URL)")
+	fs.StringVar(&c.NodeID, "node-id", env("NODE_ID", ""), "this process's id among those sharing a PostgreSQL database (at start it takes back its own jobs left by a crash); default: one kept in <data>/nodes (BOTPLATFORM_NODE_ID)")
 	fs.StringVar(&c.PublicURL, "public-url", env("PUBLIC_URL", ""), "absolute base URL of every URL the server hands out; default http://<addr> (BOTPLATFORM_PUBLIC_URL)")
 	fs.StringVar(&c.ChatURL, "chat-url", env("CHAT_URL", ""), "base URL of the Chat API; default <public-url>/chat (BOTPLATFORM_CHAT_URL)")
 	fs.StringVar(&c.EmbeddingsURL, "embeddings-url", env("EMBEDDINGS_URL", ""), "base URL of an OpenAI-compatible embeddings API (…/v1); empty uses the built-in embedder (BOTPLATFORM_EMBEDDINGS_URL)")

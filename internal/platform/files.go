@@ -95,3 +95,13 @@ type Job struct {
 
 // JobIndexFile is the kind of the job that indexes an uploaded file.
 const JobIndexFile = "index_file"
+
+// ReleaseNode is whose jobs a process starting up hands back (the node
+// argument of Store.ReleaseJobs): its own (node), or everyone's ("") when
+// it owns the database alone.
+func ReleaseNode(node string, ownsDatabase bool) string {
+	if ownsDatabase {
+		return ""
+	}
+	return node
+}
