@@ -1526,3 +1526,62 @@ func nodeOf(t *testing.T, dir string) string {
 	}
 	return strings.TrimSuffix(filepath.Base(m[0]), ".lock")
 }
+
+// TestRuntimeScheduledCap: a bot's pending scheduled events are capped
+// (--bot-max-scheduled): scheduleEvent beyond it throws LimitExceeded to
+// the code and the bot's logs say so, even when the code catches it. A bot
+// whose scheduled events each schedule more (a flood) stays at the cap,
+// and another bot keeps answering meanwhile.
+func TestRuntimeScheduledCap(t *testing.T) {
+	t.Parallel()
+	const limit = 20
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			s := startBackendWith(t, backend, append([]string{"--bot-max-scheduled", fmt.Sprint(limit)}, runtimeFlags...)...)
+			capped := newBotEnv(t, s, sayJS+`bot.on.message('text', async ({ message, client }) => {
+  let n = 0, err = ''
+  try {
+    for (; n < 30; n++) await client.scheduleEvent({ type: 'later', payload: {}, delay: 3600000 })
+  } catch (e) { err = e.message }
+  await say(client, message.conversationId, 'scheduled ' + n + ': ' + err)
+})
+bot.on.event('later', () => {})
+`, nil)
+			u := capped.user("cap-user")
+			c := capped.conversation(u, "cap-conv")
+			want := fmt.Sprintf("scheduled %d: the bot has %d scheduled events pending; at most %d (--bot-max-scheduled): the event was not scheduled", limit, limit, limit)
+			if got := textOf(capped.ask(u, c, "go")); got != want {
+				t.Fatalf("reply %q, want %q", got, want)
+			}
+			capped.waitLog("level=error", "scheduleEvent: the bot has 20 scheduled events pending; at most 20")
+			if got := textOf(capped.ask(u, c, "again")); got != "scheduled 0: "+want[len("scheduled 20: "):] {
+				t.Fatalf("second reply %q", got)
+			}
+
+			// A flood: every event schedules ten more, at once.
+			flood := newBotEnv(t, s, sayJS+`bot.on.message('text', async ({ client }) => {
+  for (let i = 0; i < 10; i++) await client.scheduleEvent({ type: 'more', payload: {}, delay: 0 })
+})
+bot.on.event('more', async ({ client }) => {
+  for (let i = 0; i < 10; i++) await client.scheduleEvent({ type: 'more', payload: {}, delay: 0 })
+})
+`, nil)
+			fu := flood.user("flood-user")
+			flood.send(fu, flood.conversation(fu, "flood"), "start")
+			flood.waitLog("level=error", "scheduleEvent: the bot has", "at most 20")
+			other := newBotEnv(t, s, echoJS, nil)
+			ou := other.user("other-user")
+			oc := other.conversation(ou, "")
+			for i := range 5 {
+				if got := textOf(other.ask(ou, oc, fmt.Sprint("hello ", i))); got != fmt.Sprint("hello ", i) {
+					t.Fatalf("the other bot answered %q during the flood", got)
+				}
+			}
+			jobs, err := flood.store().CountOwnedJobs(context.Background(), platform.JobBotEvent, flood.botID)
+			if err != nil || jobs > limit {
+				t.Fatalf("the flooding bot has %d scheduled events pending (%v), at most %d allowed", jobs, err, limit)
+			}
+		})
+	}
+}

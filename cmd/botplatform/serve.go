@@ -162,7 +162,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// runs out.
 	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
 		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll,
-		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", ValidateMessage: httpapi.ValidateChatMessage, Log: log,
+		MaxScheduled: cfg.BotMaxScheduled,
+		Node:         node, ReleaseAtStart: cfg.DatabaseURL == "", ValidateMessage: httpapi.ValidateChatMessage, Log: log,
 	})
 	chatSvc.OnQueued(rt.Notify)
 	rt.SetSearcher(idx)

@@ -38,6 +38,8 @@ type Config struct {
 	ReleaseAtStart bool
 	// StateLimit caps each of event.state's scopes, in bytes of JSON.
 	StateLimit int
+	// MaxScheduled caps a bot's pending scheduled events.
+	MaxScheduled int
 	// ValidateMessage checks an outgoing message ({conversationId, payload,
 	// metadata}) as the Chat API checks createMessage.
 	ValidateMessage func(body []byte) error
@@ -46,11 +48,12 @@ type Config struct {
 
 // Defaults of Config.
 const (
-	DefaultWorkers    = 64
-	DefaultTimeout    = 10 * time.Second
-	DefaultMaxTimeout = 60 * time.Second
-	DefaultStateLimit = 128 << 10
-	defaultPoll       = time.Second
+	DefaultWorkers      = 64
+	DefaultTimeout      = 10 * time.Second
+	DefaultMaxTimeout   = 60 * time.Second
+	DefaultStateLimit   = 128 << 10
+	DefaultMaxScheduled = 1000
+	defaultPoll         = time.Second
 )
 
 // Runtime dispatches events to bot code.
@@ -99,6 +102,9 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 	}
 	if cfg.StateLimit <= 0 {
 		cfg.StateLimit = DefaultStateLimit
+	}
+	if cfg.MaxScheduled <= 0 {
+		cfg.MaxScheduled = DefaultMaxScheduled
 	}
 	if cfg.ValidateMessage == nil {
 		cfg.ValidateMessage = func([]byte) error { return nil }

@@ -41,6 +41,7 @@ type Config struct {
 	BotPoll         time.Duration
 	BotWorkers      int
 	BotStateLimit   int
+	BotMaxScheduled int
 	IndexWorkers    int
 	EmbeddingsURL   string
 	EmbeddingsModel string
@@ -115,6 +116,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	}{
 		{"bot-workers", "BOT_WORKERS", "64", "how many bot events run at once (one at a time per conversation)", &c.BotWorkers, 1},
 		{"bot-state-limit", "BOT_STATE_LIMIT", "131072", "largest event.state scope (bot, user, conversation) in bytes of JSON", &c.BotStateLimit, 2},
+		{"bot-max-scheduled", "BOT_MAX_SCHEDULED", "1000", "most scheduled events a bot may have pending (scheduleEvent fails beyond)", &c.BotMaxScheduled, 1},
 		{"index-workers", "INDEX_WORKERS", "2", "how many files are indexed at once; 0 leaves indexing to other processes", &c.IndexWorkers, 0},
 	}
 	rawInts := make([]string, len(ints))

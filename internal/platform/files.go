@@ -91,6 +91,9 @@ type Job struct {
 	Attempts  int
 	RunAfter  time.Time
 	CreatedAt time.Time
+	// Owner is the bot whose code queued the job (scheduled events),
+	// counted against its cap; empty for others. Only EnqueueJob uses it.
+	Owner string
 }
 
 // JobIndexFile is the kind of the job that indexes an uploaded file.

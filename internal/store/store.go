@@ -109,6 +109,9 @@ type Store interface {
 	ListJobs(ctx context.Context, subject string) ([]platform.Job, error)
 	// EnqueueJob queues a job; ErrConflict when one with its id exists.
 	EnqueueJob(ctx context.Context, j platform.Job) error
+	// CountOwnedJobs counts the jobs of kind queued with Owner owner that
+	// are not done (pending or running).
+	CountOwnedJobs(ctx context.Context, kind, owner string) (int, error)
 	// ClaimJobs leases up to limit jobs of kind until leaseUntil to node
 	// (the claiming process): each is the first of its subject (by
 	// run_after, then id), due by now, and pending or with an expired lease.

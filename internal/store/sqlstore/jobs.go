@@ -12,10 +12,16 @@ import (
 
 func (s *Store) EnqueueJob(ctx context.Context, j platform.Job) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
-			j.ID, j.Kind, j.Subject, string(j.Payload), micros(j.RunAfter), micros(j.CreatedAt))
+		_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at, owner) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+			j.ID, j.Kind, j.Subject, string(j.Payload), micros(j.RunAfter), micros(j.CreatedAt), j.Owner)
 		return err
 	})
+}
+
+func (s *Store) CountOwnedJobs(ctx context.Context, kind, owner string) (int, error) {
+	var n int
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM jobs WHERE owner = ? AND kind = ? AND status <> 'done' AND owner <> ''`, owner, kind).Scan(&n)
+	return n, err
 }
 
 // claimable selects the ids of the jobs ClaimJobs may take: the first job of
