@@ -25,7 +25,7 @@ import (
 )
 
 // signalTimeout bounds every wait for something the server must send.
-const signalTimeout = 10 * time.Second
+const signalTimeout = 30 * time.Second
 
 // chatEnv is one bot's Chat API: its own workspace and bot.
 type chatEnv struct {

@@ -1354,7 +1354,7 @@ func TestIndexingRestart(t *testing.T) {
 			if backend == "sqlite" {
 				// A run that crashed while indexing left jobs claimed.
 				now := time.Now()
-				claimed, err := st.ClaimJobs(ctx, platform.JobIndexFile, now.Add(time.Minute), now.Add(10*time.Minute), n/2)
+				claimed, err := st.ClaimJobs(ctx, platform.JobIndexFile, "crashed-run", now.Add(time.Minute), now.Add(10*time.Minute), n/2)
 				if err != nil || len(claimed) != n/2 {
 					t.Fatalf("claim jobs as a crashed run: %d %v", len(claimed), err)
 				}

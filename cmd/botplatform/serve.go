@@ -130,6 +130,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			boot.Token, boot.WorkspaceID, filepath.Join(cfg.DataDir, "bootstrap.json"))
 	}
 
+	node, releaseNode, err := nodeID(cfg.NodeID, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer releaseNode()
+
 	blobs, err := openBlobs(ctx, cfg, st)
 	if err != nil {
 		return err
@@ -157,7 +163,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		model = m
 	}
 	idx := indexing.New(st, blobs, platform.SystemClock{}, indexing.Config{Workers: cfg.IndexWorkers, Embedder: emb, Log: log,
-		ReleaseAtStart: cfg.DatabaseURL == "", Model: model, AI: aiCfg,
+		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Model: model, AI: aiCfg,
 		StorageRoom: func(ctx context.Context, ws string) (int64, error) { return files.StorageRoom(ctx, st, ws) }})
 	fsvc.OnIndexQueued(idx.Notify)
 	fsvc.CheckIndexingWith(idx.CheckUpsert)
@@ -184,13 +190,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	chatSvc := chat.New(st, hub, platform.SystemClock{})
 
 	// Bot code runs for every queued event. With SQLite this process owns
-	// the database, so events it had claimed before a crash are handed
-	// back at once; with PostgreSQL, other processes may hold some, and
-	// they are taken back when their lease runs out.
+	// the database, so every event claimed before a crash is handed back at
+	// once; with PostgreSQL, this node's own are (its id is recorded on
+	// what it claims), and other processes' are taken back when their lease
+	// runs out.
 	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
 		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll,
-		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout,
-		ReleaseAtStart: cfg.DatabaseURL == "", ValidateMessage: httpapi.ValidateChatMessage, Log: log,
+		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout, MaxScheduled: cfg.BotMaxScheduled,
+		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", ValidateMessage: httpapi.ValidateChatMessage, Log: log,
 	})
 	adm.SetCodeChecker(rt)
 	chatSvc.OnQueued(rt.Notify)
@@ -218,7 +225,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv.RegisterOnShutdown(hub.CloseAll) // event streams end, so the drain can finish
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("listening", "api_url", cfg.PublicURL, "chat_url", cfg.ChatURL, "database", st.Dialect(), "version", version)
+	log.Info("listening", "api_url", cfg.PublicURL, "chat_url", cfg.ChatURL, "database", st.Dialect(), "node", node, "version", version)
 	fmt.Fprintf(stdout, "botplatform %s listening on %s\n", version, cfg.PublicURL)
 
 	select {

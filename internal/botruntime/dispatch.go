@@ -34,8 +34,8 @@ const maxAttempts = 10
 // Run dispatches queued events until ctx ends, then waits for the events
 // in progress. It also fires the bots' recurring events.
 func (r *Runtime) Run(ctx context.Context) {
-	if r.cfg.ReleaseAtStart {
-		if n, err := r.store.ReleaseJobs(ctx, platform.JobBotEvent); err != nil {
+	if r.cfg.ReleaseAtStart || r.cfg.Node != "" {
+		if n, err := r.store.ReleaseJobs(ctx, platform.JobBotEvent, platform.ReleaseNode(r.cfg.Node, r.cfg.ReleaseAtStart)); err != nil {
 			r.log.Error("bot runtime: releasing events", "err", err)
 		} else if n > 0 {
 			r.log.Info("bot runtime: events of the previous run queued again", "count", n)
@@ -49,7 +49,7 @@ func (r *Runtime) Run(ctx context.Context) {
 		full := false
 		now := r.clock.Now()
 		if free > 0 {
-			jobs, err := r.store.ClaimJobs(ctx, platform.JobBotEvent, now, now.Add(r.lease()), free)
+			jobs, err := r.store.ClaimJobs(ctx, platform.JobBotEvent, r.cfg.Node, now, now.Add(r.lease()), free)
 			if err != nil && ctx.Err() == nil {
 				r.log.Error("bot runtime: claiming events", "err", err)
 			}

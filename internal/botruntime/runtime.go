@@ -30,8 +30,12 @@ type Config struct {
 	// Poll is the longest the dispatcher sleeps before looking for work
 	// queued by another process.
 	Poll time.Duration
-	// ReleaseAtStart hands back, at start, events a previous run of this
-	// process had claimed (a single process owns the database).
+	// Node is this process's id among those sharing the database: its
+	// claims are recorded under it, and at start it hands back the events
+	// it held when it last stopped (a crash).
+	Node string
+	// ReleaseAtStart hands back, at start, every event claimed by anyone
+	// (a single process owns the database).
 	ReleaseAtStart bool
 	// StateLimit caps each of event.state's scopes, in bytes of JSON.
 	StateLimit int
@@ -42,6 +46,8 @@ type Config struct {
 	// StopTimeout bounds the wait for the events in progress when the
 	// runtime stops; past it their processes are killed.
 	StopTimeout time.Duration
+	// MaxScheduled caps a bot's pending scheduled events.
+	MaxScheduled int
 	// ValidateMessage checks an outgoing message ({conversationId, payload,
 	// metadata}) as the Chat API checks createMessage.
 	ValidateMessage func(body []byte) error
@@ -50,12 +56,13 @@ type Config struct {
 
 // Defaults of Config.
 const (
-	DefaultWorkers    = 64
-	DefaultTimeout    = 10 * time.Second
-	DefaultMaxTimeout = 60 * time.Second
-	DefaultStateLimit = 128 << 10
-	DefaultMemory     = 256 << 20
-	defaultPoll       = time.Second
+	DefaultWorkers      = 64
+	DefaultTimeout      = 10 * time.Second
+	DefaultMaxTimeout   = 60 * time.Second
+	DefaultStateLimit   = 128 << 10
+	DefaultMemory       = 256 << 20
+	DefaultMaxScheduled = 1000
+	defaultPoll         = time.Second
 )
 
 // Runtime dispatches events to bot code.
@@ -109,6 +116,9 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 	}
 	if cfg.StateLimit <= 0 {
 		cfg.StateLimit = DefaultStateLimit
+	}
+	if cfg.MaxScheduled <= 0 {
+		cfg.MaxScheduled = DefaultMaxScheduled
 	}
 	if cfg.ValidateMessage == nil {
 		cfg.ValidateMessage = func([]byte) error { return nil }

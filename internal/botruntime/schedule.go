@@ -85,13 +85,31 @@ func (c *call) scheduleEvent(in []byte) (any, error) {
 	p.EventID = c.nextID("evt_")
 	payload, _ := json.Marshal(p)
 	c.sent++
-	err := c.r.store.EnqueueJob(c.ctx, platform.Job{ID: "job_" + p.EventID[len("evt_"):], Kind: platform.JobBotEvent, Subject: subject,
-		Payload: payload, RunAfter: at, CreatedAt: now})
+	id := "job_" + p.EventID[len("evt_"):]
+	if err := c.checkScheduled(); err != nil {
+		return nil, err
+	}
+	err := c.r.store.EnqueueJob(c.ctx, platform.Job{ID: id, Kind: platform.JobBotEvent, Subject: subject,
+		Payload: payload, RunAfter: at, CreatedAt: now, Owner: c.bot.bot.ID})
 	if err != nil && !errors.Is(err, platform.ErrConflict) { // a conflict: queued by an earlier delivery
 		return nil, err
 	}
 	c.r.Notify()
 	return map[string]any{"event": map[string]any{"id": p.EventID, "type": a.Type, "runAt": platform.FormatTime(at)}}, nil
+}
+
+// checkScheduled applies the cap on a bot's pending scheduled events
+// (--bot-max-scheduled): over it, scheduleEvent fails, and the bot's logs
+// say so even if the code catches the error.
+func (c *call) checkScheduled() error {
+	n, err := c.r.store.CountOwnedJobs(c.ctx, platform.JobBotEvent, c.bot.bot.ID)
+	if err != nil || n < c.r.cfg.MaxScheduled {
+		return err
+	}
+	e := platform.Errorf(platform.ErrLimitExceeded, "the bot has %d scheduled events pending; at most %d (--bot-max-scheduled): the event was not scheduled", n, c.r.cfg.MaxScheduled)
+	c.logs = append(c.logs, platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: c.bot.bot.ID, Timestamp: c.r.clock.Now(),
+		Level: "error", Message: "scheduleEvent: " + e.Message, UserID: c.logUser, ConversationID: c.logConv})
+	return e
 }
 
 // recurringEvent is one entry of a bot's recurringEvents.

@@ -25,6 +25,7 @@ type Config struct {
 	DataDir         string
 	DatabaseURL     string
 	AdoptData       bool // the data directory's file storage becomes the database's
+	NodeID          string
 	PublicURL       string
 	ChatURL         string
 	LogFormat       string
@@ -46,6 +47,7 @@ type Config struct {
 	BotWorkers             int
 	BotStateLimit          int
 	BotMemory              int
+	BotMaxScheduled        int
 	IndexWorkers           int
 	EmbeddingsURL          string
 	EmbeddingsModel        string
@@ -88,6 +90,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		adoptData = s
 		return nil
 	})
+	fs.StringVar(&c.NodeID, "node-id", env("NODE_ID", ""), "this process's id among those sharing a PostgreSQL database (at start it takes back its own jobs left by a crash); default: one kept in <data>/nodes (BOTPLATFORM_NODE_ID)")
 	fs.StringVar(&c.PublicURL, "public-url", env("PUBLIC_URL", ""), "absolute base URL of every URL the server hands out; default http://<addr> (BOTPLATFORM_PUBLIC_URL)")
 	fs.StringVar(&c.ChatURL, "chat-url", env("CHAT_URL", ""), "base URL of the Chat API; default <public-url>/chat (BOTPLATFORM_CHAT_URL)")
 	fs.StringVar(&c.EmbeddingsURL, "embeddings-url", env("EMBEDDINGS_URL", ""), "base URL of an OpenAI-compatible embeddings API (…/v1); empty uses the built-in embedder (BOTPLATFORM_EMBEDDINGS_URL)")
@@ -132,6 +135,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 		{"streams-per-user", "STREAMS_PER_USER", "32", "open conversation streams one chat user may hold on this process; 0: no limit", &c.StreamsPerUser, 0},
 		{"streams-per-conversation", "STREAMS_PER_CONVERSATION", "128", "open streams of one conversation on this process; 0: no limit", &c.StreamsPerConversation, 0},
 		{"bot-memory", "BOT_MEMORY", "256", "memory limit of each bot's process, in MiB", &c.BotMemory, 64},
+		{"bot-max-scheduled", "BOT_MAX_SCHEDULED", "1000", "most scheduled events a bot may have pending (scheduleEvent fails beyond)", &c.BotMaxScheduled, 1},
 		{"index-workers", "INDEX_WORKERS", "2", "how many files are indexed at once; 0 leaves indexing to other processes", &c.IndexWorkers, 0},
 	}
 	rawInts := make([]string, len(ints))

@@ -544,12 +544,15 @@ func TestLongIndexingKeepsItsJob(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			f := newFixture(t, backend, 1)
 			srv := aitest.New(t)
+			// The answer takes 2.5 leases; the worker extends its lease every
+			// third of it (667 ms), so only a worker stalled for 1.3 s - more
+			// than a busy machine stalls one - would lose it.
 			srv.Respond(func(r aitest.Recorded) aitest.Reply {
-				time.Sleep(900 * time.Millisecond)
+				time.Sleep(5 * time.Second)
 				return aitest.Reply{Text: "Slow answer."}
 			})
 			f.withModel(t, srv, nil)
-			f.svc.cfg.Workers, f.svc.cfg.Lease = 3, 300*time.Millisecond
+			f.svc.cfg.Workers, f.svc.cfg.Lease = 3, 2*time.Second
 			f.uploadConf(t, "slow.txt", "text/plain", []byte("text"), conf(map[string]any{"parsing": map[string]any{"mode": "agent"}}))
 			f.settleCompleted(t)
 			if n := len(srv.Requests()); n != 1 {

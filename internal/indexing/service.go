@@ -33,8 +33,12 @@ type Config struct {
 	Embedder embed.Embedder // nil: the built-in one
 	Poll     time.Duration  // longest sleep before looking for jobs queued elsewhere
 	Log      *slog.Logger
-	// ReleaseAtStart hands back, at start, jobs a previous run of this
-	// process had claimed (a single process owns the database).
+	// Node is this process's id among those sharing the database: its
+	// claims are recorded under it, and at start it hands back the jobs it
+	// held when it last stopped (a crash).
+	Node string
+	// ReleaseAtStart hands back, at start, every job claimed by anyone (a
+	// single process owns the database).
 	ReleaseAtStart bool
 	// Model is the model server of the AI-assisted options; nil: none
 	// (built-in methods where they exist).
@@ -104,8 +108,8 @@ const maxAttempts = 5
 
 // Run runs the workers until ctx ends, then waits for the jobs in progress.
 func (s *Service) Run(ctx context.Context) {
-	if s.cfg.ReleaseAtStart {
-		if n, err := s.store.ReleaseJobs(ctx, platform.JobIndexFile); err != nil {
+	if s.cfg.ReleaseAtStart || s.cfg.Node != "" {
+		if n, err := s.store.ReleaseJobs(ctx, platform.JobIndexFile, platform.ReleaseNode(s.cfg.Node, s.cfg.ReleaseAtStart)); err != nil {
 			s.log.Error("indexing: releasing jobs", "err", err)
 		} else if n > 0 {
 			s.log.Info("indexing: jobs of the previous run queued again", "count", n)
@@ -117,7 +121,7 @@ func (s *Service) Run(ctx context.Context) {
 	for {
 		if free := s.cfg.Workers - int(inflight.Load()); free > 0 {
 			now := s.clock.Now()
-			jobs, err := s.store.ClaimJobs(ctx, platform.JobIndexFile, now, now.Add(s.cfg.Lease), free)
+			jobs, err := s.store.ClaimJobs(ctx, platform.JobIndexFile, s.cfg.Node, now, now.Add(s.cfg.Lease), free)
 			if err != nil && ctx.Err() == nil {
 				s.log.Error("indexing: claiming jobs", "err", err)
 			}

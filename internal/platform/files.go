@@ -91,7 +91,20 @@ type Job struct {
 	Attempts  int
 	RunAfter  time.Time
 	CreatedAt time.Time
+	// Owner is the bot whose code queued the job (scheduled events),
+	// counted against its cap; empty for others. Only EnqueueJob uses it.
+	Owner string
 }
 
 // JobIndexFile is the kind of the job that indexes an uploaded file.
 const JobIndexFile = "index_file"
+
+// ReleaseNode is whose jobs a process starting up hands back (the node
+// argument of Store.ReleaseJobs): its own (node), or everyone's ("") when
+// it owns the database alone.
+func ReleaseNode(node string, ownsDatabase bool) string {
+	if ownsDatabase {
+		return ""
+	}
+	return node
+}

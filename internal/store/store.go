@@ -109,12 +109,15 @@ type Store interface {
 	ListJobs(ctx context.Context, subject string) ([]platform.Job, error)
 	// EnqueueJob queues a job; ErrConflict when one with its id exists.
 	EnqueueJob(ctx context.Context, j platform.Job) error
-	// ClaimJobs leases up to limit jobs of kind until leaseUntil: each is
-	// the first of its subject (by run_after, then id), due by now, and
-	// pending or with an expired lease. A subject's next job is not claimed
-	// before the one ahead of it is finished, so a subject's jobs run one at
-	// a time and in order.
-	ClaimJobs(ctx context.Context, kind string, now, leaseUntil time.Time, limit int) ([]platform.Job, error)
+	// CountOwnedJobs counts the jobs of kind queued with Owner owner that
+	// are not done (pending or running).
+	CountOwnedJobs(ctx context.Context, kind, owner string) (int, error)
+	// ClaimJobs leases up to limit jobs of kind until leaseUntil to node
+	// (the claiming process): each is the first of its subject (by
+	// run_after, then id), due by now, and pending or with an expired lease.
+	// A subject's next job is not claimed before the one ahead of it is
+	// finished, so a subject's jobs run one at a time and in order.
+	ClaimJobs(ctx context.Context, kind, node string, now, leaseUntil time.Time, limit int) ([]platform.Job, error)
 	// ExtendLease moves a running job's lease to until, while its worker
 	// is busy with it (ErrNotFound when it no longer runs).
 	ExtendLease(ctx context.Context, id string, until time.Time) error
@@ -128,9 +131,11 @@ type Store interface {
 	// RetryJob hands a claimed job back, to be claimed again from runAfter;
 	// it keeps its place in its subject's order.
 	RetryJob(ctx context.Context, id string, runAfter time.Time) error
-	// ReleaseJobs hands every claimed job of kind back (a single process
-	// starting again: no other worker can hold them).
-	ReleaseJobs(ctx context.Context, kind string) (int, error)
+	// ReleaseJobs hands back the running jobs of kind that node claimed (a
+	// node starting again: none of them is still being worked on); node ""
+	// hands back every running job of kind (a single process owning the
+	// database).
+	ReleaseJobs(ctx context.Context, kind, node string) (int, error)
 	// NextJobAt is when the earliest pending job of kind not yet due at
 	// after becomes due (or its retry may run). A dispatcher passes the now
 	// of its last ClaimJobs: what was due then, that claim has seen (taken,

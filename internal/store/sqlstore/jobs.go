@@ -12,10 +12,16 @@ import (
 
 func (s *Store) EnqueueJob(ctx context.Context, j platform.Job) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
-			j.ID, j.Kind, j.Subject, string(j.Payload), micros(j.RunAfter), micros(j.CreatedAt))
+		_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at, owner) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+			j.ID, j.Kind, j.Subject, string(j.Payload), micros(j.RunAfter), micros(j.CreatedAt), j.Owner)
 		return err
 	})
+}
+
+func (s *Store) CountOwnedJobs(ctx context.Context, kind, owner string) (int, error) {
+	var n int
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM jobs WHERE owner = ? AND kind = ? AND status <> 'done' AND owner <> ''`, owner, kind).Scan(&n)
+	return n, err
 }
 
 // claimable selects the ids of the jobs ClaimJobs may take: the first job of
@@ -30,7 +36,7 @@ const claimable = `SELECT j.id FROM jobs j
 	      AND (o.run_after < j.run_after OR (o.run_after = j.run_after AND o.id < j.id) OR (o.status = 'running' AND o.lease_until > ?)))
 	ORDER BY j.run_after, j.id LIMIT ?`
 
-func (s *Store) ClaimJobs(ctx context.Context, kind string, now, leaseUntil time.Time, limit int) ([]platform.Job, error) {
+func (s *Store) ClaimJobs(ctx context.Context, kind, node string, now, leaseUntil time.Time, limit int) ([]platform.Job, error) {
 	var out []platform.Job
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		out = out[:0]
@@ -56,8 +62,8 @@ func (s *Store) ClaimJobs(ctx context.Context, kind string, now, leaseUntil time
 			return err
 		}
 		in := strings.Repeat(", ?", len(ids))[2:]
-		rows, err = tx.QueryContext(ctx, s.q(`UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ? WHERE id IN (`+in+`)
-			RETURNING id, kind, subject, payload, status, attempts, run_after, created_at`), append([]any{micros(leaseUntil)}, ids...)...)
+		rows, err = tx.QueryContext(ctx, s.q(`UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, node_id = ? WHERE id IN (`+in+`)
+			RETURNING id, kind, subject, payload, status, attempts, run_after, created_at`), append([]any{micros(leaseUntil), node}, ids...)...)
 		if err != nil {
 			return err
 		}
@@ -142,11 +148,15 @@ func (s *Store) RetryJob(ctx context.Context, id string, runAfter time.Time) err
 	})
 }
 
-func (s *Store) ReleaseJobs(ctx context.Context, kind string) (int, error) {
+func (s *Store) ReleaseJobs(ctx context.Context, kind, node string) (int, error) {
 	var n int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		n, err = s.exec(ctx, tx, `UPDATE jobs SET status = 'pending', lease_until = NULL WHERE kind = ? AND status = 'running'`, kind)
+		if node == "" {
+			n, err = s.exec(ctx, tx, `UPDATE jobs SET status = 'pending', lease_until = NULL WHERE kind = ? AND status = 'running'`, kind)
+		} else {
+			n, err = s.exec(ctx, tx, `UPDATE jobs SET status = 'pending', lease_until = NULL WHERE kind = ? AND status = 'running' AND node_id = ?`, kind, node)
+		}
 		return err
 	})
 	return int(n), err

@@ -88,6 +88,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RetryJob", testRetryJob},
 		{"RetryJobKeepsOrder", testRetryJobKeepsOrder},
 		{"ReleaseJobs", testReleaseJobs},
+		{"ReleaseJobsOfNode", testReleaseJobsOfNode},
 		{"ExtendLease", testExtendLease},
 		{"NextJobAt", testNextJobAt},
 		{"BotStates", testBotStates},

@@ -37,9 +37,12 @@ func (e *env) enqueue(t *testing.T, js ...platform.Job) {
 	}
 }
 
+// nodeA is the node the tests' claims are made by.
+const nodeA = "node-a"
+
 func (e *env) claim(t *testing.T, kind string, now, leaseUntil time.Time, limit int) []platform.Job {
 	t.Helper()
-	js, err := e.s.ClaimJobs(e.ctx, kind, now, leaseUntil, limit)
+	js, err := e.s.ClaimJobs(e.ctx, kind, nodeA, now, leaseUntil, limit)
 	must(t, err, "ClaimJobs(%s, %v, limit %d)", kind, now, limit)
 	return js
 }
@@ -183,7 +186,7 @@ func testClaimJobs(t *testing.T, e *env) {
 	e.wantClaim(t, kindA, later, later.Add(time.Minute), 100, nil, nil, "claim again after re-claiming")
 	e.wantJobs(t, "s2", []platform.Job{jobAs(b2, platform.JobRunning, 2)}, "jobs of s2 after the re-claim")
 
-	_, err := e.s.ClaimJobs(e.ctx, "kind_unknown", later, later, 10)
+	_, err := e.s.ClaimJobs(e.ctx, "kind_unknown", nodeA, later, later, 10)
 	must(t, err, "ClaimJobs of an unknown kind")
 }
 
@@ -268,7 +271,7 @@ func testClaimJobsConcurrent(t *testing.T, e *env) {
 	for w := range workers {
 		wg.Go(func() {
 			for done.Load() < total && ctx.Err() == nil {
-				js, err := e.s.ClaimJobs(ctx, kindA, now, lease, 3)
+				js, err := e.s.ClaimJobs(ctx, kindA, fmt.Sprint("node-", w), now, lease, 3)
 				if err != nil {
 					if ctx.Err() == nil {
 						report(fmt.Errorf("worker %d: ClaimJobs: %w", w, err))
@@ -438,7 +441,7 @@ func testKeptJobs(t *testing.T, e *env) {
 	e.wantClaim(t, kindA, now, lease, 10, []int{1}, []platform.Job{n1}, "claim after keeping k1")
 	must(t, e.s.FinishJob(e.ctx, n1.ID, false, nil, nil, now), "FinishJob n1")
 	e.wantClaim(t, kindA, now.Add(time.Hour), now.Add(2*time.Hour), 10, nil, nil, "claim with only a done job")
-	n, err := e.s.ReleaseJobs(e.ctx, kindA)
+	n, err := e.s.ReleaseJobs(e.ctx, kindA, "")
 	must(t, err, "ReleaseJobs")
 	same(t, n, 0, "ReleaseJobs count with only a done job")
 	at, ok, err := e.s.NextJobAt(e.ctx, kindA, time.Time{})
@@ -584,14 +587,14 @@ func testReleaseJobs(t *testing.T, e *env) {
 	k1 := newJob("job_4", kindB, "s1", now.Add(-time.Second))
 	e.enqueue(t, j1, j2, j3, k1)
 
-	n, err := e.s.ReleaseJobs(e.ctx, kindA)
+	n, err := e.s.ReleaseJobs(e.ctx, kindA, "")
 	must(t, err, "ReleaseJobs with nothing claimed")
 	same(t, n, 0, "ReleaseJobs count with nothing claimed")
 
 	e.wantClaim(t, kindA, now, lease, 10, []int{1, 1}, []platform.Job{j1, j2}, "claim of kind a")
 	e.wantClaim(t, kindB, now, lease, 10, []int{1}, []platform.Job{k1}, "claim of kind b")
 
-	n, err = e.s.ReleaseJobs(e.ctx, kindA)
+	n, err = e.s.ReleaseJobs(e.ctx, kindA, "")
 	must(t, err, "ReleaseJobs")
 	same(t, n, 2, "ReleaseJobs count")
 	e.wantJobs(t, "s1", []platform.Job{jobAs(j1, platform.JobPending, 1), jobAs(k1, platform.JobRunning, 1)}, "jobs of s1 after ReleaseJobs")
@@ -603,13 +606,38 @@ func testReleaseJobs(t *testing.T, e *env) {
 	e.wantClaim(t, kindA, later, lease, 10, []int{2, 2, 1}, []platform.Job{j1, j2, j3}, "claim after ReleaseJobs")
 	e.wantClaim(t, kindB, later, lease, 10, nil, nil, "claim of kind b after releasing kind a")
 
-	n, err = e.s.ReleaseJobs(e.ctx, kindB)
+	n, err = e.s.ReleaseJobs(e.ctx, kindB, "")
 	must(t, err, "ReleaseJobs of kind b")
 	same(t, n, 1, "ReleaseJobs count of kind b")
 	e.wantJobs(t, "s1", []platform.Job{jobAs(j1, platform.JobRunning, 2), jobAs(k1, platform.JobPending, 1)}, "jobs of s1 after releasing kind b")
-	n, err = e.s.ReleaseJobs(e.ctx, "kind_unknown")
+	n, err = e.s.ReleaseJobs(e.ctx, "kind_unknown", "")
 	must(t, err, "ReleaseJobs of an unknown kind")
 	same(t, n, 0, "ReleaseJobs count of an unknown kind")
+}
+
+// testReleaseJobsOfNode: a node starting again hands back the jobs it had
+// claimed, and leaves alone those another node holds.
+func testReleaseJobsOfNode(t *testing.T, e *env) {
+	now := mt(t0)
+	lease := now.Add(time.Hour)
+	j1 := newJob("job_1", kindA, "s1", now.Add(-2*time.Second))
+	j2 := newJob("job_2", kindA, "s2", now.Add(-time.Second))
+	e.enqueue(t, j1, j2)
+	e.wantClaim(t, kindA, now, lease, 1, []int{1}, []platform.Job{j1}, "claim by node a")
+	js, err := e.s.ClaimJobs(e.ctx, kindA, "node-b", now, lease, 10)
+	must(t, err, "ClaimJobs by node b")
+	same(t, len(js), 1, "jobs claimed by node b")
+
+	n, err := e.s.ReleaseJobs(e.ctx, kindA, "node-c")
+	must(t, err, "ReleaseJobs of a node holding nothing")
+	same(t, n, 0, "ReleaseJobs count of a node holding nothing")
+	n, err = e.s.ReleaseJobs(e.ctx, kindA, nodeA)
+	must(t, err, "ReleaseJobs of node a")
+	same(t, n, 1, "ReleaseJobs count of node a")
+	e.wantJobs(t, "s1", []platform.Job{jobAs(j1, platform.JobPending, 1)}, "node a's job after it is released")
+	e.wantJobs(t, "s2", []platform.Job{jobAs(j2, platform.JobRunning, 1)}, "node b's job after node a's are released")
+	// Released, node a's job is claimable at once; node b's stays held.
+	e.wantClaim(t, kindA, now.Add(time.Second), lease, 10, []int{2}, []platform.Job{j1}, "claim after releasing node a")
 }
 
 func testNextJobAt(t *testing.T, e *env) {
