@@ -8,7 +8,9 @@
 #
 # A crasher is written under the package's testdata/fuzz/<FuzzName>/, where
 # `go test` then replays it as a regular test case. FUZZPARALLEL sets the
-# workers per target (default: GOMAXPROCS).
+# workers per target (default: GOMAXPROCS). Each new interesting input is
+# minimized for at most FUZZMINIMIZETIME (default 5s; go test's own default
+# of 60s leaves a short run no time to fuzz).
 set -u
 time=${1:-3s}
 only=${2:-}
@@ -35,7 +37,7 @@ echo "$targets" | while read -r pkg name; do
 	[ -n "$pkg" ] || continue
 	case "$name" in *"$only"*) ;; *) continue ;; esac
 	echo "== $name ($pkg, $time)"
-	if ! $go test -run '^$' -fuzz "^$name\$" -fuzztime "$time" ${FUZZPARALLEL:+-parallel "$FUZZPARALLEL"} "$pkg"; then
+	if ! $go test -run '^$' -fuzz "^$name\$" -fuzztime "$time" -fuzzminimizetime "${FUZZMINIMIZETIME:-5s}" ${FUZZPARALLEL:+-parallel "$FUZZPARALLEL"} "$pkg"; then
 		echo "FAILED: $name ($pkg)"
 		exit 1
 	fi
