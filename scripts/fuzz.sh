@@ -22,6 +22,7 @@ targets='
 ./internal/httpapi FuzzValidateChatMessage
 ./internal/httpapi FuzzQueryString
 ./internal/chat FuzzUserKey
+./internal/files FuzzVerifySignedURL
 ./internal/indexing/parse FuzzParseText
 ./internal/indexing/parse FuzzParseMarkdown
 ./internal/indexing/parse FuzzParseHTML
