@@ -395,12 +395,18 @@ func (st *sseStream) next(t *testing.T) (sseEvent, bool) {
 // exactly `event: message` and one `data:` line of a {type, data} object.
 func (st *sseStream) signal(t *testing.T) chatSignal {
 	t.Helper()
+	// Pings do not extend the wait: a signal that never comes fails the
+	// test after signalTimeout however often the server pings.
+	start := time.Now()
 	for {
 		ev, ok := st.next(t)
 		if !ok {
 			t.Fatalf("%s: the stream ended while a signal was expected", st.what)
 		}
 		if ev.Data == "ping" {
+			if time.Since(start) > signalTimeout {
+				t.Fatalf("%s: only pings for %s", st.what, signalTimeout)
+			}
 			continue
 		}
 		if len(ev.Lines) != 2 || ev.Lines[0] != "event: message" || ev.Lines[1] != "data: "+ev.Data {

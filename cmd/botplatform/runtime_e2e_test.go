@@ -926,7 +926,8 @@ const clientErrorsJS = sayJS + `bot.on.message('text', async ({ message, client,
 `
 
 func testRuntimeClientErrors(t *testing.T, s *testServer) {
-	e := newBotEnv(t, s, clientErrorsJS, nil)
+	// A deadline a busy machine cannot reach: the caps handler sends 100 events.
+	e := newBotEnv(t, s, clientErrorsJS, map[string]any{"maxExecutionTime": 60})
 	u := e.user("errors-user")
 	c := e.conversation(u, "")
 	if got := textOf(e.ask(u, c, "go")); got != "done" {
