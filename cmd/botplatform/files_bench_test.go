@@ -36,7 +36,8 @@ func startBenchServer(b *testing.B) *benchServer {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
 	s := &benchServer{data: b.TempDir()}
-	s.cmd = exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", s.data, "--log-level", "warn")
+	// One benchmark user may listen to many conversations.
+	s.cmd = exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", s.data, "--log-level", "warn", "--streams-per-user", "0")
 	s.cmd.Env = append(os.Environ(), "BOTPLATFORM_DATABASE_URL=")
 	out, _ := s.cmd.StdoutPipe()
 	if err := s.cmd.Start(); err != nil {
