@@ -16,27 +16,15 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/harness"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "crashtest:", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { harness.Main("crashtest", run) }
 
 // options are the command's flags.
 type options struct {

@@ -16,25 +16,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/harness"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "loadtest:", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { harness.Main("loadtest", run) }
 
 type options struct {
 	bin      string
