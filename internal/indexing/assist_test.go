@@ -44,7 +44,7 @@ func (f *fixture) settle(tb testing.TB) map[string]platform.File {
 	done := make(chan struct{})
 	go func() { f.svc.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a hang guard
 	for {
 		out := map[string]platform.File{}
 		pending := false
@@ -544,15 +544,15 @@ func TestLongIndexingKeepsItsJob(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			f := newFixture(t, backend, 1)
 			srv := aitest.New(t)
-			// The answer takes 2.5 leases; the worker extends its lease every
-			// third of it (667 ms), so only a worker stalled for 1.3 s - more
-			// than a busy machine stalls one - would lose it.
+			// The answer takes about 2.5 leases; the worker extends its lease every
+			// third of it (3 s), so only a worker stalled for 6 s would lose
+			// it (a 2 s lease was lost under a loaded CI run).
 			srv.Respond(func(r aitest.Recorded) aitest.Reply {
-				time.Sleep(5 * time.Second)
+				time.Sleep(22 * time.Second)
 				return aitest.Reply{Text: "Slow answer."}
 			})
 			f.withModel(t, srv, nil)
-			f.svc.cfg.Workers, f.svc.cfg.Lease = 3, 2*time.Second
+			f.svc.cfg.Workers, f.svc.cfg.Lease = 3, 9*time.Second
 			f.uploadConf(t, "slow.txt", "text/plain", []byte("text"), conf(map[string]any{"parsing": map[string]any{"mode": "agent"}}))
 			f.settleCompleted(t)
 			if n := len(srv.Requests()); n != 1 {
