@@ -42,6 +42,12 @@ func Process(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	limitMemory(*memory, stderr)
+	if f, ok := stdin.(*os.File); ok {
+		stdin = pollable(f)
+	}
+	if f, ok := stdout.(*os.File); ok {
+		stdout = pollable(f)
+	}
 	in := bufio.NewReaderSize(stdin, 64<<10)
 	code, err := readRaw(in, maxCode)
 	if err != nil {
@@ -77,6 +83,20 @@ func Process(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+}
+
+// pollable puts a pipe the process was given (its stdin, its stdout) in
+// non-blocking mode, so that a goroutine waiting on it parks in the
+// runtime's poller and leaves its P to the goroutines it has woken. A
+// blocking read keeps the P while it waits: an invocation the reader has
+// just woken (a new one, or one given its server function's reply) then
+// waits until another thread steals it or the runtime's monitor takes the
+// P back, up to milliseconds.
+func pollable(f *os.File) *os.File {
+	if err := syscall.SetNonblock(int(f.Fd()), true); err != nil {
+		return f
+	}
+	return os.NewFile(f.Fd(), f.Name())
 }
 
 // maxCode bounds the code a bot process reads (the API allows 50 MB).
