@@ -76,7 +76,7 @@ type host struct {
 
 // hostCall is an invocation running in a host.
 type hostCall struct {
-	frames chan frame
+	frames chan *frame
 	done   chan struct{}
 	late   bool // killed at its deadline
 }
@@ -159,7 +159,7 @@ func (h *host) read(rd *bufio.Reader) {
 		h.mu.Unlock()
 		if hc != nil {
 			select {
-			case hc.frames <- f:
+			case hc.frames <- &f:
 			case <-hc.done:
 			}
 		}
@@ -277,7 +277,7 @@ func (r *Runtime) invoke(c *call, kind string, args ...string) (string, error) {
 		return "", err
 	}
 	timeout := c.bot.timeout
-	hc := &hostCall{frames: make(chan frame, 64), done: make(chan struct{})}
+	hc := &hostCall{frames: make(chan *frame, 64), done: make(chan struct{})}
 	h.mu.Lock()
 	h.next++
 	id := h.next
@@ -297,7 +297,7 @@ func (r *Runtime) invoke(c *call, kind string, args ...string) (string, error) {
 	_ = h.out.write(frame{ID: id, Op: "invoke", Kind: kind, Args: args, Timeout: timeout.Milliseconds()})
 	t := time.NewTimer(timeout + killGrace)
 	defer t.Stop()
-	serve := func(f frame) (string, error, bool) {
+	serve := func(f *frame) (string, error, bool) {
 		switch f.Op {
 		case "native":
 			_ = h.out.write(frame{ID: id, Op: "reply", Data: c.do(f.Name, f.Data)})
