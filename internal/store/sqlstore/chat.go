@@ -183,11 +183,9 @@ func (s *Store) enqueueBotEvent(ctx context.Context, tx *sql.Tx, kind, id, conve
 	if due.IsZero() {
 		due = created
 	}
-	at := micros(due)
 	payload, _ := json.Marshal(platform.BotEventJob{Type: kind, ID: id, ConversationID: conversationID})
-	_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at)
-		SELECT ?, ?, ?, ?, 'pending', 0, ?, ? WHERE EXISTS (SELECT 1 FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = ? AND b.code <> '')`,
-		platform.NewID("job_"), platform.JobBotEvent, conversationID, string(payload), at, at, conversationID)
+	_, err := s.insertJob(ctx, tx, platform.Job{ID: platform.NewID("job_"), Kind: platform.JobBotEvent, Subject: conversationID, Payload: payload, RunAfter: due, CreatedAt: due},
+		`EXISTS (SELECT 1 FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = ? AND b.code <> '')`, conversationID)
 	return err
 }
 
