@@ -12,21 +12,6 @@ import (
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-// jobPayload is what a bot_event job carries. Chat messages and events
-// (queued by the Chat API) name the message or event; recurring and
-// scheduled events carry their type and payload.
-type jobPayload struct {
-	Type           string          `json:"type"` // message, event, recurring, scheduled
-	ID             string          `json:"id,omitempty"`
-	ConversationID string          `json:"conversationId,omitempty"` // internal
-	UserID         string          `json:"userId,omitempty"`         // internal
-	BotID          string          `json:"botId,omitempty"`
-	EventID        string          `json:"eventId,omitempty"`
-	EventType      string          `json:"eventType,omitempty"`
-	Name           string          `json:"name,omitempty"` // the recurring event's key
-	Payload        json.RawMessage `json:"payload,omitempty"`
-}
-
 // maxAttempts bounds the redeliveries of an event whose handling keeps
 // failing for a reason other than the bot's code (the database, say).
 const maxAttempts = 10
@@ -151,7 +136,7 @@ type incoming struct {
 var errGone = errors.New("gone")
 
 func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
-	var p jobPayload
+	var p platform.BotEventJob
 	if err := json.Unmarshal(j.Payload, &p); err != nil {
 		r.log.Error("bot runtime: unreadable event", "job", j.ID, "err", err)
 		return r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now())
@@ -223,14 +208,12 @@ func (r *Runtime) retryCrash(jobID string, err error) bool {
 	return true
 }
 
-// keepJob tells the jobs whose ids derive from what they do (recurring
-// firings, scheduled events): they stay as done rows for doneRetention, so
-// that another server's firing, or a redelivered event scheduling them
-// again, is a conflict rather than a second run.
+// keepJob tells whether a job stays as a done row (BotEventJob.Keep) for
+// doneRetention.
 func keepJob(j platform.Job) bool {
-	var p jobPayload
+	var p platform.BotEventJob
 	_ = json.Unmarshal(j.Payload, &p)
-	return p.Type == "recurring" || p.Type == "scheduled"
+	return p.Keep()
 }
 
 // doneRetention is how long done recurring and scheduled jobs are kept.
@@ -279,9 +262,9 @@ func (r *Runtime) changedStates(in *incoming, saved map[string]json.RawMessage, 
 }
 
 // load reads what an event is about and builds its event object.
-func (r *Runtime) load(ctx context.Context, j platform.Job, p jobPayload) (*incoming, error) {
+func (r *Runtime) load(ctx context.Context, j platform.Job, p platform.BotEventJob) (*incoming, error) {
 	switch p.Type {
-	case "message", "event":
+	case platform.BotEventMessage, platform.BotEventChat:
 		conv, err := r.store.GetConversationByID(ctx, p.ConversationID)
 		if err != nil {
 			return nil, err
@@ -294,7 +277,7 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p jobPayload) (*inco
 		in := &incoming{bot: b, conversation: convJSON, convID: conv.ID}
 		var userID string
 		var payload json.RawMessage
-		if p.Type == "message" {
+		if p.Type == platform.BotEventMessage {
 			m, err := r.store.GetMessage(ctx, p.ID)
 			if err != nil {
 				return nil, err
@@ -319,7 +302,7 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p jobPayload) (*inco
 		ev["direction"], ev["id"], ev["integration"] = "incoming", p.ID, "chat"
 		ev["payload"], ev["preview"], ev["tags"] = payload, Preview(payload), emptyTags()
 		return in, nil
-	case "recurring", "scheduled":
+	case platform.BotEventRecurring, platform.BotEventScheduled:
 		b, err := r.botInfo(ctx, p.BotID)
 		if err != nil {
 			return nil, err
@@ -329,7 +312,7 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p jobPayload) (*inco
 		ev := map[string]any{"botId": b.bot.ID, "createdOn": platform.FormatTime(j.RunAfter), "direction": "incoming",
 			"id": p.EventID, "payload": payload, "preview": Preview(payload), "tags": emptyTags(), "type": p.EventType}
 		trigger := map[string]any{"eventName": p.EventType}
-		if p.Type == "recurring" {
+		if p.Type == platform.BotEventRecurring {
 			trigger["flowId"], trigger["nodeId"] = "recurring", p.Name
 		} else {
 			trigger["flowId"], trigger["nodeId"] = "schedule", p.EventID

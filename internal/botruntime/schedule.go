@@ -63,7 +63,7 @@ func (c *call) scheduleEvent(in []byte) (any, error) {
 	if at.Sub(now) > maxScheduleAhead {
 		return nil, platform.Invalid("delay", "an event may be scheduled at most 90 days ahead")
 	}
-	p := jobPayload{Type: "scheduled", BotID: c.bot.bot.ID, EventType: a.Type, Payload: a.Payload}
+	p := platform.BotEventJob{Type: platform.BotEventScheduled, BotID: c.bot.bot.ID, EventType: a.Type, Payload: a.Payload}
 	subject := platform.JobSubjectBot(c.bot.bot.ID)
 	if a.ConversationID != "" {
 		conv, err := c.conversation("conversationId", a.ConversationID)
@@ -262,7 +262,7 @@ func (r *Runtime) fire(ctx context.Context, s *schedule) error {
 	if string(payload) == "null" {
 		payload = json.RawMessage(`{}`)
 	}
-	p, _ := json.Marshal(jobPayload{Type: "recurring", BotID: s.botID, EventID: "evt_" + suffix, EventType: s.ev.Type, Name: s.name, Payload: payload})
+	p, _ := json.Marshal(platform.BotEventJob{Type: platform.BotEventRecurring, BotID: s.botID, EventID: "evt_" + suffix, EventType: s.ev.Type, Name: s.name, Payload: payload})
 	err := r.store.EnqueueJob(ctx, platform.Job{ID: "job_" + suffix, Kind: platform.JobBotEvent, Subject: platform.JobSubjectBot(s.botID),
 		Payload: p, RunAfter: s.next, CreatedAt: r.clock.Now()})
 	if errors.Is(err, platform.ErrConflict) {

@@ -56,3 +56,35 @@ type ChatEvent struct {
 // JobBotEvent is the kind of the job that delivers an incoming message or
 // event to the bot's code.
 const JobBotEvent = "bot_event"
+
+// Types of bot events (BotEventJob.Type).
+const (
+	BotEventMessage   = "message"   // a user's chat message
+	BotEventChat      = "event"     // a user's custom chat event
+	BotEventRecurring = "recurring" // a firing of one of the bot's recurringEvents
+	BotEventScheduled = "scheduled" // an event the bot's code scheduled
+)
+
+// BotEventJob is the payload of a JobBotEvent job. Chat messages and events
+// (queued by the Chat API with the message or event) name it by ID; recurring
+// and scheduled events carry their type and payload. ConversationID and
+// UserID are internal ids.
+type BotEventJob struct {
+	Type           string          `json:"type"`
+	ID             string          `json:"id,omitempty"`
+	ConversationID string          `json:"conversationId,omitempty"`
+	UserID         string          `json:"userId,omitempty"`
+	BotID          string          `json:"botId,omitempty"`
+	EventID        string          `json:"eventId,omitempty"`
+	EventType      string          `json:"eventType,omitempty"`
+	Name           string          `json:"name,omitempty"` // the recurring event's key
+	Payload        json.RawMessage `json:"payload,omitempty"`
+}
+
+// Keep reports whether the job stays as a done row once handled: the jobs
+// whose ids derive from what they do (recurring firings, scheduled events),
+// so that another server's firing, or a redelivered event scheduling them
+// again, is a conflict rather than a second run.
+func (p BotEventJob) Keep() bool {
+	return p.Type == BotEventRecurring || p.Type == BotEventScheduled
+}

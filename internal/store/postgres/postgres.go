@@ -26,6 +26,7 @@ func Dialect() sqlstore.Dialect {
 		Numbered:      true,
 		ForUpdate:     " FOR UPDATE",
 		SkipLocked:    " FOR UPDATE OF j SKIP LOCKED",
+		LockSubject:   "SELECT pg_advisory_xact_lock(hashtextextended(?, 7245190331))",
 		IsUnique:      isUnique,
 		IsForeignKey:  isForeignKey,
 		Migrations:    sub,

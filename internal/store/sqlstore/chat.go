@@ -183,11 +183,9 @@ func (s *Store) enqueueBotEvent(ctx context.Context, tx *sql.Tx, kind, id, conve
 	if due.IsZero() {
 		due = created
 	}
-	at := micros(due)
-	payload, _ := json.Marshal(map[string]string{"type": kind, "id": id, "conversationId": conversationID})
-	_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at)
-		SELECT ?, ?, ?, ?, 'pending', 0, ?, ? WHERE EXISTS (SELECT 1 FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = ? AND b.code <> '')`,
-		platform.NewID("job_"), platform.JobBotEvent, conversationID, string(payload), at, at, conversationID)
+	payload, _ := json.Marshal(platform.BotEventJob{Type: kind, ID: id, ConversationID: conversationID})
+	_, err := s.insertJob(ctx, tx, platform.Job{ID: platform.NewID("job_"), Kind: platform.JobBotEvent, Subject: conversationID, Payload: payload, RunAfter: due, CreatedAt: due},
+		`EXISTS (SELECT 1 FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = ? AND b.code <> '')`, conversationID)
 	return err
 }
 
@@ -209,7 +207,7 @@ func (s *Store) CreateMessage(ctx context.Context, m platform.Message) error {
 		if m.IsBot {
 			return nil
 		}
-		return s.enqueueBotEvent(ctx, tx, "message", m.ID, m.ConversationID, m.CreatedAt, m.DueAt)
+		return s.enqueueBotEvent(ctx, tx, platform.BotEventMessage, m.ID, m.ConversationID, m.CreatedAt, m.DueAt)
 	})
 }
 
@@ -277,7 +275,7 @@ func (s *Store) CreateChatEvent(ctx context.Context, e platform.ChatEvent) error
 		if e.IsBot {
 			return nil
 		}
-		return s.enqueueBotEvent(ctx, tx, "event", e.ID, e.ConversationID, e.CreatedAt, e.DueAt)
+		return s.enqueueBotEvent(ctx, tx, platform.BotEventChat, e.ID, e.ConversationID, e.CreatedAt, e.DueAt)
 	})
 }
 

@@ -318,9 +318,8 @@ func (s *Store) CompleteUpload(ctx context.Context, u store.Upload) (platform.Fi
 		if u.Status != platform.FileIndexPending {
 			return nil
 		}
-		payload, _ := json.Marshal(map[string]any{"fileId": f.ID, "generation": f.Generation})
-		_, err = s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
-			platform.NewID("job_"), platform.JobIndexFile, f.ID, string(payload), micros(u.Now), micros(u.Now))
+		payload, _ := json.Marshal(platform.IndexJob{FileID: f.ID, Generation: f.Generation})
+		_, err = s.insertJob(ctx, tx, platform.Job{ID: platform.NewID("job_"), Kind: platform.JobIndexFile, Subject: f.ID, Payload: payload, RunAfter: u.Now, CreatedAt: u.Now}, "")
 		return err
 	})
 	return f, err

@@ -12,10 +12,44 @@ import (
 
 func (s *Store) EnqueueJob(ctx context.Context, j platform.Job) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at, owner) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
-			j.ID, j.Kind, j.Subject, string(j.Payload), micros(j.RunAfter), micros(j.CreatedAt), j.Owner)
+		_, err := s.insertJob(ctx, tx, j, "")
 		return err
 	})
+}
+
+// insertJob queues j (pending) in tx, marked as its subject's head when no
+// unfinished job of the subject comes before it; the head it displaces loses
+// its mark. With cond, a condition on args, j is queued only when it holds.
+// It reports whether j was queued.
+func (s *Store) insertJob(ctx context.Context, tx *sql.Tx, j platform.Job, cond string, args ...any) (bool, error) {
+	if err := s.lockSubject(ctx, tx, j.Kind, j.Subject); err != nil {
+		return false, err
+	}
+	if cond == "" {
+		cond = "1 = 1"
+	}
+	at := micros(j.RunAfter)
+	n, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at, owner, head)
+		SELECT ?, ?, ?, ?, 'pending', 0, ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM jobs o WHERE o.kind = ? AND o.subject = ? AND o.status <> 'done'
+		    AND o.run_after <= ? AND (o.run_after < ? OR o.id < ?)) THEN 0 ELSE 1 END
+		WHERE `+cond, append([]any{j.ID, j.Kind, j.Subject, string(j.Payload), at, micros(j.CreatedAt), j.Owner, j.Kind, j.Subject, at, at, j.ID}, args...)...)
+	if err != nil || n == 0 {
+		return false, err
+	}
+	// The first unfinished job after j was the head if j now is.
+	_, err = s.exec(ctx, tx, `UPDATE jobs SET head = 0 WHERE head = 1 AND id = (SELECT o.id FROM jobs o WHERE o.kind = ? AND o.subject = ? AND o.status <> 'done'
+		AND o.run_after >= ? AND (o.run_after > ? OR o.id > ?) ORDER BY o.run_after, o.id LIMIT 1)`, j.Kind, j.Subject, at, at, j.ID)
+	return true, err
+}
+
+// lockSubject serialises the transactions that queue and finish the jobs of
+// one subject (Dialect.LockSubject).
+func (s *Store) lockSubject(ctx context.Context, tx *sql.Tx, kind, subject string) error {
+	if s.d.LockSubject == "" {
+		return nil
+	}
+	_, err := s.exec(ctx, tx, s.d.LockSubject, kind+"|"+subject)
+	return err
 }
 
 func (s *Store) CountOwnedJobs(ctx context.Context, kind, owner string) (int, error) {
@@ -25,16 +59,24 @@ func (s *Store) CountOwnedJobs(ctx context.Context, kind, owner string) (int, er
 }
 
 // claimable selects the ids of the jobs ClaimJobs may take: the first job of
-// each subject, due, and not held under a live lease.
+// each subject (its head, marked by insertJob and FinishJob), due, not held
+// under a live lease, while no other job of its subject is (a job queued
+// before a running one becomes the head but waits for it).
 //
 // A pending job's lease_until, when set, is the time before which it may
 // not run (a retry's back-off): its place in line, run_after, is kept.
+//
+// Only heads are read (index jobs_heads), so the cost does not grow with the
+// jobs queued behind them.
 const claimable = `SELECT j.id FROM jobs j
-	WHERE j.kind = ? AND j.run_after <= ?
+	WHERE j.head = 1 AND j.kind = ? AND j.run_after <= ?
 	  AND ((j.status = 'pending' AND (j.lease_until IS NULL OR j.lease_until <= ?)) OR (j.status = 'running' AND j.lease_until <= ?))
-	  AND NOT EXISTS (SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.subject = j.subject AND o.status <> 'done' AND o.id <> j.id
-	      AND (o.run_after < j.run_after OR (o.run_after = j.run_after AND o.id < j.id) OR (o.status = 'running' AND o.lease_until > ?)))
+	  AND NOT EXISTS (SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.subject = j.subject AND o.status = 'running' AND o.lease_until > ? AND o.id <> j.id)
 	ORDER BY j.run_after, j.id LIMIT ?`
+
+func claimArgs(kind string, now time.Time, limit int) []any {
+	return []any{kind, micros(now), micros(now), micros(now), micros(now), limit}
+}
 
 func (s *Store) ClaimJobs(ctx context.Context, kind, node string, now, leaseUntil time.Time, limit int) ([]platform.Job, error) {
 	var out []platform.Job
@@ -44,7 +86,7 @@ func (s *Store) ClaimJobs(ctx context.Context, kind, node string, now, leaseUnti
 		if err != nil {
 			return err
 		}
-		rows, err := st.QueryContext(ctx, kind, micros(now), micros(now), micros(now), micros(now), limit)
+		rows, err := st.QueryContext(ctx, claimArgs(kind, now, limit)...)
 		if err != nil {
 			return err
 		}
@@ -125,10 +167,31 @@ func (s *Store) FinishJob(ctx context.Context, id string, keep bool, states []pl
 				return err
 			}
 		}
-		if keep {
-			return s.execOne(ctx, tx, `UPDATE jobs SET status = 'done', lease_until = NULL WHERE id = ? AND status <> 'done'`, id)
+		var kind, subject string
+		if s.d.LockSubject != "" {
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT kind, subject FROM jobs WHERE id = ?`), id).Scan(&kind, &subject); err != nil {
+				return noRows(err)
+			}
+			if err := s.lockSubject(ctx, tx, kind, subject); err != nil {
+				return err
+			}
 		}
-		return s.execOne(ctx, tx, `DELETE FROM jobs WHERE id = ?`, id)
+		end := `DELETE FROM jobs WHERE id = ? RETURNING kind, subject`
+		if keep {
+			end = `UPDATE jobs SET status = 'done', lease_until = NULL, head = 0 WHERE id = ? AND status <> 'done' RETURNING kind, subject`
+		}
+		st, err := s.txStmt(ctx, tx, end)
+		if err != nil {
+			return err
+		}
+		if err := st.QueryRowContext(ctx, id).Scan(&kind, &subject); err != nil {
+			return noRows(err)
+		}
+		// The subject's first unfinished job is its head (again, when the
+		// finished job was not the head).
+		_, err = s.exec(ctx, tx, `UPDATE jobs SET head = 1 WHERE head = 0 AND id = (SELECT o.id FROM jobs o WHERE o.kind = ? AND o.subject = ? AND o.status <> 'done'
+			ORDER BY o.run_after, o.id LIMIT 1)`, kind, subject)
+		return err
 	})
 }
 

@@ -158,8 +158,7 @@ func (s *Store) QueueIndexing(ctx context.Context, fileID string, payload json.R
 			platform.FileIndexPending, micros(now), fileID); err != nil {
 			return err
 		}
-		_, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
-			platform.NewID("job_"), platform.JobIndexFile, fileID, string(payload), micros(now), micros(now))
+		_, err := s.insertJob(ctx, tx, platform.Job{ID: platform.NewID("job_"), Kind: platform.JobIndexFile, Subject: fileID, Payload: payload, RunAfter: now, CreatedAt: now}, "")
 		return err
 	})
 }

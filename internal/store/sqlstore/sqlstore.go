@@ -42,6 +42,12 @@ type Dialect struct {
 	// pass over the rows another one holds (" FOR UPDATE OF j SKIP LOCKED");
 	// empty on SQLite.
 	SkipLocked string
+	// LockSubject takes a lock, held until the transaction ends, on the
+	// string bound to its one placeholder: the transactions that queue and
+	// finish the jobs of one subject run one at a time, so that each sees
+	// the head the other marked. Empty where write transactions already run
+	// one at a time (SQLite).
+	LockSubject string
 	// Contains returns a case-sensitive test that col contains the string
 	// bound to one placeholder.
 	Contains func(col string) string

@@ -83,6 +83,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ClaimJobsLimit", testClaimJobsLimit},
 		{"ClaimJobsConcurrent", testClaimJobsConcurrent},
 		{"ClaimJobsRunningHoldsSubject", testClaimJobsRunningHoldsSubject},
+		{"JobHeadUnderConcurrentWrites", testJobHeadUnderConcurrentWrites},
 		{"FinishJob", testFinishJob},
 		{"KeptJobs", testKeptJobs},
 		{"RetryJob", testRetryJob},

@@ -1,0 +1,38 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+)
+
+// ExplainClaim returns the scans and the execution time of the claim query
+// on PostgreSQL, run by EXPLAIN ANALYZE in a transaction that is rolled back
+// ("" on SQLite).
+func (s *Store) ExplainClaim(ctx context.Context, kind string, now time.Time, limit int) (string, error) {
+	if !s.d.Numbered {
+		return "", nil
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+s.q(claimable+s.d.SkipLocked), claimArgs(kind, now, limit)...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var line sql.NullString
+		if err := rows.Scan(&line); err != nil {
+			return "", err
+		}
+		if strings.Contains(line.String, "Execution Time") || strings.Contains(line.String, "Index Scan") || strings.Contains(line.String, "Seq Scan") {
+			b.WriteString(strings.TrimSpace(line.String) + "; ")
+		}
+	}
+	return b.String(), rows.Err()
+}
