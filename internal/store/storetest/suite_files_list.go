@@ -285,40 +285,17 @@ func testListFilesKeysetUnderWrites(t *testing.T, e *env) {
 				b := e.bot(t, w.ID, "b")
 				base := e.now()
 				statuses := []string{platform.FileUploadCompleted, platform.FileIndexPending}
-				current := map[string]platform.File{}
-				throughout := map[string]bool{}
 				scopes := 0
 				// mk creates a file in a scope of its own, so keys never clash.
 				mk := func(id, key string, created, updated time.Time, size int64, status string) platform.File {
 					scopes++
-					f := e.sortedFile(t, b, id, fmt.Sprintf("intg_w%02d", scopes), key, created, updated, size, status)
-					current[f.ID] = f
-					return f
+					return e.sortedFile(t, b, id, fmt.Sprintf("intg_w%02d", scopes), key, created, updated, size, status)
 				}
+				var initial []platform.File
 				for i := range 10 {
 					// Pairs share every sort value; updated times run the other way.
-					f := mk("", fmt.Sprintf("k%02d", i/2), base.Add(time.Duration(i/2)*time.Second), base.Add(time.Duration(10-i/2)*time.Second),
-						int64(10*(i/2+1)), statuses[i/2%2])
-					throughout[f.ID] = true
-				}
-				del := func(id string) {
-					_, err := e.s.DeleteFile(e.ctx, b.ID, id)
-					must(t, err, "DeleteFile")
-					delete(current, id)
-					delete(throughout, id)
-				}
-				unseen := func(k fileKey) []string {
-					var out []string
-					all := make([]platform.File, 0, len(current))
-					for _, f := range current {
-						all = append(all, f)
-					}
-					for _, id := range fileOrder(all, field, desc) {
-						if throughout[id] && fileListedBefore(k, fileKeyOf(current[id], field), desc) {
-							out = append(out, id)
-						}
-					}
-					return out
+					initial = append(initial, mk("", fmt.Sprintf("k%02d", i/2), base.Add(time.Duration(i/2)*time.Second), base.Add(time.Duration(10-i/2)*time.Second),
+						int64(10*(i/2+1)), statuses[i/2%2]))
 				}
 				// like creates a file whose sort value is above, at or below
 				// that of f, with the given id ("" for a new one).
@@ -349,73 +326,22 @@ func testListFilesKeysetUnderWrites(t *testing.T, e *env) {
 					}
 					return mk(id, key, created, updated, size, status)
 				}
-
-				seen := map[string]bool{}
-				var got []string
-				mustAppear, mustNotAppear := map[string]bool{}, map[string]bool{}
-				deletedUnseen := map[string]bool{}
-				var last *fileKey
-				var lastFile platform.File
-				token := ""
-				for page := 1; ; page++ {
-					if page > 50 {
-						t.Fatalf("more than 50 pages")
-					}
-					rows, next, err := e.s.ListFiles(e.ctx, store.FileFilter{Page: store.Page{Token: token, Limit: 3}, FileVisibility: allOf(b.ID), SortField: field, Descending: desc})
-					must(t, err, "ListFiles page %d", page)
-					for _, f := range rows {
-						if seen[f.ID] {
-							t.Fatalf("page %d repeats %s", page, f.ID)
-						}
-						if _, ok := current[f.ID]; !ok {
-							t.Fatalf("page %d returns %s, which was deleted", page, f.ID)
-						}
-						same(t, f, current[f.ID], "listed file %s", f.ID)
-						k := fileKeyOf(f, field)
-						if last != nil && !fileListedBefore(*last, k, desc) {
-							t.Fatalf("page %d: %v is listed after %v, out of order", page, k, *last)
-						}
-						last, lastFile = &k, f
-						seen[f.ID] = true
-						got = append(got, f.ID)
-					}
-					if next == "" {
-						break
-					}
-					if len(rows) == 0 {
-						t.Fatalf("page %d is empty but has a nextToken", page)
-					}
-					token = next
-					if page > 2 {
-						continue
-					}
-					rest := unseen(*last)
-					if len(rest) < 2 {
-						t.Fatalf("page %d: too few rows left to test with", page)
-					}
-					if page == 1 {
-						del(last.id)           // the row the cursor points at
-						del(rest[len(rest)-1]) // a row not reached yet
-						deletedUnseen[rest[len(rest)-1]] = true
-					} else {
-						del(got[0])  // a row seen long ago
-						del(rest[0]) // the very next row
-						deletedUnseen[rest[0]] = true
-					}
-					for _, f := range []platform.File{
-						like(lastFile, 1, ""),
-						like(lastFile, -1, ""),
-						like(lastFile, 0, last.id+"0"),              // same value, id just above
-						like(lastFile, 0, last.id[:len(last.id)-1]), // same value, id just below
-					} {
-						if fileListedBefore(*last, fileKeyOf(f, field), desc) {
-							mustAppear[f.ID] = true
-						} else {
-							mustNotAppear[f.ID] = true
-						}
-					}
-				}
-				checkWalk(t, seen, throughout, mustAppear, mustNotAppear, deletedUnseen)
+				keysetWalk[platform.File, fileKey]{
+					what:   "ListFiles",
+					id:     func(f platform.File) string { return f.ID },
+					key:    func(f platform.File) fileKey { return fileKeyOf(f, field) },
+					before: func(x, y fileKey) bool { return fileListedBefore(x, y, desc) },
+					order:  func(fs []platform.File) []string { return fileOrder(fs, field, desc) },
+					list: func(token string) ([]platform.File, string, error) {
+						return e.s.ListFiles(e.ctx, store.FileFilter{Page: store.Page{Token: token, Limit: 3}, FileVisibility: allOf(b.ID), SortField: field, Descending: desc})
+					},
+					like: like,
+					del: func(id string) {
+						_, err := e.s.DeleteFile(e.ctx, b.ID, id)
+						must(t, err, "DeleteFile")
+					},
+					check: func(t *testing.T, got, want platform.File) { same(t, got, want, "listed file %s", got.ID) },
+				}.run(t, initial)
 			})
 		}
 	}
