@@ -788,34 +788,3 @@ func testConcurrentWrites(t *testing.T, e *env) {
 		}
 	}
 }
-
-// checkWalk checks a keyset listing walked while rows were written between
-// pages: every row that existed throughout was seen, rows inserted after the
-// cursor were seen and rows inserted before it were not (4 of each), and no
-// row deleted before being reached was seen.
-func checkWalk(t *testing.T, seen, throughout, mustAppear, mustNotAppear, deletedUnseen map[string]bool) {
-	t.Helper()
-	for id := range throughout {
-		if !seen[id] {
-			t.Errorf("%s existed throughout but was skipped", id)
-		}
-	}
-	for id := range mustAppear {
-		if !seen[id] {
-			t.Errorf("%s was inserted after the cursor but not listed", id)
-		}
-	}
-	for id := range mustNotAppear {
-		if seen[id] {
-			t.Errorf("%s was inserted before the cursor but listed", id)
-		}
-	}
-	for id := range deletedUnseen {
-		if seen[id] {
-			t.Errorf("%s was deleted before being reached but listed", id)
-		}
-	}
-	if len(mustAppear) != 4 || len(mustNotAppear) != 4 {
-		t.Fatalf("inserted %d rows after and %d before the cursor, want 4 and 4", len(mustAppear), len(mustNotAppear))
-	}
-}

@@ -521,8 +521,6 @@ func testListBotsKeysetUnderWrites(t *testing.T, e *env) {
 			t.Run(fmt.Sprintf("%s desc=%v", field, desc), func(t *testing.T) {
 				w, _ := e.workspace(t, a)
 				base := e.now()
-				current := map[string]platform.Bot{}
-				throughout := map[string]bool{}
 				mk := func(id string, created, updated time.Time) platform.Bot {
 					b := e.newBot(w.ID, "k")
 					if id != "" {
@@ -531,100 +529,28 @@ func testListBotsKeysetUnderWrites(t *testing.T, e *env) {
 					b.Integrations = nil
 					b.CreatedAt, b.UpdatedAt = created, updated
 					must(t, e.s.CreateBot(e.ctx, b), "CreateBot")
-					current[b.ID] = b
 					return b
 				}
+				var initial []platform.Bot
 				for i := range 10 {
 					// Pairs share a created time; updated times run the other way.
-					b := mk("", base.Add(time.Duration(i/2)*time.Second), base.Add(time.Duration(10-i/2)*time.Second))
-					throughout[b.ID] = true
+					initial = append(initial, mk("", base.Add(time.Duration(i/2)*time.Second), base.Add(time.Duration(10-i/2)*time.Second)))
 				}
-				del := func(id string) {
-					must(t, e.deleteBot(e.ctx, w.ID, id), "DeleteBot")
-					delete(current, id)
-					delete(throughout, id)
-				}
-				// unseen returns the rows of throughout after k, in listing order.
-				unseen := func(k botKey) []string {
-					var out []string
-					all := make([]platform.Bot, 0, len(current))
-					for _, b := range current {
-						all = append(all, b)
-					}
-					for _, id := range order(all, field, desc) {
-						if throughout[id] && listedBefore(k, keyOf(current[id], field), desc) {
-							out = append(out, id)
-						}
-					}
-					return out
-				}
-
-				seen := map[string]bool{}
-				var got []string
-				mustAppear, mustNotAppear := map[string]bool{}, map[string]bool{}
-				deletedUnseen := map[string]bool{}
-				var last *botKey
-				token := ""
-				for page := 1; ; page++ {
-					if page > 50 {
-						t.Fatalf("more than 50 pages")
-					}
-					rows, next, err := e.listBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Token: token, Limit: 3}, SortField: field, Descending: desc})
-					must(t, err, "ListBots page %d", page)
-					for _, b := range rows {
-						if seen[b.ID] {
-							t.Fatalf("page %d repeats %s", page, b.ID)
-						}
-						if _, ok := current[b.ID]; !ok {
-							t.Fatalf("page %d returns %s, which was deleted", page, b.ID)
-						}
-						k := keyOf(b, field)
-						if last != nil && !listedBefore(*last, k, desc) {
-							t.Fatalf("page %d: %v is listed after %v, out of order", page, k, *last)
-						}
-						last = &k
-						seen[b.ID] = true
-						got = append(got, b.ID)
-					}
-					if next == "" {
-						break
-					}
-					if len(rows) == 0 {
-						t.Fatalf("page %d is empty but has a nextToken", page)
-					}
-					token = next
-					if page > 2 {
-						continue
-					}
-					// Writes between pages.
-					rest := unseen(*last)
-					if len(rest) < 2 {
-						t.Fatalf("page %d: too few rows left to test with", page)
-					}
-					if page == 1 {
-						del(last.id)           // the row the cursor points at
-						del(rest[len(rest)-1]) // a row not reached yet
-						deletedUnseen[rest[len(rest)-1]] = true
-					} else {
-						del(got[0])  // a row seen long ago
-						del(rest[0]) // the very next row
-						deletedUnseen[rest[0]] = true
-					}
-					at := fromKey(*last)
-					for _, b := range []platform.Bot{
-						mk("", at.Add(time.Hour), at.Add(time.Hour)),
-						mk("", at.Add(-time.Hour), at.Add(-time.Hour)),
-						mk(last.id+"0", at, at),              // same value, id just above
-						mk(last.id[:len(last.id)-1], at, at), // same value, id just below
-					} {
-						if listedBefore(*last, keyOf(b, field), desc) {
-							mustAppear[b.ID] = true
-						} else {
-							mustNotAppear[b.ID] = true
-						}
-					}
-				}
-				checkWalk(t, seen, throughout, mustAppear, mustNotAppear, deletedUnseen)
+				keysetWalk[platform.Bot, botKey]{
+					what:   "ListBots",
+					id:     func(b platform.Bot) string { return b.ID },
+					key:    func(b platform.Bot) botKey { return keyOf(b, field) },
+					before: func(x, y botKey) bool { return listedBefore(x, y, desc) },
+					order:  func(bs []platform.Bot) []string { return order(bs, field, desc) },
+					list: func(token string) ([]platform.Bot, string, error) {
+						return e.listBots(e.ctx, w.ID, store.BotFilter{Page: store.Page{Token: token, Limit: 3}, SortField: field, Descending: desc})
+					},
+					like: func(b platform.Bot, dir int, id string) platform.Bot {
+						at := fromKey(keyOf(b, field)).Add(time.Duration(dir) * time.Hour)
+						return mk(id, at, at)
+					},
+					del: func(id string) { must(t, e.deleteBot(e.ctx, w.ID, id), "DeleteBot") },
+				}.run(t, initial)
 			})
 		}
 	}
