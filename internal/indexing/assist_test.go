@@ -9,7 +9,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/ai"
 	"github.com/botplatform/botplatform/internal/ai/aitest"
-	"github.com/botplatform/botplatform/internal/indexing/parse/pdftest"
+	"github.com/botplatform/botplatform/internal/indexing/pdf/pdftest"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
