@@ -243,56 +243,11 @@ func unhexByte(c byte) int {
 	return -1
 }
 
+// literal reads a literal string; a faulty escape is taken leniently.
 func (l *contentLexer) literal() string {
-	d := l.data
-	var out []byte
-	depth := 1
-	for l.pos < len(d) {
-		c := d[l.pos]
-		l.pos++
-		switch c {
-		case '(':
-			depth++
-		case ')':
-			if depth--; depth == 0 {
-				return string(out)
-			}
-		case '\\':
-			if l.pos >= len(d) {
-				return string(out)
-			}
-			c = d[l.pos]
-			l.pos++
-			switch c {
-			case 'n':
-				c = '\n'
-			case 'r':
-				c = '\r'
-			case 't':
-				c = '\t'
-			case 'b':
-				c = '\b'
-			case 'f':
-				c = '\f'
-			case '\r':
-				if l.pos < len(d) && d[l.pos] == '\n' {
-					l.pos++
-				}
-				continue
-			case '\n':
-				continue
-			case '0', '1', '2', '3', '4', '5', '6', '7':
-				x := int(c - '0')
-				for i := 0; i < 2 && l.pos < len(d) && d[l.pos] >= '0' && d[l.pos] <= '7'; i++ {
-					x = x*8 + int(d[l.pos]-'0')
-					l.pos++
-				}
-				c = byte(x)
-			}
-		}
-		out = append(out, c)
-	}
-	return string(out)
+	s, end, _, _ := readLiteral(l.data, l.pos)
+	l.pos = end
+	return s
 }
 
 func (l *contentLexer) hex() string {

@@ -113,49 +113,89 @@ func (b *scanBuf) hexString() any {
 	}
 }
 
+// literalString reads a literal string as the library does, which fails
+// on a faulty escape, and at the end of the data fails or (allowEOF) ends
+// the string with the newline its reader returns there.
 func (b *scanBuf) literalString() any {
+	s, end, closed, valid := readLiteral(b.data, b.pos)
+	if !valid {
+		panic(scanFailure{})
+	}
+	b.pos = end
+	if !closed {
+		if !b.allowEOF {
+			panic(scanFailure{})
+		}
+		b.eof, b.atEnd = true, true
+		return s + "\n"
+	}
+	b.atEnd = false
+	return s
+}
+
+// readLiteral reads the literal string whose opening parenthesis is just
+// before data[pos]: balanced parentheses, the escapes \n \r \t \b \f
+// \( \) \\ and \ddd (octal), and a backslash before an end of line,
+// which continues the line. It returns the string and the position after
+// it; closed is false when the data ends first, and valid false for an
+// escape the format does not have (a backslash before another byte, which
+// is kept; an octal value over 255, whose low byte is kept).
+func readLiteral(data []byte, pos int) (s string, end int, closed, valid bool) {
 	var out []byte
 	depth := 1
-	for !b.eof {
-		c := b.readByte()
+	valid = true
+	for pos < len(data) {
+		c := data[pos]
+		pos++
 		switch c {
 		case '(':
 			depth++
 		case ')':
 			if depth--; depth == 0 {
-				return string(out)
+				return string(out), pos, true, valid
 			}
 		case '\\':
-			switch c = b.readByte(); c {
-			case 'n', 'r', 'b', 't', 'f', '(', ')', '\\':
+			if pos >= len(data) {
+				return string(out), pos, false, valid
+			}
+			c = data[pos]
+			pos++
+			switch c {
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case '(', ')', '\\':
 			case '\r':
-				if b.readByte() != '\n' {
-					b.unreadByte()
+				if pos < len(data) && data[pos] == '\n' {
+					pos++
 				}
 				continue
 			case '\n':
 				continue
 			case '0', '1', '2', '3', '4', '5', '6', '7':
 				x := int(c - '0')
-				for range 2 {
-					c = b.readByte()
-					if c < '0' || c > '7' {
-						b.unreadByte()
-						break
-					}
-					x = x*8 + int(c-'0')
+				for i := 0; i < 2 && pos < len(data) && data[pos] >= '0' && data[pos] <= '7'; i++ {
+					x = x*8 + int(data[pos]-'0')
+					pos++
 				}
 				if x > 255 {
-					panic(scanFailure{})
+					valid = false
 				}
 				c = byte(x)
 			default:
-				panic(scanFailure{})
+				valid = false
 			}
 		}
 		out = append(out, c)
 	}
-	return string(out)
+	return string(out), pos, false, valid
 }
 
 func (b *scanBuf) name() any {
