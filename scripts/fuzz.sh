@@ -29,8 +29,8 @@ targets='
 ./internal/indexing/parse FuzzParseCSV
 ./internal/indexing/parse FuzzParseJSON
 ./internal/indexing/parse FuzzParseDOCX
-./internal/indexing/parse FuzzParsePDF
-./internal/indexing/parse FuzzRenderPDF
+./internal/indexing/pdf FuzzParsePDF
+./internal/indexing/pdf FuzzRenderPDF
 '
 
 failed=''

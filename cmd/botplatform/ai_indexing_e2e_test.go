@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/botplatform/botplatform/internal/ai/aitest"
-	"github.com/botplatform/botplatform/internal/indexing/parse/pdftest"
+	"github.com/botplatform/botplatform/internal/indexing/pdf/pdftest"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 

@@ -27,10 +27,15 @@ const docxType = "application/vnd.openxmlformats-officedocument.wordprocessingml
 // supportedTypes are the content types that can be indexed.
 var supportedTypes = []string{"text/plain", "text/markdown", "text/html", "application/pdf", docxType, "text/csv", "application/json"}
 
-// parseFixture reads a file of the parser's test data.
+// parseFixture reads a file of the parsers' test data (the PDF package
+// holds the PDF fixtures).
 func parseFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "internal", "indexing", "parse", "testdata", name))
+	pkg := "parse"
+	if filepath.Ext(name) == ".pdf" {
+		pkg = "pdf"
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "internal", "indexing", pkg, "testdata", name))
 	if err != nil {
 		t.Fatalf("parser fixture: %v", err)
 	}

@@ -27,8 +27,9 @@ for (const k of Object.keys(process.env)) {
   if (k.startsWith('BP_')) delete process.env[k]
 }
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'internal', 'indexing', 'parse', 'testdata')
-const fixture = (name) => fs.readFileSync(path.join(FIXTURES, name))
+// The parsers' test data; the PDF fixtures are the PDF package's.
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'internal', 'indexing')
+const fixture = (name) => fs.readFileSync(path.join(FIXTURES, name.endsWith('.pdf') ? 'pdf' : 'parse', 'testdata', name))
 
 const MODEL = 'fake-1'
 // 100 prompt tokens and 10 completion tokens at $1000 per million each.

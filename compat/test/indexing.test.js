@@ -18,8 +18,9 @@ for (const k of Object.keys(process.env)) {
   if (k.startsWith('BP_')) delete process.env[k]
 }
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'internal', 'indexing', 'parse', 'testdata')
-const fixture = (name) => fs.readFileSync(path.join(FIXTURES, name))
+// The parsers' test data; the PDF fixtures are the PDF package's.
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'internal', 'indexing')
+const fixture = (name) => fs.readFileSync(path.join(FIXTURES, name.endsWith('.pdf') ? 'pdf' : 'parse', 'testdata', name))
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 const SUPPORTED = ['text/plain', 'text/markdown', 'text/html', 'application/pdf', DOCX, 'text/csv', 'application/json']

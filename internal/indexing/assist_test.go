@@ -9,7 +9,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/ai"
 	"github.com/botplatform/botplatform/internal/ai/aitest"
-	"github.com/botplatform/botplatform/internal/indexing/parse/pdftest"
+	"github.com/botplatform/botplatform/internal/indexing/pdf/pdftest"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -116,119 +116,10 @@ func setPlan(tb testing.TB, f *fixture, plan string, limit int64) {
 	must(tb, f.st.UpdateWorkspace(f.ctx, w))
 }
 
-// TestSmartCleanupBuiltin: without a model server, smartCleanup cleans a
-// PDF by rules (a running header on two pages, letter spacing, a hyphen
-// left in a line, a paragraph cut by a page break), within the first 30
-// pages; other files are left alone.
-func TestSmartCleanupBuiltin(t *testing.T) {
-	for _, backend := range backends() {
-		t.Run(backend, func(t *testing.T) {
-			f := newFixture(t, backend, 1)
-			twoPages := pdftest.TextPages(
-				[]string{"ACME report, page 1", "Quarterly S U M M A R Y", "The report covers the exam- ple of growth in"},
-				[]string{"ACME report, page 2", "all regions over the last quarter.", "Closing remarks."})
-			f.uploadConf(t, "plain.pdf", "application/pdf", twoPages, legacy)
-			f.uploadConf(t, "clean.pdf", "application/pdf", twoPages, conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
-			var many [][]string
-			for i := 1; i <= 32; i++ {
-				many = append(many, []string{fmt.Sprintf("Page %d of the S U M M A R Y section.", i)})
-			}
-			f.uploadConf(t, "long.pdf", "application/pdf", pdftest.TextPages(many...), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
-			f.uploadConf(t, "notes.md", "text/markdown", []byte("Quarterly S U M M A R Y\n"), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
-			f.settleCompleted(t)
-			plain, _ := f.contentsOf(t, "plain.pdf")
-			want := []string{"ACME report, page 1", "Quarterly S U M M A R Y", "The report covers the exam- ple of growth in",
-				"ACME report, page 2", "all regions over the last quarter.", "Closing remarks."}
-			if !slicesEqual(plain, want) {
-				t.Errorf("without smartCleanup: %q", plain)
-			}
-			clean, _ := f.contentsOf(t, "clean.pdf")
-			want = []string{"Quarterly SUMMARY", "The report covers the example of growth in all regions over the last quarter.", "Closing remarks."}
-			if !slicesEqual(clean, want) {
-				t.Errorf("with smartCleanup: %q, want %q", clean, want)
-			}
-			long, _ := f.contentsOf(t, "long.pdf")
-			for i, c := range long {
-				cleaned := strings.Contains(c, "SUMMARY")
-				if cleaned != (i < cleanupMaxPages) {
-					t.Errorf("page %d: %q (pages after %d must stay as they are)", i+1, c, cleanupMaxPages)
-				}
-			}
-			if md, _ := f.contentsOf(t, "notes.md"); len(md) != 1 || md[0] != "Quarterly S U M M A R Y" {
-				t.Errorf("smartCleanup changed a Markdown file: %q", md)
-			}
-		})
-	}
-}
-
 func slicesEqual(a, b []string) bool {
 	return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
 }
 
-// TestSmartCleanupModel: with a model server, the first 30 pages or 20 KB
-// of text (whichever comes first) go to the inexpensive model page by
-// page; its answers replace them, and each call is charged.
-func TestSmartCleanupModel(t *testing.T) {
-	for _, backend := range backends() {
-		t.Run(backend, func(t *testing.T) {
-			f := newFixture(t, backend, 1)
-			setPlan(t, f, "team", 100)
-			srv := aitest.New(t)
-			srv.Respond(func(r aitest.Recorded) aitest.Reply {
-				return aitest.Reply{Text: "Cleaned: " + strings.SplitN(r.Prompt, " ", 3)[1]}
-			})
-			f.withModel(t, srv, map[string]ai.Price{"small-1": {Input: 1, Output: 2}})
-			var pages [][]string
-			for i := 1; i <= 40; i++ {
-				pages = append(pages, []string{fmt.Sprintf("Page %d text.", i)})
-			}
-			f.uploadConf(t, "pages.pdf", "application/pdf", pdftest.TextPages(pages...), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
-			// 1 KB a page: 20 KB ends the cleanup before page 30.
-			var big [][]string
-			filler := strings.Repeat("word ", 200)
-			for i := 1; i <= 30; i++ {
-				big = append(big, []string{fmt.Sprintf("Big %d %s", i, filler)})
-			}
-			f.uploadConf(t, "big.pdf", "application/pdf", pdftest.TextPages(big...), conf(map[string]any{"parsing": map[string]any{"smartCleanup": true}}))
-			f.settleCompleted(t)
-			reqs := srv.Requests()
-			var pageReqs, bigReqs, bigBytes int
-			for _, r := range reqs {
-				if r.Model != "small-1" {
-					t.Errorf("smartCleanup used model %q, want the inexpensive one", r.Model)
-				}
-				if strings.HasPrefix(r.Prompt, "Page ") {
-					pageReqs++
-				} else {
-					bigReqs++
-					bigBytes += len(r.Prompt)
-				}
-			}
-			if pageReqs != cleanupMaxPages {
-				t.Errorf("%d calls for a 40-page PDF, want %d (one per page, 30 pages)", pageReqs, cleanupMaxPages)
-			}
-			if bigBytes > cleanupMaxBytes || bigReqs < 15 || bigReqs >= 30 {
-				t.Errorf("big PDF: %d calls with %d bytes of text; want the pages within 20 KB only", bigReqs, bigBytes)
-			}
-			got, _ := f.contentsOf(t, "pages.pdf")
-			if len(got) != 40 || got[0] != "Cleaned: 1" || got[29] != "Cleaned: 30" || got[30] != "Page 31 text." {
-				t.Errorf("passages: %q", got)
-			}
-			total, byBot, err := f.st.AISpend(f.ctx, f.bot.WorkspaceID, time.Now().Add(-time.Hour))
-			must(t, err)
-			var want int64 // nanodollars: $1 per million input tokens, $2 per million output tokens
-			for _, r := range reqs {
-				answer := "Cleaned: " + strings.SplitN(r.Prompt, " ", 3)[1]
-				want += aitest.PromptTokens(r)*1000 + aitest.CompletionTokens(answer)*2000
-			}
-			if total != want || byBot[f.bot.ID] != want {
-				t.Errorf("AI Spend: total %d, by bot %v; want %d", total, byBot, want)
-			}
-		})
-	}
-}
-
-// handbook2 has one long section (over 1,000 characters) and a short one.
 func summaryDoc() []byte {
 	long := strings.Repeat("Refunds are issued within five business days after the returned item reaches the warehouse. ", 8) +
 		strings.Repeat("Customers who paid by card see the refund on their statement within two cycles. ", 6)
@@ -300,83 +191,6 @@ func TestSummarization(t *testing.T) {
 				if r.Model != "large-1" || r.MaxTokens != 1500 || !strings.Contains(r.Prompt, "Refunds are issued") {
 					t.Errorf("summary request: model %q max_tokens %d prompt %.60q", r.Model, r.MaxTokens, r.Prompt)
 				}
-			}
-		})
-	}
-}
-
-// TestAgentParsing: the model's Markdown replaces the extracted structure;
-// without a model server the file fails with the reason.
-func TestAgentParsing(t *testing.T) {
-	for _, backend := range backends() {
-		t.Run(backend, func(t *testing.T) {
-			f := newFixture(t, backend, 1)
-			f.uploadConf(t, "none.txt", "text/plain", []byte("raw text"), conf(map[string]any{"parsing": map[string]any{"mode": "agent"}}))
-			if got := f.settle(t)["none.txt"]; got.Status != platform.FileIndexFailed || !strings.Contains(got.FailedReason, "model server") {
-				t.Errorf("agent parsing without a model: %s %q", got.Status, got.FailedReason)
-			}
-			srv := aitest.New(t)
-			srv.Respond(func(r aitest.Recorded) aitest.Reply {
-				return aitest.Reply{Text: "# Restructured\n\n- " + strings.ToUpper(r.Prompt)}
-			})
-			f.withModel(t, srv, nil)
-			f.files = nil
-			f.uploadConf(t, "agent.txt", "text/plain", []byte("raw text"), conf(map[string]any{"parsing": map[string]any{"mode": "agent"}}))
-			f.uploadConf(t, "standard.txt", "text/plain", []byte("raw text"), legacy)
-			f.settle(t)
-			if got, _ := f.contentsOf(t, "agent.txt"); !slicesEqual(got, []string{"Restructured", "- RAW TEXT"}) {
-				t.Errorf("agent parsing: %q", got)
-			}
-			if got, _ := f.contentsOf(t, "standard.txt"); !slicesEqual(got, []string{"raw text"}) {
-				t.Errorf("standard parsing: %q", got)
-			}
-			if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Model != "medium-1" || reqs[0].Prompt != "raw text" {
-				t.Errorf("requests: %+v", reqs)
-			}
-		})
-	}
-}
-
-// TestAISpendLimit: once the month's spend reaches the workspace's limit,
-// indexing that needs the model fails with the reason, and nothing more is
-// sent; a model server that keeps failing fails the file with its error.
-func TestAISpendLimit(t *testing.T) {
-	for _, backend := range backends() {
-		t.Run(backend, func(t *testing.T) {
-			f := newFixture(t, backend, 1)
-			setPlan(t, f, "team", 1)
-			srv := aitest.New(t)
-			// $0.01 per token: a call of 100+ tokens costs over $1.
-			f.withModel(t, srv, map[string]ai.Price{"medium-1": {Input: 10000, Output: 10000}})
-			agent := conf(map[string]any{"parsing": map[string]any{"mode": "agent"}})
-			f.uploadConf(t, "first.txt", "text/plain", []byte(strings.Repeat("text ", 100)), agent)
-			if got := f.settle(t)["first.txt"]; got.Status != platform.FileIndexCompleted {
-				t.Fatalf("first file: %s %s", got.Status, got.FailedReason)
-			}
-			f.uploadConf(t, "second.txt", "text/plain", []byte("more"), agent)
-			got := f.settle(t)["second.txt"]
-			spent, _, err := f.st.AISpend(f.ctx, f.bot.WorkspaceID, time.Now().Add(-time.Hour))
-			must(t, err)
-			want := fmt.Sprintf("AI Spend limit reached: this workspace spent $%.2f this month and its monthly spending limit is $1;", float64(spent)/1e9)
-			if got.Status != platform.FileIndexFailed || !strings.Contains(got.FailedReason, want) || spent <= 1e9 {
-				t.Errorf("over the limit (spent %d nanodollars): %s %q, want it to contain %q", spent, got.Status, got.FailedReason, want)
-			}
-			if n := len(srv.Requests()); n != 1 {
-				t.Errorf("%d model calls, want 1", n)
-			}
-			err = f.svc.CheckUpsert(f.ctx, f.bot.WorkspaceID, "text/plain", "x.txt", []byte(`{"configuration":{"parsing":{"mode":"agent"}}}`))
-			if e, ok := err.(*platform.Error); !ok || e.Type != platform.ErrQuotaExceeded {
-				t.Errorf("CheckUpsert over the limit: %v", err)
-			}
-
-			// A higher limit lets indexing go on; a failing server fails
-			// the file with its error after the retries.
-			setPlan(t, f, "team", 1000)
-			srv.Fail(10, 503)
-			f.uploadConf(t, "third.txt", "text/plain", []byte("text"), agent)
-			got = f.settle(t)["third.txt"]
-			if got.Status != platform.FileIndexFailed || !strings.Contains(got.FailedReason, "agent parsing") || !strings.Contains(got.FailedReason, "503") {
-				t.Errorf("failing server: %s %q", got.Status, got.FailedReason)
 			}
 		})
 	}

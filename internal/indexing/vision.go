@@ -10,12 +10,12 @@ import (
 	"github.com/botplatform/botplatform/internal/ai"
 	"github.com/botplatform/botplatform/internal/indexing/chunk"
 	"github.com/botplatform/botplatform/internal/indexing/doc"
-	"github.com/botplatform/botplatform/internal/indexing/parse"
+	"github.com/botplatform/botplatform/internal/indexing/pdf"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
 // Vision (PDF only; spec 4.1.1): the pages asked for (true: every page),
-// the first 100 of them, are rendered (parse.RenderPDFPages) and sent to
+// the first 100 of them, are rendered (pdf.RenderPages) and sent to
 // the model as images.
 //
 //   - transcribePages: the model transcribes each page; the transcription
@@ -48,17 +48,17 @@ func vision(ctx context.Context, m *meter, cfg config, key string, content []byt
 	if m.s.cfg.Model == nil {
 		return d, nil, failf("vision needs a model server (--ai-url); none is configured")
 	}
-	n, err := parse.PDFPageCount(content)
+	n, err := pdf.PageCount(content)
 	if err != nil {
 		return d, nil, failf("%v", err)
 	}
 	transcribe, index := cfg.Vision.TranscribePages.pick(n), cfg.Vision.IndexPages.pick(n)
 	pages := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(transcribe), index...))))
-	rendered, err := parse.RenderPDFPages(content, pages)
+	rendered, err := pdf.RenderPages(content, pages)
 	if err != nil {
 		return d, nil, failf("%v", err)
 	}
-	images := map[int]parse.PageImage{}
+	images := map[int]pdf.PageImage{}
 	for _, img := range rendered {
 		images[img.Page] = img
 	}

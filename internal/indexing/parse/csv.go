@@ -43,14 +43,14 @@ func readCSV(s string, lazy bool) ([]doc.Block, error) {
 	r.LazyQuotes = lazy
 	r.ReuseRecord = true
 
-	var out blockList
+	var out doc.Blocks
 	var header []string
 	var b strings.Builder
 	var row bytes.Buffer
 	rows := 0
 	flush := func() {
 		if rows > 0 {
-			out.add(doc.Table, 0, b.String(), 0)
+			out.Add(doc.Table, 0, b.String(), 0)
 			b.Reset()
 			rows = 0
 		}
@@ -66,13 +66,13 @@ func readCSV(s string, lazy bool) ([]doc.Block, error) {
 		if header == nil {
 			header = make([]string, len(rec))
 			for i, h := range rec {
-				header[i] = collapseSpace(h)
+				header[i] = doc.CollapseSpace(h)
 			}
 			continue
 		}
 		row.Reset()
 		for i, v := range rec {
-			v = collapseSpace(v)
+			v = doc.CollapseSpace(v)
 			if v == "" {
 				continue
 			}
@@ -103,7 +103,7 @@ func readCSV(s string, lazy bool) ([]doc.Block, error) {
 	flush()
 	if len(out) == 0 && len(header) > 0 {
 		// Only a header row.
-		out.add(doc.Table, 0, strings.Join(header, " | "), 0)
+		out.Add(doc.Table, 0, strings.Join(header, " | "), 0)
 	}
 	return out, nil
 }

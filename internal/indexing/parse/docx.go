@@ -319,7 +319,7 @@ type docxTable struct {
 
 type docxWalker struct {
 	styles map[string]*docxStyle
-	out    blockList
+	out    doc.Blocks
 	list   []string // items of the list being gathered
 	paras  []*docxPara
 	tables []*docxTable
@@ -336,7 +336,7 @@ func (w *docxWalker) para() *docxPara {
 
 func (w *docxWalker) flushList() {
 	if len(w.list) > 0 {
-		w.out.add(doc.List, 0, strings.Join(w.list, "\n"), 0)
+		w.out.Add(doc.List, 0, strings.Join(w.list, "\n"), 0)
 		w.list = w.list[:0]
 	}
 }
@@ -488,7 +488,7 @@ func (w *docxWalker) end(local string) {
 		w.endPara(p)
 	case "tc":
 		if tb := w.table(); tb != nil {
-			tb.row = append(tb.row, collapseSpace(tb.cell.String()))
+			tb.row = append(tb.row, doc.CollapseSpace(tb.cell.String()))
 			tb.cell.Reset()
 		}
 	case "tr":
@@ -516,7 +516,7 @@ func (w *docxWalker) end(local string) {
 			p.text.WriteString(text)
 			return
 		}
-		w.out.add(doc.Table, 0, text, 0)
+		w.out.Add(doc.Table, 0, text, 0)
 	}
 }
 
@@ -535,7 +535,7 @@ func (w *docxWalker) endPara(p *docxPara) {
 		outer.text.WriteString(raw)
 		return
 	}
-	text := collapseSpace(raw)
+	text := doc.CollapseSpace(raw)
 	if text == "" {
 		return
 	}
@@ -545,21 +545,21 @@ func (w *docxWalker) endPara(p *docxPara) {
 	}
 	if level > 0 {
 		w.flushList()
-		w.out.add(doc.Heading, min(level, 6), text, 0)
+		w.out.Add(doc.Heading, min(level, 6), text, 0)
 		return
 	}
 	numbered := p.numPr && !p.numOff || !p.numPr && w.styleNumbered(p.style)
 	if numbered {
-		w.list = append(w.list, listIndent(p.ilvl)+"- "+text)
+		w.list = append(w.list, doc.ListIndent(p.ilvl)+"- "+text)
 		return
 	}
 	w.flushList()
 	if strings.Contains(raw, "\n") {
 		lines := strings.Split(raw, "\n")
 		for i, l := range lines {
-			lines[i] = collapseSpace(l)
+			lines[i] = doc.CollapseSpace(l)
 		}
 		text = strings.TrimSpace(strings.Join(lines, "\n"))
 	}
-	w.out.add(doc.Paragraph, 0, text, 0)
+	w.out.Add(doc.Paragraph, 0, text, 0)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/botplatform/botplatform/internal/indexing/doc"
+	"github.com/botplatform/botplatform/internal/indexing/parse/parsetest"
 )
 
 var handmadeDOCX = []doc.Block{
@@ -34,7 +35,7 @@ func TestDOCXFixtures(t *testing.T) {
 	for _, name := range []string{"handmade.docx", "libreoffice.docx"} {
 		t.Run(name, func(t *testing.T) {
 			got := mustParse(t, TypeDOCX, name, fixture(t, name))
-			assertBlocks(t, got, handmadeDOCX)
+			parsetest.Assert(t, got, handmadeDOCX)
 		})
 	}
 }
@@ -119,7 +120,7 @@ func TestDOCXStructure(t *testing.T) {
 		"word/styles.xml":              styles,
 		"word/_rels/document.xml.rels": rels,
 	}))
-	assertBlocks(t, got, []doc.Block{
+	parsetest.Assert(t, got, []doc.Block{
 		b(doc.Heading, 1, "Localized heading"),
 		b(doc.Heading, 3, "Outline level heading"),
 		b(doc.Heading, 1, "Based on title"),
@@ -144,11 +145,11 @@ func TestDOCXPackageVariants(t *testing.T) {
 			`<Relationship Id="r1" Type="http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument" Target="/word/document2.xml"/></Relationships>`,
 		"word/document2.xml": strict,
 	}))
-	assertBlocks(t, got, []doc.Block{b(doc.Heading, 2, "Strict heading"), b(doc.Paragraph, 0, "Strict text")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Heading, 2, "Strict heading"), b(doc.Paragraph, 0, "Strict text")})
 
 	// No package relationships at all.
 	data := docxFile(t, map[string]string{"_rels/.rels": "", "word/document.xml": body(wp("No rels"))})
-	assertBlocks(t, mustParse(t, TypeDOCX, "", data), []doc.Block{b(doc.Paragraph, 0, "No rels")})
+	parsetest.Assert(t, mustParse(t, TypeDOCX, "", data), []doc.Block{b(doc.Paragraph, 0, "No rels")})
 }
 
 func TestDOCXErrors(t *testing.T) {
@@ -233,9 +234,9 @@ func TestDOCXRandomInput(t *testing.T) {
 		n = 50
 	}
 	for i := range n {
-		data := mutate(rng, seeds[i%len(seeds)], i)
+		data := parsetest.Mutate(rng, seeds[i%len(seeds)], i)
 		if i%10 == 0 {
-			data = append([]byte("PK\x03\x04"), randomBytes(rng, 1+rng.IntN(2000))...)
+			data = append([]byte("PK\x03\x04"), parsetest.RandomBytes(rng, 1+rng.IntN(2000))...)
 		}
 		func() {
 			defer func() {

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/botplatform/botplatform/internal/indexing/doc"
+	"github.com/botplatform/botplatform/internal/indexing/parse/parsetest"
 )
 
 func TestText(t *testing.T) {
 	got := mustParse(t, "text/plain", "sample.txt", fixture(t, "sample.txt"))
-	assertBlocks(t, got, []doc.Block{
+	parsetest.Assert(t, got, []doc.Block{
 		b(doc.Heading, 1, "Botplatform release notes"),
 		b(doc.Paragraph, 0, "This release makes indexing faster and fixes several bugs that users reported."),
 		b(doc.Paragraph, 0, "Highlights:"),
@@ -19,7 +20,7 @@ func TestText(t *testing.T) {
 		b(doc.Paragraph, 0, "Last paragraph."),
 	})
 	got = mustParse(t, "text/plain", "crlf.txt", fixture(t, "crlf.txt"))
-	assertBlocks(t, got, []doc.Block{
+	parsetest.Assert(t, got, []doc.Block{
 		b(doc.Paragraph, 0, "Windows paragraph here."),
 		b(doc.Paragraph, 0, "Another one."),
 	})
@@ -42,7 +43,7 @@ func TestTextDetails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := parseText(tt.in)
-		if fmt.Sprint(got) != fmt.Sprint(blockList(tt.want)) {
+		if fmt.Sprint(got) != fmt.Sprint(doc.Blocks(tt.want)) {
 			t.Errorf("parseText(%q)\n got %+v\nwant %+v", tt.in, got, tt.want)
 		}
 	}
@@ -50,7 +51,7 @@ func TestTextDetails(t *testing.T) {
 
 func TestMarkdown(t *testing.T) {
 	got := mustParse(t, "text/markdown", "sample.md", fixture(t, "sample.md"))
-	assertBlocks(t, got, []doc.Block{
+	parsetest.Assert(t, got, []doc.Block{
 		b(doc.Heading, 1, "Botplatform Guide"),
 		b(doc.Paragraph, 0, "Botplatform is a self-hosted platform for chat bots. See the documentation or the logo for details; use bot.run() to start. Escaped *stars* & entities © stay."),
 		b(doc.Heading, 2, "Installation"),
@@ -87,7 +88,7 @@ func TestMarkdownDetails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := parseMarkdown([]byte(tt.in))
-		if fmt.Sprint(got) != fmt.Sprint(blockList(tt.want)) {
+		if fmt.Sprint(got) != fmt.Sprint(doc.Blocks(tt.want)) {
 			t.Errorf("parseMarkdown(%q)\n got %+v\nwant %+v", tt.in, got, tt.want)
 		}
 	}
@@ -95,7 +96,7 @@ func TestMarkdownDetails(t *testing.T) {
 
 func TestHTML(t *testing.T) {
 	got := mustParse(t, "text/html", "sample.html", fixture(t, "sample.html"))
-	assertBlocks(t, got, []doc.Block{
+	parsetest.Assert(t, got, []doc.Block{
 		b(doc.Heading, 1, "Botplatform & Friends"),
 		b(doc.Heading, 2, "Getting started"),
 		b(doc.Paragraph, 0, "Install the server, then open the dashboard. It’s easy."),
@@ -124,27 +125,27 @@ func TestHTML(t *testing.T) {
 func TestHTMLCharset(t *testing.T) {
 	latin1 := []byte("<html><head><meta charset=\"iso-8859-1\"></head><body><p>caf\xe9</p></body></html>")
 	got := mustParse(t, "text/html", "", latin1)
-	assertBlocks(t, got, []doc.Block{b(doc.Paragraph, 0, "café")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Paragraph, 0, "café")})
 	got = mustParse(t, "text/html; charset=windows-1252", "", []byte("<p>\x93hi\x94</p>"))
-	assertBlocks(t, got, []doc.Block{b(doc.Paragraph, 0, "“hi”")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Paragraph, 0, "“hi”")})
 	got = mustParse(t, "text/html; charset=utf-8", "", []byte("<p>日本語</p>"))
-	assertBlocks(t, got, []doc.Block{b(doc.Paragraph, 0, "日本語")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Paragraph, 0, "日本語")})
 	// Broken markup is still read.
 	got = mustParse(t, "text/html", "", []byte("<p>unclosed <b>bold<td>cell</p></div></table><h2>end"))
-	assertBlocks(t, got, []doc.Block{b(doc.Paragraph, 0, "unclosed boldcell"), b(doc.Heading, 2, "end")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Paragraph, 0, "unclosed boldcell"), b(doc.Heading, 2, "end")})
 }
 
 func TestCSV(t *testing.T) {
 	got := mustParse(t, "text/csv", "sample.csv", fixture(t, "sample.csv"))
-	assertBlocks(t, got, []doc.Block{
+	parsetest.Assert(t, got, []doc.Block{
 		b(doc.Table, 0, "name: Alice; city: Berlin; age: 34; notes: likes \"quotes\", commas\n"+
 			"name: Bob; city: Paris\n"+
 			"name: Carol; city: New York; age: 29; notes: multi-line cell; column 5: extra"),
 	})
 	got = mustParse(t, "text/csv", "semicolon.csv", fixture(t, "semicolon.csv"))
-	assertBlocks(t, got, []doc.Block{b(doc.Table, 0, "name: Alice; city: Berlin; score: 1,5\nname: Bob; city: Paris; score: 2,0")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Table, 0, "name: Alice; city: Berlin; score: 1,5\nname: Bob; city: Paris; score: 2,0")})
 	got = mustParse(t, "text/csv", "tab.csv", fixture(t, "tab.csv"))
-	assertBlocks(t, got, []doc.Block{b(doc.Table, 0, "name: Alice; city: Berlin")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Table, 0, "name: Alice; city: Berlin")})
 
 	got = mustParse(t, "", "many_rows.csv", fixture(t, "many_rows.csv"))
 	if len(got) != 3 {
@@ -164,7 +165,7 @@ func TestCSV(t *testing.T) {
 	}
 
 	got = mustParse(t, "text/csv", "", []byte("only,a,header\n"))
-	assertBlocks(t, got, []doc.Block{b(doc.Table, 0, "only | a | header")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Table, 0, "only | a | header")})
 
 	_, err := Parse("text/csv", "", []byte("a,b\n1,\"unterminated\n"))
 	if err == nil || !strings.HasPrefix(err.Error(), "the CSV is not valid: line ") {
@@ -174,7 +175,7 @@ func TestCSV(t *testing.T) {
 
 func TestJSON(t *testing.T) {
 	got := mustParse(t, "application/json", "sample.json", fixture(t, "sample.json"))
-	assertBlocks(t, got, []doc.Block{
+	parsetest.Assert(t, got, []doc.Block{
 		b(doc.Paragraph, 0, "name: botplatform"),
 		b(doc.Paragraph, 0, "version: 2"),
 		b(doc.Paragraph, 0, "enabled: true"),
@@ -183,15 +184,15 @@ func TestJSON(t *testing.T) {
 		b(doc.Paragraph, 0, "bots[0].id: b1\nbots[0].tags[0]: x\nbots[0].tags[1]: y\nbots[1].id: b2\nbots[1].note: multi line"),
 	})
 	got = mustParse(t, "", "array.json", fixture(t, "array.json"))
-	assertBlocks(t, got, []doc.Block{
+	parsetest.Assert(t, got, []doc.Block{
 		b(doc.Paragraph, 0, "[0].title: First\n[0].score: 1.5"),
 		b(doc.Paragraph, 0, "[1].title: Second\n[1].nested.deep[0]: 1\n[1].nested.deep[1]: 2"),
 		b(doc.Paragraph, 0, "[2]: plain string"),
 	})
 	got = mustParse(t, "application/json", "", []byte(` "just a string" `))
-	assertBlocks(t, got, []doc.Block{b(doc.Paragraph, 0, "just a string")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Paragraph, 0, "just a string")})
 	got = mustParse(t, "application/json", "", []byte(`12345678901234567890.5e3`))
-	assertBlocks(t, got, []doc.Block{b(doc.Paragraph, 0, "12345678901234567890.5e3")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Paragraph, 0, "12345678901234567890.5e3")})
 }
 
 func TestJSONErrors(t *testing.T) {
@@ -217,7 +218,7 @@ func TestJSONErrors(t *testing.T) {
 
 func TestCSVQuotes(t *testing.T) {
 	got := mustParse(t, "text/csv", "", []byte("item,size\nTV,55\" screen\n"))
-	assertBlocks(t, got, []doc.Block{b(doc.Table, 0, "item: TV; size: 55\" screen")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Table, 0, "item: TV; size: 55\" screen")})
 	_, err := Parse("text/csv", "", []byte("a,b\n1,2\n3,\"x\"y\n"))
 	if err == nil || err.Error() != "the CSV is not valid: line 3: extraneous or missing \" in quoted-field" {
 		t.Errorf("error = %v", err)
@@ -227,7 +228,7 @@ func TestCSVQuotes(t *testing.T) {
 func TestMarkdownTooHardFallsBackToText(t *testing.T) {
 	in := "# Title\n\n" + strings.Repeat("- ", 40) + "deep item\n\nafter"
 	got := parseMarkdown([]byte(in))
-	assertBlocks(t, got, []doc.Block{
+	parsetest.Assert(t, got, []doc.Block{
 		b(doc.Paragraph, 0, "# Title"),
 		b(doc.List, 0, "- "+strings.TrimSpace(strings.Repeat("- ", 39))+" deep item"),
 		b(doc.Paragraph, 0, "after"),
@@ -240,7 +241,7 @@ func TestMarkdownTooHardFallsBackToText(t *testing.T) {
 	}
 	got = parseMarkdown([]byte(nested.String()))
 	lines := strings.Split(got[0].Text, "\n")
-	if got[0].Kind != doc.List || len(lines) != 12 || lines[11] != strings.Repeat("  ", maxListIndent)+"- level" {
+	if got[0].Kind != doc.List || len(lines) != 12 || lines[11] != strings.Repeat("  ", doc.MaxListIndent)+"- level" {
 		t.Errorf("nested list: %q", got[0].Text)
 	}
 }

@@ -59,7 +59,7 @@ func parseHTML(content []byte, contentType string) ([]doc.Block, error) {
 }
 
 type htmlWalker struct {
-	out   blockList
+	out   doc.Blocks
 	buf   strings.Builder // inline text of the current paragraph
 	quote int             // depth of <blockquote>
 }
@@ -73,7 +73,7 @@ func (w *htmlWalker) flush() {
 	if w.quote > 0 {
 		kind = doc.Blockquote
 	}
-	w.out.add(kind, 0, collapseSpace(w.buf.String()), 0)
+	w.out.Add(kind, 0, doc.CollapseSpace(w.buf.String()), 0)
 	w.buf.Reset()
 }
 
@@ -101,20 +101,20 @@ func (w *htmlWalker) walk(n *html.Node) {
 		switch n.DataAtom {
 		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 			w.flush()
-			w.out.add(doc.Heading, int(n.Data[1]-'0'), nodeText(n), 0)
+			w.out.Add(doc.Heading, int(n.Data[1]-'0'), nodeText(n), 0)
 			return
 		case atom.Ul, atom.Ol:
 			w.flush()
 			var lines []string
 			listLines(n, 0, &lines)
-			w.out.add(doc.List, 0, strings.Join(lines, "\n"), 0)
+			w.out.Add(doc.List, 0, strings.Join(lines, "\n"), 0)
 			return
 		case atom.Pre:
 			w.flush()
 			var b strings.Builder
 			rawText(n, &b)
 			s := strings.TrimPrefix(b.String(), "\n")
-			w.out.add(doc.Code, 0, strings.TrimRight(s, " \t\r\n"), 0)
+			w.out.Add(doc.Code, 0, strings.TrimRight(s, " \t\r\n"), 0)
 			return
 		case atom.Table:
 			w.flush()
@@ -181,7 +181,7 @@ func (w *htmlWalker) table(t *html.Node) {
 			}
 			switch c.DataAtom {
 			case atom.Caption:
-				w.out.add(doc.Paragraph, 0, nodeText(c), 0)
+				w.out.Add(doc.Paragraph, 0, nodeText(c), 0)
 			case atom.Tr:
 				var cells []string
 				nonEmpty := false
@@ -201,7 +201,7 @@ func (w *htmlWalker) table(t *html.Node) {
 		}
 	}
 	visit(t)
-	w.out.add(doc.Table, 0, strings.Join(rows, "\n"), 0)
+	w.out.Add(doc.Table, 0, strings.Join(rows, "\n"), 0)
 }
 
 // listLines renders the items of a <ul>/<ol>, nested lists indented.
@@ -216,7 +216,7 @@ func listLines(list *html.Node, depth int, lines *[]string) {
 			}
 		}
 	}
-	indent := listIndent(depth)
+	indent := doc.ListIndent(depth)
 	for li := list.FirstChild; li != nil; li = li.NextSibling {
 		if li.Type != html.ElementNode || skipped(li) {
 			continue
@@ -243,7 +243,7 @@ func listLines(list *html.Node, depth int, lines *[]string) {
 			}
 			return false
 		})
-		if s := collapseSpace(b.String()); s != "" {
+		if s := doc.CollapseSpace(b.String()); s != "" {
 			*lines = append(*lines, indent+marker+s)
 		}
 		for _, sub := range nested {
@@ -256,7 +256,7 @@ func listLines(list *html.Node, depth int, lines *[]string) {
 func nodeText(n *html.Node) string {
 	var b strings.Builder
 	textTo(n, &b, nil)
-	return collapseSpace(b.String())
+	return doc.CollapseSpace(b.String())
 }
 
 // textTo writes the text under n to b, with a space around block elements;

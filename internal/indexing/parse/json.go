@@ -30,7 +30,7 @@ type jsonFlattener struct {
 	dec *json.Decoder
 	src string
 	b   strings.Builder
-	out blockList
+	out doc.Blocks
 }
 
 var errJSONDepth = errors.New("it is nested too deeply")
@@ -85,7 +85,7 @@ func (f *jsonFlattener) document() ([]doc.Block, error) {
 }
 
 func (f *jsonFlattener) flush() {
-	f.out.add(doc.Paragraph, 0, f.b.String(), 0)
+	f.out.Add(doc.Paragraph, 0, f.b.String(), 0)
 	f.b.Reset()
 }
 
@@ -142,7 +142,7 @@ func (f *jsonFlattener) value(path string, depth int) error {
 func (f *jsonFlattener) scalar(path string, tok json.Token) {
 	switch v := tok.(type) {
 	case string:
-		f.line(path, collapseSpace(v))
+		f.line(path, doc.CollapseSpace(v))
 	case json.Number:
 		f.line(path, v.String())
 	case bool:

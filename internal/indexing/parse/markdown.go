@@ -38,7 +38,7 @@ func parseMarkdown(src []byte) []doc.Block {
 	if meta, rest, ok := frontMatter(src); ok {
 		// YAML or TOML front matter (title, tags...) is kept as a
 		// paragraph of its own.
-		w.out.add(doc.Paragraph, 0, meta, 0)
+		w.out.Add(doc.Paragraph, 0, meta, 0)
 		src = rest
 		w.src = src
 	}
@@ -51,30 +51,30 @@ func parseMarkdown(src []byte) []doc.Block {
 
 type mdWalker struct {
 	src []byte
-	out blockList
+	out doc.Blocks
 	buf strings.Builder
 }
 
 func (w *mdWalker) block(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.Heading:
-		w.out.add(doc.Heading, n.Level, w.inline(n), 0)
+		w.out.Add(doc.Heading, n.Level, w.inline(n), 0)
 	case *ast.Paragraph, *ast.TextBlock:
-		w.out.add(doc.Paragraph, 0, w.inline(n), 0)
+		w.out.Add(doc.Paragraph, 0, w.inline(n), 0)
 	case *ast.List:
 		var lines []string
 		w.list(n, 0, &lines)
-		w.out.add(doc.List, 0, strings.Join(lines, "\n"), 0)
+		w.out.Add(doc.List, 0, strings.Join(lines, "\n"), 0)
 	case *ast.FencedCodeBlock, *ast.CodeBlock:
-		w.out.add(doc.Code, 0, w.lines(n), 0)
+		w.out.Add(doc.Code, 0, w.lines(n), 0)
 	case *ast.Blockquote:
 		var parts []string
 		w.plain(n, &parts)
-		w.out.add(doc.Blockquote, 0, strings.Join(parts, "\n"), 0)
+		w.out.Add(doc.Blockquote, 0, strings.Join(parts, "\n"), 0)
 	case *ast.HTMLBlock:
-		w.out.add(doc.Paragraph, 0, htmlFragmentText(w.lines(n)), 0)
+		w.out.Add(doc.Paragraph, 0, htmlFragmentText(w.lines(n)), 0)
 	case *east.Table:
-		w.out.add(doc.Table, 0, w.table(n), 0)
+		w.out.Add(doc.Table, 0, w.table(n), 0)
 	case *ast.ThematicBreak:
 	default:
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -261,7 +261,7 @@ func frontMatter(src []byte) (meta string, rest []byte, ok bool) {
 // lists indented by two spaces per level.
 func (w *mdWalker) list(l *ast.List, depth int, lines *[]string) {
 	num := l.Start
-	indent := listIndent(depth)
+	indent := doc.ListIndent(depth)
 	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
 		marker := "- "
 		if l.IsOrdered() {
@@ -277,7 +277,7 @@ func (w *mdWalker) list(l *ast.List, depth int, lines *[]string) {
 			}
 			w.plain(c, &parts)
 		}
-		*lines = append(*lines, indent+marker+collapseSpace(strings.Join(parts, " ")))
+		*lines = append(*lines, indent+marker+doc.CollapseSpace(strings.Join(parts, " ")))
 		for _, sub := range nested {
 			w.list(sub.(*ast.List), depth+1, lines)
 		}
@@ -343,7 +343,7 @@ func (w *mdWalker) lines(n ast.Node) string {
 func (w *mdWalker) inline(n ast.Node) string {
 	w.buf.Reset()
 	w.inlineTo(n, false)
-	return collapseSpace(w.buf.String())
+	return doc.CollapseSpace(w.buf.String())
 }
 
 func (w *mdWalker) inlineTo(n ast.Node, code bool) {
@@ -409,7 +409,7 @@ func htmlFragmentText(s string) string {
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			return collapseSpace(b.String())
+			return doc.CollapseSpace(b.String())
 		case html.TextToken:
 			if skip == 0 {
 				b.Write(z.Text())

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/text/transform"
 
 	"github.com/botplatform/botplatform/internal/indexing/doc"
+	"github.com/botplatform/botplatform/internal/indexing/pdf"
 )
 
 // The content types Parse understands, in the order the unsupported error
@@ -140,7 +141,7 @@ func Parse(contentType, key string, content []byte) (doc.Document, error) {
 	case TypeHTML:
 		blocks, err = parseHTML(content, contentType)
 	case TypePDF:
-		blocks, err = parsePDF(content)
+		blocks, err = pdf.Parse(content)
 	case TypeDOCX:
 		blocks, err = parseDOCX(content)
 	case TypeCSV:
@@ -236,94 +237,10 @@ func decodeUTF16(b []byte, bigEndian bool) string {
 	return string(utf16.Decode(u))
 }
 
+// ErrNoText is returned for a PDF that is read without error but holds no
+// text (see pdf.ErrNoText).
+var ErrNoText = pdf.ErrNoText
+
 // errTooLarge is returned when a file expands past what a parser is willing
 // to hold.
 var errTooLarge = errors.New("the file expands to too much text to index")
-
-// collapseSpace replaces every run of white space in s with one space and
-// trims both ends. It returns s itself when nothing needs changing.
-func collapseSpace(s string) string {
-	clean := true
-	prevSpace := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			clean = false
-			break
-		}
-		sp := asciiSpace[c]
-		if sp && (prevSpace || c != ' ') {
-			clean = false
-			break
-		}
-		prevSpace = sp
-	}
-	if clean && !prevSpace {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	pending := false
-	for _, r := range s {
-		if isSpace(r) {
-			pending = b.Len() > 0
-			continue
-		}
-		if pending {
-			b.WriteByte(' ')
-			pending = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
-
-// isSpace reports white space, including the no-break and zero-width kinds
-// that editors put in text.
-func isSpace(r rune) bool {
-	if r < utf8.RuneSelf {
-		return asciiSpace[r]
-	}
-	switch r {
-	case 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0x200B, 0xFEFF:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200A
-}
-
-// blockList accumulates blocks, dropping empty ones.
-type blockList []doc.Block
-
-// Lists and code keep the indentation of their first line. NUL characters
-// are dropped: they carry no text, and PostgreSQL refuses them.
-func (l *blockList) add(kind string, level int, text string, page int) {
-	if strings.IndexByte(text, 0) >= 0 {
-		text = strings.ReplaceAll(text, "\x00", "")
-	}
-	if kind == doc.Code || kind == doc.List {
-		if strings.TrimSpace(text) == "" {
-			return
-		}
-		text = strings.TrimRight(text, " \t\r\n")
-		for strings.HasPrefix(text, "\n") || strings.HasPrefix(text, "\r\n") {
-			text = text[strings.IndexByte(text, '\n')+1:]
-		}
-	} else {
-		text = strings.TrimSpace(text)
-	}
-	if text == "" {
-		return
-	}
-	*l = append(*l, doc.Block{Kind: kind, Level: level, Text: text, Page: page})
-}
-
-// maxListIndent caps the nesting shown in list blocks, so that deeply
-// nested input does not make output that grows with the square of it.
-const maxListIndent = 8
-
-// listIndent returns the indentation of a list item nested depth deep.
-func listIndent(depth int) string {
-	return strings.Repeat("  ", min(depth, maxListIndent))
-}

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/botplatform/botplatform/internal/indexing/doc"
+	"github.com/botplatform/botplatform/internal/indexing/parse/parsetest"
 )
 
 // b is shorthand for an expected block.
@@ -21,9 +21,14 @@ func bp(kind string, level int, text string, page int) doc.Block {
 	return doc.Block{Kind: kind, Level: level, Text: text, Page: page}
 }
 
+// fixture reads testdata/name; the PDF fixtures are the PDF package's.
 func fixture(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
+	dir := "testdata"
+	if filepath.Ext(name) == ".pdf" {
+		dir = filepath.Join("..", "pdf", "testdata")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,31 +42,6 @@ func mustParse(t testing.TB, contentType, key string, content []byte) []doc.Bloc
 		t.Fatalf("Parse(%q, %q): %v", contentType, key, err)
 	}
 	return d.Blocks
-}
-
-func assertBlocks(t *testing.T, got, want []doc.Block) {
-	t.Helper()
-	if reflect.DeepEqual(got, want) {
-		return
-	}
-	t.Errorf("got %d blocks, want %d", len(got), len(want))
-	for i := 0; i < max(len(got), len(want)); i++ {
-		var g, w doc.Block
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		mark := "  "
-		if g != w {
-			mark = "!!"
-		}
-		t.Logf("%s %d got  %+v", mark, i, g)
-		if g != w {
-			t.Logf("%s %d want %+v", mark, i, w)
-		}
-	}
 }
 
 func TestDetect(t *testing.T) {
@@ -152,17 +132,17 @@ func TestFallbackByExtensionParses(t *testing.T) {
 func TestTextEncodings(t *testing.T) {
 	// UTF-8 with a byte-order mark.
 	got := mustParse(t, "text/plain", "", []byte("\xEF\xBB\xBFhello"))
-	assertBlocks(t, got, []doc.Block{b(doc.Paragraph, 0, "hello")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Paragraph, 0, "hello")})
 	// UTF-16 little and big endian, with byte-order marks.
 	got = mustParse(t, "text/plain", "", []byte("\xFF\xFEh\x00\xe9\x00\n\x00\n\x00x\x00"))
-	assertBlocks(t, got, []doc.Block{b(doc.Paragraph, 0, "hé"), b(doc.Paragraph, 0, "x")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Paragraph, 0, "hé"), b(doc.Paragraph, 0, "x")})
 	got = mustParse(t, "text/csv", "", []byte("\xFE\xFF\x00a\x00\n\x001"))
-	assertBlocks(t, got, []doc.Block{b(doc.Table, 0, "a: 1")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Table, 0, "a: 1")})
 	// A declared charset.
 	got = mustParse(t, "text/plain; charset=ISO-8859-1", "", []byte("caf\xe9"))
-	assertBlocks(t, got, []doc.Block{b(doc.Paragraph, 0, "café")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Paragraph, 0, "café")})
 	got = mustParse(t, "text/markdown; charset=\"windows-1252\"", "", []byte("# \x93quoted\x94"))
-	assertBlocks(t, got, []doc.Block{b(doc.Heading, 1, "“quoted”")})
+	parsetest.Assert(t, got, []doc.Block{b(doc.Heading, 1, "“quoted”")})
 
 	// Invalid UTF-8 is refused with the line of the first bad byte.
 	for _, ct := range []string{"text/plain", "text/markdown", "text/csv", "application/json"} {
@@ -236,32 +216,6 @@ func TestConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// checkInvariants checks the invariants every parser keeps.
-func checkInvariants(t *testing.T, name string, blocks []doc.Block) {
-	t.Helper()
-	for i, bl := range blocks {
-		trimmed := strings.TrimSpace(bl.Text)
-		if bl.Kind == doc.Code || bl.Kind == doc.List {
-			trimmed = strings.TrimRight(bl.Text, " \t\r\n")
-		}
-		if trimmed != bl.Text || strings.TrimSpace(bl.Text) == "" {
-			t.Errorf("%s: block %d has untrimmed or empty text %q", name, i, bl.Text)
-		}
-		switch bl.Kind {
-		case doc.Heading:
-			if bl.Level < 1 || bl.Level > 6 {
-				t.Errorf("%s: heading %d has level %d", name, i, bl.Level)
-			}
-		case doc.Paragraph, doc.List, doc.Table, doc.Code, doc.Blockquote:
-			if bl.Level != 0 {
-				t.Errorf("%s: %s %d has level %d", name, bl.Kind, i, bl.Level)
-			}
-		default:
-			t.Errorf("%s: block %d has kind %q", name, i, bl.Kind)
-		}
-	}
-}
-
 func TestInvariantsOnFixtures(t *testing.T) {
 	entries, err := os.ReadDir("testdata")
 	if err != nil {
@@ -276,6 +230,6 @@ func TestInvariantsOnFixtures(t *testing.T) {
 		if err != nil {
 			continue // the error cases are tested on their own
 		}
-		checkInvariants(t, name, d.Blocks)
+		parsetest.CheckInvariants(t, name, d.Blocks)
 	}
 }

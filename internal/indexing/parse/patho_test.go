@@ -81,7 +81,7 @@ func TestMarkdownDeepList(t *testing.T) {
 		t.Errorf("parsing %d bytes allocated %d MB", len(in), alloc>>20)
 	}
 	lines := strings.Split(d.Blocks[0].Text, "\n")
-	if len(lines) != depth || lines[depth-1] != listIndent(maxListIndent)+fmt.Sprintf("- item %d", depth-1) {
+	if len(lines) != depth || lines[depth-1] != doc.ListIndent(doc.MaxListIndent)+fmt.Sprintf("- item %d", depth-1) {
 		t.Errorf("%d lines, the last %q", len(lines), lines[len(lines)-1])
 	}
 
@@ -90,7 +90,7 @@ func TestMarkdownDeepList(t *testing.T) {
 		t.Fatalf("text: %v, %d blocks", err, len(d.Blocks))
 	}
 	lines = strings.Split(d.Blocks[0].Text, "\n")
-	if len(lines) != depth || lines[depth-1] != listIndent(maxListIndent)+fmt.Sprintf("- item %d", depth-1) {
+	if len(lines) != depth || lines[depth-1] != doc.ListIndent(doc.MaxListIndent)+fmt.Sprintf("- item %d", depth-1) {
 		t.Errorf("text: %d lines, the last %q", len(lines), lines[len(lines)-1][:min(100, len(lines[len(lines)-1]))])
 	}
 }

@@ -11,19 +11,19 @@ import (
 // "1. x", "a) x"), which make list blocks with one item per line; an
 // indented line after an item continues that item.
 func parseText(s string) []doc.Block {
-	var out blockList
+	var out doc.Blocks
 	var para, list strings.Builder
 	lines := 0 // in the paragraph
 	flushPara := func() {
 		if para.Len() > 0 {
-			out.add(doc.Paragraph, 0, para.String(), 0)
+			out.Add(doc.Paragraph, 0, para.String(), 0)
 			para.Reset()
 		}
 		lines = 0
 	}
 	flushList := func() {
 		if list.Len() > 0 {
-			out.add(doc.List, 0, list.String(), 0)
+			out.Add(doc.List, 0, list.String(), 0)
 			list.Reset()
 		}
 	}
@@ -53,21 +53,21 @@ func parseText(s string) []doc.Block {
 				if c == '-' {
 					level = 2
 				}
-				out.add(doc.Heading, level, para.String(), 0)
+				out.Add(doc.Heading, level, para.String(), 0)
 				para.Reset()
 			}
 			flushPara()
 			flushList()
 			continue
 		}
-		if indent, item, ok := listItem(line); ok {
+		if indent, item, ok := doc.ListItem(line); ok {
 			flushPara()
 			if list.Len() > 0 {
 				list.WriteByte('\n')
 			}
 			// The indentation shown is capped as in other formats' lists
 			// (listIndent: two columns a level).
-			for range min(indent, 2*maxListIndent) {
+			for range min(indent, 2*doc.MaxListIndent) {
 				list.WriteByte(' ')
 			}
 			list.WriteString(item)
@@ -76,14 +76,14 @@ func parseText(s string) []doc.Block {
 		if list.Len() > 0 && (line[0] == ' ' || line[0] == '\t') {
 			// Continuation of the last item.
 			list.WriteByte(' ')
-			list.WriteString(collapseSpace(trimmed))
+			list.WriteString(doc.CollapseSpace(trimmed))
 			continue
 		}
 		flushList()
 		if para.Len() > 0 {
 			para.WriteByte(' ')
 		}
-		para.WriteString(collapseSpace(trimmed))
+		para.WriteString(doc.CollapseSpace(trimmed))
 		lines++
 	}
 	flushPara()
@@ -103,49 +103,4 @@ func rule(line string) byte {
 		}
 	}
 	return line[0]
-}
-
-// listItem reports whether line looks like a list item, and returns its
-// indentation (tabs count as 4 spaces) and the item normalised to "- text"
-// for bullets or "N. text" / "N) text" for numbered items.
-func listItem(line string) (indent int, item string, ok bool) {
-	i := 0
-	for ; i < len(line); i++ {
-		switch line[i] {
-		case ' ':
-			indent++
-			continue
-		case '\t':
-			indent += 4
-			continue
-		}
-		break
-	}
-	rest := line[i:]
-	for _, bullet := range []string{"- ", "* ", "+ ", "• ", "◦ ", "▪ ", "– "} {
-		if strings.HasPrefix(rest, bullet) {
-			text := collapseSpace(rest[len(bullet):])
-			if text == "" {
-				return 0, "", false
-			}
-			return indent, "- " + text, true
-		}
-	}
-	// "1. x", "12) x", "a. x" (one letter only, so that a sentence such as
-	// "Mr. Smith" is not taken for an item).
-	j := 0
-	for j < len(rest) && j < 4 && rest[j] >= '0' && rest[j] <= '9' {
-		j++
-	}
-	if j == 0 && len(rest) > 0 && (rest[0] >= 'a' && rest[0] <= 'z') {
-		j = 1
-	}
-	if j == 0 || j+1 >= len(rest) || (rest[j] != '.' && rest[j] != ')') || rest[j+1] != ' ' {
-		return 0, "", false
-	}
-	text := collapseSpace(rest[j+2:])
-	if text == "" {
-		return 0, "", false
-	}
-	return indent, rest[:j+1] + " " + text, true
 }

@@ -9,6 +9,7 @@ import (
 	"embed"
 	"errors"
 	"io/fs"
+	"strings"
 
 	"github.com/botplatform/botplatform/internal/store/sqlstore"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,17 +23,32 @@ var migrations embed.FS
 func Dialect() sqlstore.Dialect {
 	sub, _ := fs.Sub(migrations, "migrations")
 	return sqlstore.Dialect{
-		Name:          "postgres",
-		Numbered:      true,
-		ForUpdate:     " FOR UPDATE",
-		SkipLocked:    " FOR UPDATE OF j SKIP LOCKED",
-		LockSubject:   "SELECT pg_advisory_xact_lock(hashtextextended(?, 7245190331))",
-		IsUnique:      isUnique,
-		IsForeignKey:  isForeignKey,
-		Migrations:    sub,
-		Contains:      func(col string) string { return "strpos(" + col + ", ?) > 0" },
+		Name:         "postgres",
+		Numbered:     true,
+		ForUpdate:    " FOR UPDATE",
+		SkipLocked:   " FOR UPDATE OF j SKIP LOCKED",
+		LockSubject:  "SELECT pg_advisory_xact_lock(hashtextextended(?, 7245190331))",
+		IsUnique:     isUnique,
+		IsForeignKey: isForeignKey,
+		Migrations:   sub,
+		Contains:     func(col string) string { return "strpos(" + col + ", ?) > 0" },
+		FullText: sqlstore.FullText{
+			Query:     tsQuery,
+			From:      `FROM passages p JOIN files f ON f.id = p.file_id, to_tsquery('english', ?) tq WHERE p.tsv @@ tq`,
+			Matching:  `SELECT c.seq FROM passages c WHERE c.tsv @@ to_tsquery('english', ?)`,
+			Candidate: `p.seq`,
+			Rank:      `ts_rank_cd(p.tsv, tq) DESC`,
+		},
 		MigrationLock: "SELECT pg_advisory_xact_lock(7245190331)",
 	}
+}
+
+// tsQuery is a to_tsquery query of words joined by | (any) or & (all).
+func tsQuery(words []string, all bool) string {
+	if all {
+		return strings.Join(words, " & ")
+	}
+	return strings.Join(words, " | ")
 }
 
 func isUnique(err error) bool {

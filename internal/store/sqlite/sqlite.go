@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io/fs"
 	"net/url"
+	"strings"
 
 	"github.com/botplatform/botplatform/internal/store/sqlstore"
 	"modernc.org/sqlite"
@@ -28,7 +29,30 @@ func Dialect() sqlstore.Dialect {
 		IsForeignKey: isForeignKey,
 		Migrations:   sub,
 		Contains:     func(col string) string { return "instr(" + col + ", ?) > 0" },
+		FullText: sqlstore.FullText{
+			Query:    ftsQuery,
+			From:     `FROM passages_fts JOIN passages p ON p.seq = passages_fts.rowid JOIN files f ON f.id = p.file_id WHERE passages_fts MATCH ?`,
+			Matching: `SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?`,
+			// The unary + keeps SQLite from driving the full-text scan by
+			// the candidates (one scan per rowid); it scans once and ranks
+			// the candidates only.
+			Candidate: `+passages_fts.rowid`,
+			Rank:      `bm25(passages_fts)`,
+		},
 	}
+}
+
+// ftsQuery is an FTS5 query of words joined by OR (any) or AND (all), each
+// quoted (so that none is taken for query syntax).
+func ftsQuery(words []string, all bool) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = `"` + w + `"`
+	}
+	if all {
+		return strings.Join(quoted, " AND ")
+	}
+	return strings.Join(quoted, " OR ")
 }
 
 func isUnique(err error) bool {

@@ -366,38 +366,16 @@ func (s *Store) SearchText(ctx context.Context, v store.FileVisibility, tags, no
 func (s *Store) searchText(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, terms, sel []string, and bool, limit int) ([]int64, error) {
 	var q strings.Builder
 	var args []any
-	if s.d.Numbered { // PostgreSQL
-		q.WriteString(`SELECT p.seq FROM passages p JOIN files f ON f.id = p.file_id, to_tsquery('english', ?) tq WHERE p.tsv @@ tq AND `)
-		args = append(args, strings.Join(terms, " | "))
-		if sel != nil {
-			op := " | "
-			if and {
-				op = " & "
-			}
-			q.WriteString(`p.seq IN (SELECT c.seq FROM passages c WHERE c.tsv @@ to_tsquery('english', ?) LIMIT ?) AND `)
-			args = append(args, strings.Join(sel, op), candidateBudget)
-		}
-		args = visible(&q, args, v, "f")
-		args = tagConds(&q, args, tags, notTags)
-		q.WriteString(` AND f.status = ? ORDER BY ts_rank_cd(p.tsv, tq) DESC, p.seq LIMIT ?`)
-	} else {
-		q.WriteString(`SELECT p.seq FROM passages_fts JOIN passages p ON p.seq = passages_fts.rowid JOIN files f ON f.id = p.file_id WHERE passages_fts MATCH ? AND `)
-		args = append(args, ftsQuery(terms, " OR "))
-		if sel != nil {
-			op := " OR "
-			if and {
-				op = " AND "
-			}
-			// The unary + keeps SQLite from driving the full-text scan by
-			// the candidates (one scan per rowid); it scans once and ranks
-			// the candidates only.
-			q.WriteString(`+passages_fts.rowid IN (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? LIMIT ?) AND `)
-			args = append(args, ftsQuery(sel, op), candidateBudget)
-		}
-		args = visible(&q, args, v, "f")
-		args = tagConds(&q, args, tags, notTags)
-		q.WriteString(` AND f.status = ? ORDER BY bm25(passages_fts), p.seq LIMIT ?`)
+	ft := s.d.FullText
+	q.WriteString(`SELECT p.seq ` + ft.From + ` AND `)
+	args = append(args, ft.Query(terms, false))
+	if sel != nil {
+		q.WriteString(ft.Candidate + ` IN (` + ft.Matching + ` LIMIT ?) AND `)
+		args = append(args, ft.Query(sel, and), candidateBudget)
 	}
+	args = visible(&q, args, v, "f")
+	args = tagConds(&q, args, tags, notTags)
+	q.WriteString(` AND f.status = ? ORDER BY ` + ft.Rank + `, p.seq LIMIT ?`)
 	args = append(args, platform.FileIndexCompleted, limit)
 	rows, err := s.query(ctx, q.String(), args...)
 	if err != nil {
@@ -418,16 +396,6 @@ func (s *Store) searchText(ctx context.Context, v store.FileVisibility, tags, no
 // candidateBudget bounds the passages SearchText ranks when the query has
 // commoner words (see SearchText).
 const candidateBudget = 1000
-
-// ftsQuery is an FTS5 query of terms joined by op (" OR ", " AND "), each
-// quoted (so that none is taken for query syntax).
-func ftsQuery(terms []string, op string) string {
-	quoted := make([]string, len(terms))
-	for i, t := range terms {
-		quoted[i] = `"` + t + `"`
-	}
-	return strings.Join(quoted, op)
-}
 
 func distinct(terms []string) []string {
 	seen := make(map[string]bool, len(terms))
@@ -466,13 +434,8 @@ func (s *Store) selectiveTerms(ctx context.Context, terms []string) (sel, matchi
 			q.WriteString(`, `)
 		}
 		missing = append(missing, i)
-		if s.d.Numbered {
-			q.WriteString(`(SELECT count(*) FROM (SELECT 1 FROM passages WHERE tsv @@ to_tsquery('english', ?) LIMIT ?) c)`)
-			args = append(args, t, candidateBudget+1)
-		} else {
-			q.WriteString(`(SELECT count(*) FROM (SELECT 1 FROM passages_fts WHERE passages_fts MATCH ? LIMIT ?))`)
-			args = append(args, ftsQuery([]string{t}, ""), candidateBudget+1)
-		}
+		q.WriteString(`(SELECT count(*) FROM (` + s.d.FullText.Matching + ` LIMIT ?) c)`)
+		args = append(args, s.d.FullText.Query([]string{t}, false), candidateBudget+1)
 	}
 	if len(missing) > 0 {
 		dst := make([]any, len(missing))

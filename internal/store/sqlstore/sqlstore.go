@@ -1,7 +1,7 @@
 // Package sqlstore implements store.Store once for both SQL backends. The
 // queries are standard SQL written with `?` placeholders; a Dialect supplies
-// what differs: placeholder style, unique-violation detection, migrations and
-// the migration lock. Connection set-up lives in the sqlite and postgres
+// what differs: placeholder style, unique-violation detection, full-text
+// search, migrations and the migration lock. Connection set-up lives in the sqlite and postgres
 // packages.
 package sqlstore
 
@@ -51,9 +51,33 @@ type Dialect struct {
 	// Contains returns a case-sensitive test that col contains the string
 	// bound to one placeholder.
 	Contains func(col string) string
+	// FullText searches the text of the passages (see SearchText).
+	FullText FullText
 	// MigrationLock, when set, runs first in the migration transaction so
 	// that concurrent processes migrate one at a time.
 	MigrationLock string
+}
+
+// FullText is how a dialect searches the passages' text: FTS5 on SQLite,
+// a tsvector column on PostgreSQL. Each SQL fragment holds one placeholder,
+// for a query made by Query.
+type FullText struct {
+	// Query joins words (letters and digits only) into a query that
+	// matches the passages holding any of them, or, with all, every one.
+	Query func(words []string, all bool) string
+	// From is the FROM clause and first WHERE condition of the search:
+	// passages p joined to their files f, where the passage matches the
+	// query.
+	From string
+	// Matching selects the passages matching the query, one column that
+	// Candidate is compared with.
+	Matching string
+	// Candidate is the searched passage's value compared with the rows of
+	// Matching.
+	Candidate string
+	// Rank is the ORDER BY term that ranks the search's passages best
+	// first.
+	Rank string
 }
 
 // Store is a store.Store on a database/sql connection. Writes go to w; reads

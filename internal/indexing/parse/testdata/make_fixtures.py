@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the hand-made binary fixtures of this directory.
 
-    python3 make_fixtures.py            # handmade.pdf, handmade.docx
+    python3 make_fixtures.py            # handmade.docx, ../../pdf/testdata/handmade.pdf
 
 handmade.pdf is a three-page PDF 1.4 written object by object with a correct
 cross-reference table (standard Helvetica fonts, page 2's content stream
@@ -12,7 +12,8 @@ a subtitle, headings, runs with tabs and breaks, a nested numbered list and
 a table.
 
 The other binary fixtures were made from these with LibreOffice and qpdf
-(see README.md).
+(see README.md). The PDF fixtures live with the PDF package, in
+internal/indexing/pdf/testdata.
 """
 import os
 import zipfile
@@ -239,5 +240,5 @@ def make_docx(path):
 
 
 if __name__ == "__main__":
-    make_pdf(os.path.join(HERE, "handmade.pdf"))
+    make_pdf(os.path.join(HERE, "..", "..", "pdf", "testdata", "handmade.pdf"))
     make_docx(os.path.join(HERE, "handmade.docx"))

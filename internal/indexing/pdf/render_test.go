@@ -1,4 +1,4 @@
-package parse
+package pdf
 
 import (
 	"bytes"
@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledongthuc/pdf"
+	lpdf "github.com/ledongthuc/pdf"
+
+	"github.com/botplatform/botplatform/internal/indexing/parse/parsetest"
 )
 
 // onePage is a one-page PDF drawing content, with Helvetica as /F1 and
@@ -73,9 +75,9 @@ func dctImage(data []byte, w, h int) string {
 
 func renderOne(t *testing.T, content []byte, page int) (PageImage, image.Image) {
 	t.Helper()
-	got, err := RenderPDFPages(content, []int{page})
+	got, err := RenderPages(content, []int{page})
 	if err != nil || len(got) != 1 {
-		t.Fatalf("RenderPDFPages: %d pages, %v", len(got), err)
+		t.Fatalf("RenderPages: %d pages, %v", len(got), err)
 	}
 	var img image.Image
 	switch got[0].MIME {
@@ -311,7 +313,7 @@ func TestRenderPDFScan(t *testing.T) {
 func TestRawStreamFormat(t *testing.T) {
 	data := "\xff\xd8 raw bytes \x00@>> endstream-ish"
 	content := onePage("", "/Im1 Do", pdfStream("/Subtype /Image /Filter /DCTDecode /Note (a@b>>)", data))
-	err := withPDF(content, func(r *pdf.Reader, x *pdfExtractor) {
+	err := withPDF(content, func(r *lpdf.Reader, x *pdfExtractor) {
 		xo := x.pageTree(r)[0].resources.Key("XObject").Key("Im1")
 		rd := &renderer{x: x}
 		if s := xo.String(); !strings.HasPrefix(s, "<<") || !strings.Contains(s, ">>@") {
@@ -332,13 +334,13 @@ func TestRawStreamFormat(t *testing.T) {
 
 func TestRenderPDFPagesList(t *testing.T) {
 	hand := fixture(t, "handmade.pdf")
-	if n, err := PDFPageCount(hand); n != 3 || err != nil {
-		t.Errorf("PDFPageCount(handmade) = %d, %v", n, err)
+	if n, err := PageCount(hand); n != 3 || err != nil {
+		t.Errorf("PageCount(handmade) = %d, %v", n, err)
 	}
-	if n, err := PDFPageCount(fixture(t, "libreoffice.pdf")); n != 2 || err != nil {
-		t.Errorf("PDFPageCount(libreoffice) = %d, %v", n, err)
+	if n, err := PageCount(fixture(t, "libreoffice.pdf")); n != 2 || err != nil {
+		t.Errorf("PageCount(libreoffice) = %d, %v", n, err)
 	}
-	got, err := RenderPDFPages(hand, []int{3, 0, 1, 9, 3, -1})
+	got, err := RenderPages(hand, []int{3, 0, 1, 9, 3, -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,15 +358,15 @@ func TestRenderPDFPagesList(t *testing.T) {
 	if !slices.Equal(nums, []int{3, 1}) {
 		t.Errorf("pages %v, want [3 1]", nums)
 	}
-	if got, err := RenderPDFPages(hand, nil); len(got) != 0 || err != nil {
+	if got, err := RenderPages(hand, nil); len(got) != 0 || err != nil {
 		t.Errorf("no pages asked: %d, %v", len(got), err)
 	}
 	// Encrypted with an empty user password: rendered.
-	if got, err := RenderPDFPages(fixture(t, "owner_only_aes128.pdf"), []int{1}); len(got) != 1 || err != nil {
+	if got, err := RenderPages(fixture(t, "owner_only_aes128.pdf"), []int{1}); len(got) != 1 || err != nil {
 		t.Errorf("owner_only_aes128: %d pages, %v", len(got), err)
 	}
 	noPages := pdfFile("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [] /Count 0 >>")
-	if n, err := PDFPageCount(noPages); n != 0 || err != nil {
+	if n, err := PageCount(noPages); n != 0 || err != nil {
 		t.Errorf("no pages: %d, %v", n, err)
 	}
 }
@@ -394,12 +396,12 @@ func TestRenderPDFErrors(t *testing.T) {
 		{"encrypted", fixture(t, "encrypted_rc4.pdf"), "the PDF is encrypted"},
 	}
 	for _, tt := range tests {
-		got, err := RenderPDFPages(tt.content, []int{1})
+		got, err := RenderPages(tt.content, []int{1})
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || got != nil {
 			t.Errorf("%s: %d pages, error = %v, want prefix %q", tt.name, len(got), err, tt.want)
 		}
-		if _, err := PDFPageCount(tt.content); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("%s: PDFPageCount error = %v", tt.name, err)
+		if _, err := PageCount(tt.content); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%s: PageCount error = %v", tt.name, err)
 		}
 	}
 
@@ -440,7 +442,7 @@ func TestRenderPDFHostile(t *testing.T) {
 	}
 	for name, content := range tests {
 		start := time.Now()
-		got, err := RenderPDFPages(content, []int{1})
+		got, err := RenderPages(content, []int{1})
 		if err != nil || len(got) != 1 {
 			t.Errorf("%s: %d pages, %v", name, len(got), err)
 		}
@@ -453,9 +455,9 @@ func TestRenderPDFHostile(t *testing.T) {
 // TestRenderPDFRandomInput renders damaged copies of the fixtures and
 // random bytes: it must return, without panicking.
 func TestRenderPDFRandomInput(t *testing.T) {
-	old := PDFTimeout
-	PDFTimeout = 10 * time.Second
-	defer func() { PDFTimeout = old }()
+	old := Timeout
+	Timeout = 10 * time.Second
+	defer func() { Timeout = old }()
 	withImages := onePage("", "q 100 0 0 100 200 300 cm /Im1 Do Q q 612 0 0 792 0 0 cm /Im2 Do Q BT /F1 24 Tf 72 700 Td (Hello) Tj ET",
 		flateRGB(4, 4, color.RGBA{255, 0, 0, 255}), dctImage(jpegBytes(t, 32, 32, color.RGBA{0, 0, 255, 255}), 32, 32))
 	seeds := [][]byte{fixture(t, "handmade.pdf"), fixture(t, "libreoffice.pdf"), withImages}
@@ -466,9 +468,9 @@ func TestRenderPDFRandomInput(t *testing.T) {
 	}
 	rendered := 0
 	damagedPDFs(t, rng, seeds, n, func(data []byte) {
-		got, _ := RenderPDFPages(data, []int{1, 2, 3})
+		got, _ := RenderPages(data, []int{1, 2, 3})
 		rendered += len(got)
-		_, _ = PDFPageCount(data)
+		_, _ = PageCount(data)
 	})
 	t.Logf("%d inputs, %d pages rendered", n, rendered)
 
@@ -485,13 +487,13 @@ func TestRenderPDFRandomInput(t *testing.T) {
 					t.Fatalf("damaged content %d panicked: %v", i, r)
 				}
 			}()
-			page := onePage("[0 0 200 200]", string(mutate(rng, []byte(content), i)),
+			page := onePage("[0 0 200 200]", string(parsetest.Mutate(rng, []byte(content), i)),
 				pdfStream("/Subtype /Image /Width 4 /Height 4 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode",
-					string(mutate(rng, []byte(zlibBytes(red)), i+1))),
-				dctImage(mutate(rng, scan, i+2), 32, 32),
+					string(parsetest.Mutate(rng, []byte(zlibBytes(red)), i+1))),
+				dctImage(parsetest.Mutate(rng, scan, i+2), 32, 32),
 				pdfStream("/Subtype /Image /Width 4 /Height 4 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode "+
-					"/DecodeParms << /Predictor 15 /Columns 4 >>", string(mutate(rng, []byte(zlibBytes(bytes.Repeat([]byte{4, 1, 2, 3, 4}, 4))), i+3))))
-			if got, err := RenderPDFPages(page, []int{1}); len(got) != 1 || err != nil {
+					"/DecodeParms << /Predictor 15 /Columns 4 >>", string(parsetest.Mutate(rng, []byte(zlibBytes(bytes.Repeat([]byte{4, 1, 2, 3, 4}, 4))), i+3))))
+			if got, err := RenderPages(page, []int{1}); len(got) != 1 || err != nil {
 				t.Errorf("damaged content %d: %d pages, %v", i, len(got), err)
 			}
 		}()
@@ -499,19 +501,19 @@ func TestRenderPDFRandomInput(t *testing.T) {
 }
 
 func FuzzRenderPDF(f *testing.F) {
-	old := PDFTimeout
-	PDFTimeout = 5 * time.Second // mutated fixtures can make the library spin until the time limit
-	defer func() { PDFTimeout = old }()
+	old := Timeout
+	Timeout = 5 * time.Second // mutated fixtures can make the library spin until the time limit
+	defer func() { Timeout = old }()
 	f.Add(fixture(f, "handmade.pdf"))
 	f.Add(onePage("", "q 100 0 0 100 200 300 cm /Im1 Do Q", flateRGB(4, 4, color.RGBA{255, 0, 0, 255})))
 	// Every page asked for that the file has comes back once, as a
 	// PNG or a JPEG, with its size.
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pages, err := RenderPDFPages(data, []int{2, 1, 2})
+		pages, err := RenderPages(data, []int{2, 1, 2})
 		if err != nil {
 			return
 		}
-		n, err := PDFPageCount(data)
+		n, err := PageCount(data)
 		if err != nil || len(pages) != min(n, 2) {
 			t.Fatalf("%d pages rendered of %d (%v)", len(pages), n, err)
 		}
@@ -526,14 +528,14 @@ func FuzzRenderPDF(f *testing.F) {
 func TestRenderPDFConcurrent(t *testing.T) {
 	content := onePage("[0 0 200 100]", "BT /F1 12 Tf 10 50 Td (Concurrent) Tj ET q 20 0 0 20 150 50 cm /Im1 Do Q",
 		flateRGB(2, 2, color.RGBA{0, 0, 255, 255}))
-	want, err := RenderPDFPages(content, []int{1})
+	want, err := RenderPages(content, []int{1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			got, err := RenderPDFPages(content, []int{1})
+			got, err := RenderPages(content, []int{1})
 			if err != nil || len(got) != 1 || !bytes.Equal(got[0].Data, want[0].Data) {
 				t.Errorf("concurrent render differs: %v", err)
 			}

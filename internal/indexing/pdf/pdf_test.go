@@ -1,16 +1,57 @@
-package parse
+package pdf
 
 import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/indexing/doc"
-	"github.com/botplatform/botplatform/internal/indexing/parse/pdftest"
+	"github.com/botplatform/botplatform/internal/indexing/parse/parsetest"
+	"github.com/botplatform/botplatform/internal/indexing/pdf/pdftest"
 )
+
+func bp(kind string, level int, text string, page int) doc.Block {
+	return doc.Block{Kind: kind, Level: level, Text: text, Page: page}
+}
+
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func mustParse(t testing.TB, content []byte) []doc.Block {
+	t.Helper()
+	blocks, err := Parse(content)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return blocks
+}
+
+// TestPDFInvariantsOnFixtures checks the invariants every parser keeps on
+// the blocks of the fixtures that can be read.
+func TestPDFInvariantsOnFixtures(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join("testdata", "*.pdf"))
+	if err != nil || len(names) == 0 {
+		t.Fatal(names, err)
+	}
+	for _, name := range names {
+		blocks, err := Parse(fixture(t, filepath.Base(name)))
+		if err != nil {
+			continue // the error cases are tested on their own
+		}
+		parsetest.CheckInvariants(t, name, blocks)
+	}
+}
 
 var handmadePDF = []doc.Block{
 	bp(doc.Heading, 1, "Quarterly Report", 1),
@@ -29,8 +70,8 @@ var handmadePDF = []doc.Block{
 // ToUnicode CMap and a form XObject; the page numbers at the foot of the
 // pages are dropped.
 func TestPDFHandmade(t *testing.T) {
-	got := mustParse(t, "application/pdf", "handmade.pdf", fixture(t, "handmade.pdf"))
-	assertBlocks(t, got, handmadePDF)
+	got := mustParse(t, fixture(t, "handmade.pdf"))
+	parsetest.Assert(t, got, handmadePDF)
 }
 
 // TestPDFLibreOffice reads a PDF written by LibreOffice from
@@ -38,8 +79,8 @@ func TestPDFHandmade(t *testing.T) {
 // word by word, a wrapped paragraph, a numbered list with a nested
 // bullet, a table, and a heading on page 2.
 func TestPDFLibreOffice(t *testing.T) {
-	got := mustParse(t, "application/pdf", "libreoffice.pdf", fixture(t, "libreoffice.pdf"))
-	assertBlocks(t, got, []doc.Block{
+	got := mustParse(t, fixture(t, "libreoffice.pdf"))
+	parsetest.Assert(t, got, []doc.Block{
 		bp(doc.Heading, 1, "Botplatform Handbook", 1),
 		bp(doc.Heading, 3, "Internal guide", 1),
 		bp(doc.Heading, 2, "Getting started", 1),
@@ -63,19 +104,19 @@ func TestPDFLibreOffice(t *testing.T) {
 // TestPDFObjectStreams reads the handmade PDF rewritten by qpdf with a
 // cross-reference stream, object streams and linearization.
 func TestPDFObjectStreams(t *testing.T) {
-	assertBlocks(t, mustParse(t, "application/pdf", "objstm.pdf", fixture(t, "objstm.pdf")), handmadePDF)
+	parsetest.Assert(t, mustParse(t, fixture(t, "objstm.pdf")), handmadePDF)
 }
 
 func TestPDFEncryption(t *testing.T) {
 	// Encrypted with an empty user password (only an owner password):
 	// readable, RC4 and AES-128.
 	for _, name := range []string{"owner_only_rc4.pdf", "owner_only_aes128.pdf"} {
-		got := mustParse(t, "application/pdf", name, fixture(t, name))
-		assertBlocks(t, got, handmadePDF)
+		got := mustParse(t, fixture(t, name))
+		parsetest.Assert(t, got, handmadePDF)
 	}
 	// A user password, or AES-256: a clear error.
 	for _, name := range []string{"encrypted_rc4.pdf", "encrypted_aes256.pdf"} {
-		_, err := Parse("application/pdf", name, fixture(t, name))
+		_, err := Parse(fixture(t, name))
 		if err == nil || !strings.HasPrefix(err.Error(), "the PDF is encrypted") {
 			t.Errorf("%s: error = %v", name, err)
 		}
@@ -86,13 +127,13 @@ func TestPDFLenientFile(t *testing.T) {
 	pdf := fixture(t, "handmade.pdf")
 	// A PDF 2.0 header.
 	v2 := bytes.Replace(pdf, []byte("%PDF-1.4"), []byte("%PDF-2.0"), 1)
-	assertBlocks(t, mustParse(t, "application/pdf", "", v2), handmadePDF)
+	parsetest.Assert(t, mustParse(t, v2), handmadePDF)
 	// Junk before the header.
 	junk := append([]byte("\xEF\xBB\xBFFrom: someone\n\n"), pdf...)
-	assertBlocks(t, mustParse(t, "application/pdf", "", junk), handmadePDF)
+	parsetest.Assert(t, mustParse(t, junk), handmadePDF)
 	// Garbage after the end of the file.
 	tail := append(bytes.Clone(pdf), bytes.Repeat([]byte("\x00junk"), 100)...)
-	assertBlocks(t, mustParse(t, "application/pdf", "", tail), handmadePDF)
+	parsetest.Assert(t, mustParse(t, tail), handmadePDF)
 }
 
 // PDF writers of the tests (package pdftest).
@@ -157,7 +198,7 @@ func TestPDFLayout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assertBlocks(t, mustParse(t, "application/pdf", "", page(tt.content)), tt.want)
+			parsetest.Assert(t, mustParse(t, page(tt.content)), tt.want)
 		})
 	}
 }
@@ -178,8 +219,8 @@ func TestPDFRunningHeaders(t *testing.T) {
 	objs = append(objs, helvetica)
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count 4 /Resources << /Font << /F1 %d 0 R >> >> >>",
 		strings.Join(kids, " "), len(objs))
-	got := mustParse(t, "application/pdf", "", pdfFile(objs...))
-	assertBlocks(t, got, []doc.Block{
+	got := mustParse(t, pdfFile(objs...))
+	parsetest.Assert(t, got, []doc.Block{
 		bp(doc.Paragraph, 0, "Body of page 1, long enough to be the body text.", 1),
 		bp(doc.Paragraph, 0, "Body of page 2, long enough to be the body text.", 2),
 		bp(doc.Paragraph, 0, "Body of page 3, long enough to be the body text.", 3),
@@ -211,7 +252,7 @@ func TestPDFErrors(t *testing.T) {
 		{"no pages", noPages, "the PDF could not be read: it has no pages"},
 	}
 	for _, tt := range tests {
-		_, err := Parse("application/pdf", "", tt.content)
+		_, err := Parse(tt.content)
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%s: error = %v, want prefix %q", tt.name, err, tt.want)
 		}
@@ -251,9 +292,9 @@ func TestPDFHostileStructure(t *testing.T) {
 		),
 	}
 	for name, content := range tests {
-		d, err := Parse("application/pdf", "", content)
-		if err != nil || !strings.Contains(fmt.Sprint(d.Blocks), "survives") {
-			t.Errorf("%s: %+v, %v", name, d.Blocks, err)
+		blocks, err := Parse(content)
+		if err != nil || !strings.Contains(fmt.Sprint(blocks), "survives") {
+			t.Errorf("%s: %+v, %v", name, blocks, err)
 		}
 	}
 }
@@ -262,7 +303,7 @@ func TestPDFTooMuchText(t *testing.T) {
 	old := maxPDFText
 	maxPDFText = 50
 	defer func() { maxPDFText = old }()
-	_, err := Parse("application/pdf", "", fixture(t, "handmade.pdf"))
+	_, err := Parse(fixture(t, "handmade.pdf"))
 	if err == nil || !strings.HasPrefix(err.Error(), "the PDF is too large to index") {
 		t.Errorf("error = %v", err)
 	}
@@ -315,7 +356,7 @@ func TestPDFLimitsNamed(t *testing.T) {
 		{"too many forms", many, fmt.Sprintf("the PDF could not be read: page 1 draws more than %d forms (the limit)", maxPDFForms)},
 	}
 	for _, tt := range tests {
-		_, err := Parse("application/pdf", "", tt.content)
+		_, err := Parse(tt.content)
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("%s: error = %v, want %q", tt.name, err, tt.want)
 		}
@@ -325,15 +366,15 @@ func TestPDFLimitsNamed(t *testing.T) {
 // TestPDFRandomInput feeds random bytes and damaged copies of the
 // fixtures to the PDF parser: it must return, without panicking.
 func TestPDFRandomInput(t *testing.T) {
-	old := PDFTimeout
-	PDFTimeout = 10 * time.Second
-	defer func() { PDFTimeout = old }()
+	old := Timeout
+	Timeout = 10 * time.Second
+	defer func() { Timeout = old }()
 	seeds := [][]byte{fixture(t, "handmade.pdf"), fixture(t, "libreoffice.pdf"), fixture(t, "owner_only_aes128.pdf")}
 	n := 300
 	if testing.Short() {
 		n = 50
 	}
-	damagedPDFs(t, rand.New(rand.NewPCG(1, 2)), seeds, n, func(data []byte) { _, _ = parsePDF(data) })
+	damagedPDFs(t, rand.New(rand.NewPCG(1, 2)), seeds, n, func(data []byte) { _, _ = Parse(data) })
 }
 
 // damagedPDFs calls f with n inputs: damaged copies of the seeds, and
@@ -341,9 +382,9 @@ func TestPDFRandomInput(t *testing.T) {
 func damagedPDFs(t *testing.T, rng *rand.Rand, seeds [][]byte, n int, f func(data []byte)) {
 	t.Helper()
 	for i := range n {
-		data := mutate(rng, seeds[i%len(seeds)], i)
+		data := parsetest.Mutate(rng, seeds[i%len(seeds)], i)
 		if i%10 == 0 {
-			data = append([]byte("%PDF-1.5\n"), randomBytes(rng, 1+rng.IntN(4000))...)
+			data = append([]byte("%PDF-1.5\n"), parsetest.RandomBytes(rng, 1+rng.IntN(4000))...)
 			data = append(data, "\nstartxref\n9\n%%EOF\n"...)
 		}
 		func() {
@@ -357,58 +398,15 @@ func damagedPDFs(t *testing.T, rng *rand.Rand, seeds [][]byte, n int, f func(dat
 	}
 }
 
-func randomBytes(rng *rand.Rand, n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(rng.UintN(256))
-	}
-	return b
-}
-
-// mutate returns a damaged copy of seed: flipped bytes, a cut, a spliced
-// or duplicated range, or PDF tokens dropped in.
-func mutate(rng *rand.Rand, seed []byte, i int) []byte {
-	data := bytes.Clone(seed)
-	if len(data) == 0 {
-		return data
-	}
-	switch i % 5 {
-	case 0:
-		for range 1 + rng.IntN(20) {
-			data[rng.IntN(len(data))] = byte(rng.UintN(256))
-		}
-	case 1:
-		data = data[:rng.IntN(len(data))]
-	case 2:
-		a, c := rng.IntN(len(data)), rng.IntN(len(data))
-		if a > c {
-			a, c = c, a
-		}
-		data = append(data[:a:a], data[c:]...)
-	case 3:
-		tokens := []string{"<<", ">>", "[", "]", "(", ")", "0 R", "obj", "endobj", "stream", "/Kids", "/Type /Pages", "-1", "99999999999", "/Filter /FlateDecode", "BT", "Tj", "TJ"}
-		for range 1 + rng.IntN(8) {
-			at := rng.IntN(len(data))
-			tok := tokens[rng.IntN(len(tokens))]
-			data = append(data[:at], append([]byte(" "+tok+" "), data[at:]...)...)
-		}
-	case 4:
-		a := rng.IntN(len(data))
-		c := min(len(data), a+rng.IntN(200))
-		data = append(data[:c:c], append(bytes.Clone(data[a:c]), data[c:]...)...)
-	}
-	return data
-}
-
 func FuzzParsePDF(f *testing.F) {
-	old := PDFTimeout
-	PDFTimeout = 5 * time.Second // mutated fixtures can make the library spin until the time limit
-	defer func() { PDFTimeout = old }()
+	old := Timeout
+	Timeout = 5 * time.Second // mutated fixtures can make the library spin until the time limit
+	defer func() { Timeout = old }()
 	for _, name := range []string{"handmade.pdf", "owner_only_rc4.pdf", "objstm.pdf"} {
 		f.Add(fixture(f, name))
 	}
 	for _, tc := range pathologicalPDFs() {
 		f.Add(tc.data)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, TypePDF, data) })
+	f.Fuzz(func(t *testing.T, data []byte) { parsetest.Fuzz(t, "PDF", Parse, data) })
 }

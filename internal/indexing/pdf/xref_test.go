@@ -1,4 +1,4 @@
-package parse
+package pdf
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledongthuc/pdf"
+	lpdf "github.com/ledongthuc/pdf"
 )
 
 // pdfObj is an object of a PDF built by classicPDF or xrefStreamPDF.
@@ -112,7 +112,7 @@ var (
 )
 
 // pathologicalPDFs are files on which the PDF library, or the text
-// extraction, stalled until PDFTimeout, looped for ever or crashed the
+// extraction, stalled until Timeout, looped for ever or crashed the
 // process (fatal out of memory, stack overflow), each with what reading it
 // must now say (an error containing it, or "" for text).
 func pathologicalPDFs() map[string]struct {
@@ -127,7 +127,7 @@ func pathologicalPDFs() map[string]struct {
 		"1000000000000 beginbfchar <48> <0048> endbfchar endcmap end end"
 	tree := []pdfObj{tCatalog, {2, "<< /Type /Pages /Kids [2 0 R 2 0 R 3 0 R] >>"}, tPage, tText, tFont}
 	return map[string]tc{
-		// Stalled until PDFTimeout: /Prev pointing back.
+		// Stalled until Timeout: /Prev pointing back.
 		"xref table loop":  {classicPDF(tBasic, "/Prev %XREF%"), "cross-reference sections form a loop"},
 		"xref stream loop": {xrefStreamPDF(tBasic, nil, 9, "/Prev %XREF%"), "cross-reference sections form a loop"},
 		// Fatal out-of-memory errors.
@@ -157,7 +157,7 @@ func pathologicalPDFs() map[string]struct {
 func TestPDFPathological(t *testing.T) {
 	for name, tc := range pathologicalPDFs() {
 		t.Run(name, func(t *testing.T) {
-			blocks, err := parsePDF(tc.data)
+			blocks, err := Parse(tc.data)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("got %v, want text", err)
@@ -166,7 +166,7 @@ func TestPDFPathological(t *testing.T) {
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("got %v, want an error with %q", err, tc.want)
 			}
-			if _, err2 := RenderPDFPages(tc.data, []int{1}); (err2 != nil) != (err != nil && !strings.Contains(err.Error(), "no text")) {
+			if _, err2 := RenderPages(tc.data, []int{1}); (err2 != nil) != (err != nil && !strings.Contains(err.Error(), "no text")) {
 				t.Errorf("rendering: %v, parsing: %v", err2, err)
 			}
 		})
@@ -182,13 +182,13 @@ func TestPDFFormDrawnOverAndOver(t *testing.T) {
 		return classicPDF([]pdfObj{tCatalog, tPages, tPage, {4, streamObj("", draws)}, tFont,
 			{6, streamObj("/Type /XObject /Subtype /Form /BBox [0 0 100 100] /Filter /FlateDecode", form)}}, "")
 	}
-	_, err := parsePDF(page(zlibBytes(append(bytes.Repeat([]byte(" "), 30<<20), "BT /F1 12 Tf 72 700 Td (Hi) Tj ET"...))))
+	_, err := Parse(page(zlibBytes(append(bytes.Repeat([]byte(" "), 30<<20), "BT /F1 12 Tf 72 700 Td (Hi) Tj ET"...))))
 	if err == nil || !strings.Contains(err.Error(), "too much work") {
 		t.Errorf("got %v, want too much work", err)
 	}
 	data := page(zlibBytes(append(bytes.Repeat([]byte(" "), 1<<20), "0 0 100 100 re f"...)))
 	var work int64
-	err = withPDF(data, func(r *pdf.Reader, x *pdfExtractor) {
+	err = withPDF(data, func(r *lpdf.Reader, x *pdfExtractor) {
 		for i, p := range x.pageTree(r) {
 			x.page(i+1, p)
 		}
