@@ -199,7 +199,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout, MaxScheduled: cfg.BotMaxScheduled,
 		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", ValidateMessage: httpapi.ValidateChatMessage, Log: log,
 	})
-	adm.SetCodeChecker(rt)
+	adm.SetBotChecker(rt)
 	chatSvc.OnQueued(rt.Notify)
 	rt.SetSearcher(idx)
 	adm.OnBotsChanged(rt.RecurringChanged)

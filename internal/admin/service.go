@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ type Service struct {
 	chatURL string // base of every chat webhook URL
 	auth    authCache
 	content ContentRemover
-	code    CodeChecker
+	check   BotChecker
 	onBots  func()
 }
 
@@ -41,23 +42,40 @@ func (s *Service) botsChanged() {
 	}
 }
 
-// CodeChecker compiles bot code before it is deployed (the bot runtime,
-// in a bot process): a syntax error, or code too costly to compile, is an
-// InvalidPayload error on code.
-type CodeChecker interface {
+// BotChecker checks, before a bot is saved, what the bot runtime will run
+// (cmd/botplatform injects the runtime): its code, compiled in a bot
+// process (a syntax error, or code too costly to compile, is an
+// InvalidPayload error on code), and its recurring events (each needs a
+// type and a cron schedule the runtime understands).
+type BotChecker interface {
 	CheckCode(ctx context.Context, code string) error
+	CheckRecurring(spec json.RawMessage) error
 }
 
-// SetCodeChecker sets what checks bot code at deploy time.
-func (s *Service) SetCodeChecker(c CodeChecker) { s.code = c }
+// SetBotChecker sets what checks bot code and recurring events at deploy time.
+func (s *Service) SetBotChecker(c BotChecker) { s.check = c }
+
+// errNoRuntime refuses what only a bot runtime could check and run.
+func errNoRuntime(field string) error {
+	return platform.Invalid(field, "this server does not run bot code")
+}
 
 // checkCode checks bot code about to be deployed; without a checker (a
 // server without a bot runtime) code is refused.
 func (s *Service) checkCode(ctx context.Context, code string) error {
-	if s.code == nil {
-		return platform.Invalid("code", "this server does not run bot code")
+	if s.check == nil {
+		return errNoRuntime("code")
 	}
-	return s.code.CheckCode(ctx, code)
+	return s.check.CheckCode(ctx, code)
+}
+
+// checkRecurring checks a bot's recurring events as they will be saved;
+// without a checker they are refused, as code is.
+func (s *Service) checkRecurring(spec json.RawMessage) error {
+	if s.check == nil {
+		return errNoRuntime("recurringEvents")
+	}
+	return s.check.CheckRecurring(spec)
 }
 
 // SetContentRemover sets where deleted files' content is removed from.
