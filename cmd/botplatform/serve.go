@@ -201,7 +201,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	})
 	adm.SetBotChecker(rt)
 	chatSvc.OnQueued(rt.Notify)
-	rt.SetSearcher(idx)
+	rt.SetSearcher(botSearch{idx})
 	adm.OnBotsChanged(rt.RecurringChanged)
 	runtimeCtx, stopRuntime := context.WithCancel(context.Background())
 	var runtimeDone sync.WaitGroup

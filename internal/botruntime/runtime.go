@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/chat"
-	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -92,9 +91,25 @@ type Runtime struct {
 	search Searcher
 }
 
-// Searcher searches a bot's indexed files (the indexing service).
+// Searcher searches a bot's indexed files (the indexing service, adapted
+// by cmd/botplatform).
 type Searcher interface {
-	Search(ctx context.Context, q indexing.Query) ([]indexing.Result, error)
+	Search(ctx context.Context, q SearchQuery) ([]SearchResult, error)
+}
+
+// SearchQuery is a search of all of a bot's indexed files.
+type SearchQuery struct {
+	BotID string
+	Text  string
+	Tags  map[string][]string // tag filters, as in the Files API's search
+	Limit int                 // passages returned
+}
+
+// SearchResult is a passage found by a search, and the file it is from.
+type SearchResult struct {
+	Passage platform.Passage
+	Score   float64
+	File    platform.File
 }
 
 // SetSearcher lets bot code search the bot's files (client.searchFiles).
