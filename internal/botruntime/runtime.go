@@ -47,10 +47,7 @@ type Config struct {
 	StopTimeout time.Duration
 	// MaxScheduled caps a bot's pending scheduled events.
 	MaxScheduled int
-	// ValidateMessage checks an outgoing message ({conversationId, payload,
-	// metadata}) as the Chat API checks createMessage.
-	ValidateMessage func(body []byte) error
-	Log             *slog.Logger
+	Log          *slog.Logger
 }
 
 // Defaults of Config.
@@ -134,9 +131,6 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 	}
 	if cfg.MaxScheduled <= 0 {
 		cfg.MaxScheduled = DefaultMaxScheduled
-	}
-	if cfg.ValidateMessage == nil {
-		cfg.ValidateMessage = func([]byte) error { return nil }
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
