@@ -197,11 +197,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
 		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll,
 		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout, MaxScheduled: cfg.BotMaxScheduled,
-		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", ValidateMessage: httpapi.ValidateChatMessage, Log: log,
+		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log,
 	})
-	adm.SetCodeChecker(rt)
+	adm.SetBotChecker(rt)
 	chatSvc.OnQueued(rt.Notify)
-	rt.SetSearcher(idx)
+	rt.SetSearcher(botSearch{idx})
 	adm.OnBotsChanged(rt.RecurringChanged)
 	runtimeCtx, stopRuntime := context.WithCancel(context.Background())
 	var runtimeDone sync.WaitGroup

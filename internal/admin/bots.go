@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -255,7 +254,7 @@ func (s *Service) apply(ctx context.Context, b *platform.Bot, in BotInput) error
 	}
 	if in.RecurringEvents != nil {
 		sp.RecurringEvents = mergeMap(sp.RecurringEvents, in.RecurringEvents)
-		if err := botruntime.CheckRecurring(sp.RecurringEvents); err != nil {
+		if err := s.checkRecurring(sp.RecurringEvents); err != nil {
 			return err
 		}
 	}

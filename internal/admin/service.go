@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ type Service struct {
 	chatURL string // base of every chat webhook URL
 	auth    authCache
 	content ContentRemover
-	code    CodeChecker
+	check   BotChecker
 	onBots  func()
 }
 
@@ -41,23 +42,40 @@ func (s *Service) botsChanged() {
 	}
 }
 
-// CodeChecker compiles bot code before it is deployed (the bot runtime,
-// in a bot process): a syntax error, or code too costly to compile, is an
-// InvalidPayload error on code.
-type CodeChecker interface {
+// BotChecker checks, before a bot is saved, what the bot runtime will run
+// (cmd/botplatform injects the runtime): its code, compiled in a bot
+// process (a syntax error, or code too costly to compile, is an
+// InvalidPayload error on code), and its recurring events (each needs a
+// type and a cron schedule the runtime understands).
+type BotChecker interface {
 	CheckCode(ctx context.Context, code string) error
+	CheckRecurring(spec json.RawMessage) error
 }
 
-// SetCodeChecker sets what checks bot code at deploy time.
-func (s *Service) SetCodeChecker(c CodeChecker) { s.code = c }
+// SetBotChecker sets what checks bot code and recurring events at deploy time.
+func (s *Service) SetBotChecker(c BotChecker) { s.check = c }
+
+// errNoRuntime refuses what only a bot runtime could check and run.
+func errNoRuntime(field string) error {
+	return platform.Invalid(field, "this server does not run bot code")
+}
 
 // checkCode checks bot code about to be deployed; without a checker (a
 // server without a bot runtime) code is refused.
 func (s *Service) checkCode(ctx context.Context, code string) error {
-	if s.code == nil {
-		return platform.Invalid("code", "this server does not run bot code")
+	if s.check == nil {
+		return errNoRuntime("code")
 	}
-	return s.code.CheckCode(ctx, code)
+	return s.check.CheckCode(ctx, code)
+}
+
+// checkRecurring checks a bot's recurring events as they will be saved;
+// without a checker they are refused, as code is.
+func (s *Service) checkRecurring(spec json.RawMessage) error {
+	if s.check == nil {
+		return errNoRuntime("recurringEvents")
+	}
+	return s.check.CheckRecurring(spec)
 }
 
 // SetContentRemover sets where deleted files' content is removed from.
@@ -103,21 +121,16 @@ func hashToken(v string) []byte {
 
 var errBadToken = platform.Errorf(platform.ErrUnauthorized, "invalid or missing access token")
 
-// ErrNotMember is the error of Authenticate when the workspace does not
-// exist or the account is not a member of it.
-var ErrNotMember = platform.Errorf(platform.ErrUnauthorized, "x-workspace-id: unknown workspace, or this account is not a member of it")
-
-// Actor is an authenticated caller. Member is set once a workspace is known.
-type Actor struct {
-	Account platform.Account
-	Member  platform.Member
-}
+// Actor is an authenticated caller (platform.Actor: the Files API's
+// quota rules act on it too).
+type Actor = platform.Actor
 
 // Authenticate resolves a personal access token to its account and, when
 // workspaceID is not empty, to the account's membership of that workspace.
 // The lookup is by the token's SHA-256 hash; the stored hash is then
 // compared in constant time. A bad token, or a workspace that does not exist
-// or that the account is not a member of, is 401 (spec section 7).
+// or that the account is not a member of, is 401 (spec section 7): the
+// latter is platform.ErrNotMember.
 func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (*Actor, error) {
 	if !strings.HasPrefix(token, patPrefix) {
 		return nil, errBadToken
@@ -139,7 +152,7 @@ func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (
 	a := &Actor{Account: acc}
 	if workspaceID != "" {
 		if m == nil {
-			return nil, ErrNotMember
+			return nil, platform.ErrNotMember
 		}
 		a.Member = *m
 	}
@@ -148,12 +161,7 @@ func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (
 }
 
 // require fails with 403 unless the actor's role is at least min.
-func require(a *Actor, min platform.Role, action string) error {
-	if !a.Member.Role.AtLeast(min) {
-		return platform.Errorf(platform.ErrForbidden, "%s requires the %s role or higher; your role in this workspace is %s", action, min, a.Member.Role)
-	}
-	return nil
-}
+func require(a *Actor, min platform.Role, action string) error { return a.Require(min, action) }
 
 // notFound maps a store's ErrNotFound to a 404 naming the resource.
 func notFound(err error, kind, id string) error {
@@ -190,7 +198,3 @@ func (s *Service) AuthenticateBotKey(ctx context.Context, token string) (botID, 
 	}
 	return t.OwnerID, ws, true, nil
 }
-
-// Require fails with 403 unless the actor's role in the current workspace
-// is at least min.
-func (a *Actor) Require(min platform.Role, action string) error { return require(a, min, action) }

@@ -191,10 +191,8 @@ func (c *call) checkSend(payload json.RawMessage, object bool) error {
 }
 
 type messageArgs struct {
-	ConversationID string          `json:"conversationId"`
-	Payload        json.RawMessage `json:"payload"`
-	Metadata       json.RawMessage `json:"metadata"`
-	EventID        string          `json:"__eventId"`
+	chat.MessageInput
+	EventID string `json:"__eventId"`
 }
 
 // outgoingEvent reserves the id of a message the code is about to send and
@@ -229,23 +227,19 @@ func (c *call) createMessage(in []byte) (any, error) {
 		return nil, platform.Invalid("", "createMessage: unknown outgoing message")
 	}
 	delete(c.reserved, a.EventID)
-	body, _ := json.Marshal(map[string]any{"conversationId": a.ConversationID, "payload": rawOr(a.Payload, `null`), "metadata": rawOr(a.Metadata, `null`)})
-	if len(a.Metadata) == 0 || string(a.Metadata) == "null" {
-		a.Metadata = nil
-		body, _ = json.Marshal(map[string]any{"conversationId": a.ConversationID, "payload": rawOr(a.Payload, `null`)})
-	}
-	if err := c.r.cfg.ValidateMessage(body); err != nil {
+	msg, err := chat.CheckMessage(a.MessageInput)
+	if err != nil {
 		return nil, err
 	}
-	if err := c.checkSend(a.Payload, false); err != nil {
+	if err := c.checkSend(msg.Payload, false); err != nil {
 		return nil, err
 	}
-	conv, err := c.conversation("conversationId", a.ConversationID)
+	conv, err := c.conversation("conversationId", msg.ConversationID)
 	if err != nil {
 		return nil, err
 	}
 	c.sent++
-	m, err := c.r.chat.BotMessage(c.ctx, conv, a.EventID, a.Payload, a.Metadata, c.after())
+	m, err := c.r.chat.BotMessage(c.ctx, conv, a.EventID, msg.Payload, msg.Metadata, c.after())
 	if err != nil {
 		return nil, err
 	}

@@ -15,14 +15,14 @@ func TestCheckRecurring(t *testing.T) {
 		`{"a":{"type":"t","schedule":{"cron":"* * * * *"},"payload":[1]}}`: "recurringEvents.a.payload",
 		`[1]`: "recurringEvents",
 	} {
-		err := CheckRecurring(json.RawMessage(spec))
+		err := checkRecurring(json.RawMessage(spec))
 		if e, ok := platform.AsError(err); !ok || !strings.HasPrefix(e.Message, field+":") {
-			t.Errorf("CheckRecurring(%s) = %v, want an error on %s", spec, err, field)
+			t.Errorf("checkRecurring(%s) = %v, want an error on %s", spec, err, field)
 		}
 	}
 	for _, spec := range []string{`{"a":{"type":"t","schedule":{"cron":"@every 5m"}}}`, `{"a":null}`, `null`, ``} {
-		if err := CheckRecurring(json.RawMessage(spec)); err != nil {
-			t.Errorf("CheckRecurring(%s) = %v", spec, err)
+		if err := checkRecurring(json.RawMessage(spec)); err != nil {
+			t.Errorf("checkRecurring(%s) = %v", spec, err)
 		}
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/chat"
-	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -48,10 +47,7 @@ type Config struct {
 	StopTimeout time.Duration
 	// MaxScheduled caps a bot's pending scheduled events.
 	MaxScheduled int
-	// ValidateMessage checks an outgoing message ({conversationId, payload,
-	// metadata}) as the Chat API checks createMessage.
-	ValidateMessage func(body []byte) error
-	Log             *slog.Logger
+	Log          *slog.Logger
 }
 
 // Defaults of Config.
@@ -92,9 +88,25 @@ type Runtime struct {
 	search Searcher
 }
 
-// Searcher searches a bot's indexed files (the indexing service).
+// Searcher searches a bot's indexed files (the indexing service, adapted
+// by cmd/botplatform).
 type Searcher interface {
-	Search(ctx context.Context, q indexing.Query) ([]indexing.Result, error)
+	Search(ctx context.Context, q SearchQuery) ([]SearchResult, error)
+}
+
+// SearchQuery is a search of all of a bot's indexed files.
+type SearchQuery struct {
+	BotID string
+	Text  string
+	Tags  map[string][]string // tag filters, as in the Files API's search
+	Limit int                 // passages returned
+}
+
+// SearchResult is a passage found by a search, and the file it is from.
+type SearchResult struct {
+	Passage platform.Passage
+	Score   float64
+	File    platform.File
 }
 
 // SetSearcher lets bot code search the bot's files (client.searchFiles).
@@ -119,9 +131,6 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 	}
 	if cfg.MaxScheduled <= 0 {
 		cfg.MaxScheduled = DefaultMaxScheduled
-	}
-	if cfg.ValidateMessage == nil {
-		cfg.ValidateMessage = func([]byte) error { return nil }
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()

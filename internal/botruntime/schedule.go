@@ -125,7 +125,9 @@ var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month 
 
 // CheckRecurring validates a bot's recurringEvents: each needs a type and a
 // cron schedule this runtime understands.
-func CheckRecurring(spec json.RawMessage) error {
+func (r *Runtime) CheckRecurring(spec json.RawMessage) error { return checkRecurring(spec) }
+
+func checkRecurring(spec json.RawMessage) error {
 	if len(spec) == 0 || string(spec) == "null" {
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -35,7 +34,7 @@ func (c *call) searchFiles(in []byte) (any, error) {
 	if a.Limit < 1 || a.Limit > 50 {
 		return nil, platform.Invalid("limit", "must be between 1 and 50")
 	}
-	q := indexing.Query{Visibility: store.FileVisibility{BotID: c.bot.bot.ID, All: true}, Text: a.Query, Limit: a.Limit, Tags: map[string][]string{}}
+	q := SearchQuery{BotID: c.bot.bot.ID, Text: a.Query, Limit: a.Limit, Tags: map[string][]string{}}
 	for k, raw := range a.Tags {
 		var one string
 		var many []string

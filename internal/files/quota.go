@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -87,8 +86,8 @@ type Quota struct {
 func Period(now time.Time) string { return now.UTC().Format("2006-01") }
 
 // Quotas lists the workspace's storage limits and usage; any member may read them.
-func (s *Service) Quotas(ctx context.Context, act *admin.Actor, workspaceID string) ([]Quota, error) {
-	if _, err := s.admin.GetWorkspace(ctx, act, workspaceID); err != nil {
+func (s *Service) Quotas(ctx context.Context, act *platform.Actor, workspaceID string) ([]Quota, error) {
+	if _, err := s.auth.GetWorkspace(ctx, act, workspaceID); err != nil {
 		return nil, err
 	}
 	l, err := s.limits(ctx, workspaceID)
@@ -110,8 +109,8 @@ type QuotaUpdate struct {
 }
 
 // SetQuotas changes the workspace's limits; it needs the administrator role.
-func (s *Service) SetQuotas(ctx context.Context, act *admin.Actor, workspaceID string, u QuotaUpdate) ([]Quota, error) {
-	if _, err := s.admin.GetWorkspace(ctx, act, workspaceID); err != nil {
+func (s *Service) SetQuotas(ctx context.Context, act *platform.Actor, workspaceID string, u QuotaUpdate) ([]Quota, error) {
+	if _, err := s.auth.GetWorkspace(ctx, act, workspaceID); err != nil {
 		return nil, err
 	}
 	if err := act.Require(platform.RoleAdministrator, "changing quotas"); err != nil {

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -30,7 +29,7 @@ type Config struct {
 type Service struct {
 	store  store.Store
 	blobs  blob.Store
-	admin  *admin.Service
+	auth   Accounts
 	clock  platform.Clock
 	log    *slog.Logger
 	cfg    Config
@@ -43,6 +42,21 @@ type Service struct {
 	onIndex func()
 	// checkIndexing vets an indexed file's configuration at upsert.
 	checkIndexing IndexingCheck
+}
+
+// Accounts authenticates the callers of the Files API and of the storage
+// quota routes: the admin service, injected by cmd/botplatform.
+type Accounts interface {
+	// Authenticate resolves a personal access token to its account and,
+	// when workspaceID is not empty, to its membership of that workspace
+	// (platform.ErrNotMember when the account is not a member).
+	Authenticate(ctx context.Context, token, workspaceID string) (*platform.Actor, error)
+	// AuthenticateBotKey resolves a bot API key; ok is false when token is
+	// not a bot API key at all.
+	AuthenticateBotKey(ctx context.Context, token string) (botID, workspaceID string, ok bool, err error)
+	// GetWorkspace is workspace id as act sees it: a 404 unless act's
+	// account is a member; act's Member becomes that membership.
+	GetWorkspace(ctx context.Context, act *platform.Actor, id string) (platform.Workspace, error)
 }
 
 // OnIndexQueued sets what to call once a file is queued for indexing (the
@@ -65,7 +79,7 @@ func (s *Service) indexQueued() {
 
 // New returns a Service. The URL signing key is shared by every process
 // using the database.
-func New(ctx context.Context, st store.Store, blobs blob.Store, adm *admin.Service, clock platform.Clock, log *slog.Logger, cfg Config) (*Service, error) {
+func New(ctx context.Context, st store.Store, blobs blob.Store, auth Accounts, clock platform.Clock, log *slog.Logger, cfg Config) (*Service, error) {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	secret, err := st.Secret(ctx, "file-url-signing", key)
@@ -79,7 +93,7 @@ func New(ctx context.Context, st store.Store, blobs blob.Store, adm *admin.Servi
 		cfg.DownloadURLTTL = 15 * time.Minute
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
-	return &Service{store: st, blobs: blobs, admin: adm, clock: clock, log: log, cfg: cfg, secret: secret}, nil
+	return &Service{store: st, blobs: blobs, auth: auth, clock: clock, log: log, cfg: cfg, secret: secret}, nil
 }
 
 // Caller is who calls the Files API, for which bot.
@@ -121,7 +135,7 @@ func (s *Service) Authorize(ctx context.Context, token string, h Headers) (*Call
 		return nil, platform.Invalid("x-bot-id", "header is required")
 	}
 	c := &Caller{BotID: h.BotID}
-	if bakID, ws, ok, err := s.admin.AuthenticateBotKey(ctx, token); ok || err != nil {
+	if bakID, ws, ok, err := s.auth.AuthenticateBotKey(ctx, token); ok || err != nil {
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +146,7 @@ func (s *Service) Authorize(ctx context.Context, token string, h Headers) (*Call
 	} else {
 		ws, err := s.store.GetBotWorkspace(ctx, h.BotID)
 		if errors.Is(err, platform.ErrNotFound) {
-			if _, aerr := s.admin.Authenticate(ctx, token, ""); aerr != nil {
+			if _, aerr := s.auth.Authenticate(ctx, token, ""); aerr != nil {
 				return nil, aerr
 			}
 			return nil, platform.NotFound("bot", h.BotID)
@@ -140,8 +154,8 @@ func (s *Service) Authorize(ctx context.Context, token string, h Headers) (*Call
 		if err != nil {
 			return nil, err
 		}
-		act, err := s.admin.Authenticate(ctx, token, ws)
-		if err == admin.ErrNotMember {
+		act, err := s.auth.Authenticate(ctx, token, ws)
+		if err == platform.ErrNotMember {
 			return nil, platform.NotFound("bot", h.BotID) // not a member: the bot is invisible
 		}
 		if err != nil {

@@ -305,16 +305,13 @@ func (a *api) removeParticipant(w http.ResponseWriter, r *http.Request, b *chat.
 }
 
 func (a *api) createMessage(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
-	var in struct {
-		Payload        json.RawMessage
-		ConversationID string
-		Metadata       json.RawMessage
-	}
-	if err := decode(r, messageSchema, &in); err != nil {
+	body, err := readBody(r)
+	if err != nil {
 		return err
 	}
-	if string(in.Metadata) == "null" {
-		in.Metadata = nil
+	in, err := chat.DecodeMessage(body)
+	if err != nil {
+		return err
 	}
 	m, err := a.Chat.CreateMessage(r.Context(), b, u, in.ConversationID, in.Payload, in.Metadata)
 	if err != nil {

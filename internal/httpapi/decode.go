@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -13,54 +12,43 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+
+	"github.com/botplatform/botplatform/internal/jsonbody"
+	"github.com/botplatform/botplatform/internal/platform"
 )
 
-// schema compiles a JSON Schema for a request body. Bodies are validated
-// against it before decoding, so every rule of shape (types, unknown
-// properties, bounds, enums) fails with the path of the field at fault.
-func schema(name, src string) *jsonschema.Schema {
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(src))
-	if err != nil {
-		panic(fmt.Sprintf("schema %s: %v", name, err))
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(name, doc); err != nil {
-		panic(err)
-	}
-	return c.MustCompile(name)
-}
-
-var printer = message.NewPrinter(language.English)
+// schema compiles the JSON Schema of a request body. Bodies are validated
+// against it before decoding (jsonbody.Check).
+func schema(name, src string) *jsonschema.Schema { return jsonbody.Compile(name, src) }
 
 // decode reads the JSON body, validates it against sch and decodes it into dst.
-// An empty body counts as {} (the clients send {} with DELETE, and some
-// callers send nothing).
 func decode(r *http.Request, sch *jsonschema.Schema, dst any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return jsonbody.Decode(body, sch, dst)
+}
+
+// readBody reads a JSON request body. An empty body counts as {} (the
+// clients send {} with DELETE, and some callers send nothing).
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var maxErr *http.MaxBytesError
 		if errors.As(err, &maxErr) {
-			return err
+			return nil, err
 		}
-		return platform.Invalid("", "could not read the request body: %v", err)
+		return nil, platform.Invalid("", "could not read the request body: %v", err)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		body = []byte("{}")
-	} else if ct := r.Header.Get("Content-Type"); ct != "" && !jsonType(ct) {
-		return platform.Errorf(platform.ErrUnsupportedMedia, "Content-Type %q is not supported: send the body as JSON with Content-Type: application/json", ct)
+		return []byte("{}"), nil
 	}
-	if err := check(body, sch); err != nil {
-		return err
+	if ct := r.Header.Get("Content-Type"); ct != "" && !jsonType(ct) {
+		return nil, platform.Errorf(platform.ErrUnsupportedMedia, "Content-Type %q is not supported: send the body as JSON with Content-Type: application/json", ct)
 	}
-	if err := json.Unmarshal(body, dst); err != nil {
-		return platform.Invalid("", "%v", err)
-	}
-	return nil
+	return body, nil
 }
 
 // jsonType tells whether a Content-Type announces JSON (application/json,
@@ -69,51 +57,6 @@ func decode(r *http.Request, sch *jsonschema.Schema, dst any) error {
 func jsonType(ct string) bool {
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
-}
-
-// check refuses JSON nested too deeply, then validates it against sch:
-// what every JSON a user sends goes through before it is decoded.
-func check(body []byte, sch *jsonschema.Schema) error {
-	if err := platform.CheckJSON(body, ""); err != nil {
-		return err
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		return platform.Invalid("", "the body is not valid JSON: %s", strings.TrimPrefix(err.Error(), "invalid character "))
-	}
-	if err := sch.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return validationError(ve)
-		}
-		return platform.Invalid("", "%v", err)
-	}
-	return nil
-}
-
-// validationError turns the first leaf of a schema failure into a message
-// naming the field: "tags.color: maxLength: got 1200, want 1000".
-func validationError(ve *jsonschema.ValidationError) error {
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	path := strings.Join(ve.InstanceLocation, ".")
-	join := func(p, k string) string {
-		if p == "" {
-			return k
-		}
-		return p + "." + k
-	}
-	switch k := ve.ErrorKind.(type) {
-	case *kind.AdditionalProperties:
-		return platform.Invalid(join(path, k.Properties[0]), "unknown property; it is not allowed here")
-	case *kind.Required:
-		return platform.Invalid(join(path, k.Missing[0]), "is required")
-	}
-	if path == "" {
-		path = "body"
-	}
-	return platform.Invalid(path, "%s", ve.ErrorKind.LocalizedString(printer))
 }
 
 // checkURL refuses a NUL character in the path or a query parameter, for

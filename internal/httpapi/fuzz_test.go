@@ -51,13 +51,7 @@ var bodies = []struct {
 	{"conversation", convSchema, func() any { return &struct{ ID *string }{} }},
 	{"conversationID", convReqID, func() any { return &struct{ ID *string }{} }},
 	{"participant", participant, func() any { return &struct{ UserID string }{} }},
-	{"message", messageSchema, func() any {
-		return &struct {
-			Payload        json.RawMessage
-			ConversationID string
-			Metadata       json.RawMessage
-		}{}
-	}},
+	{"message", chat.MessageSchema, func() any { return &chat.MessageInput{} }},
 	{"event", eventSchema, func() any {
 		return &struct {
 			Payload        json.RawMessage
@@ -153,30 +147,31 @@ func FuzzDecodeBody(f *testing.F) {
 	})
 }
 
-// FuzzValidateChatMessage: a message from bot code is accepted exactly
-// when createMessage accepts the same body, with a 400 otherwise, and a
-// message accepted is accepted again once re-encoded.
+// FuzzValidateChatMessage: chat's message rule accepts a body exactly
+// when createMessage's decoding of the same body does, with a 400
+// otherwise; a message accepted is accepted from bot code too, and again
+// once re-encoded.
 func FuzzValidateChatMessage(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
+		var m chat.MessageInput
 		var err error
-		hangGuard(t, "ValidateChatMessage", func() { err = ValidateChatMessage(body) })
-		clientError(t, "ValidateChatMessage", err, platform.ErrInvalidPayload)
+		hangGuard(t, "DecodeMessage", func() { m, err = chat.DecodeMessage(body) })
+		clientError(t, "DecodeMessage", err, platform.ErrInvalidPayload)
 		if len(bytes.TrimSpace(body)) == 0 {
 			return // createMessage reads an empty body as {}
 		}
-		viaAPI := decodeBody(messageSchema, body, &struct {
-			Payload        json.RawMessage
-			ConversationID string
-			Metadata       json.RawMessage
-		}{})
+		viaAPI := decodeBody(chat.MessageSchema, body, &chat.MessageInput{})
 		if (err == nil) != (viaAPI == nil) {
-			t.Fatalf("bot message %v, createMessage %v", err, viaAPI)
+			t.Fatalf("chat message %v, createMessage %v", err, viaAPI)
 		}
 		if err != nil {
 			return
 		}
+		if _, err := chat.CheckMessage(m); err != nil {
+			t.Fatalf("%s accepted, the same message from bot code refused: %v", body, err)
+		}
 		again := reencode(t, body)
-		if err := ValidateChatMessage(again); err != nil {
+		if _, err := chat.DecodeMessage(again); err != nil {
 			t.Fatalf("%s accepted, %s re-encoded refused: %v", body, again, err)
 		}
 	})

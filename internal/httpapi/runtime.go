@@ -37,8 +37,3 @@ func (a *api) callAction(w http.ResponseWriter, r *http.Request, c *files.Caller
 	writeJSON(w, http.StatusOK, map[string]any{"output": out, "meta": map[string]any{"cached": false}})
 	return nil
 }
-
-// ValidateChatMessage checks a message bot code sends ({conversationId,
-// payload, metadata}) against the createMessage schema of the Chat API, so
-// that a bot's messages obey the rules users' messages do.
-func ValidateChatMessage(body []byte) error { return check(body, messageSchema) }

@@ -1,15 +1,58 @@
-package httpapi
+package chat
 
 import (
 	"encoding/json"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/botplatform/botplatform/internal/jsonbody"
 )
 
-// messageSchema is the body of createMessage: the payload union of
+// MessageInput is a message about to be created: the body of the Chat
+// API's createMessage, or a message bot code sends.
+type MessageInput struct {
+	ConversationID string          `json:"conversationId"`
+	Payload        json.RawMessage `json:"payload"`
+	Metadata       json.RawMessage `json:"metadata,omitempty"` // nil when absent or null
+}
+
+// DecodeMessage checks a createMessage body against MessageSchema and
+// decodes it; a null metadata is none.
+func DecodeMessage(body []byte) (MessageInput, error) {
+	var m MessageInput
+	if err := jsonbody.Decode(body, MessageSchema, &m); err != nil {
+		return m, err
+	}
+	if string(m.Metadata) == "null" {
+		m.Metadata = nil
+	}
+	return m, nil
+}
+
+// CheckMessage checks a message bot code sends as createMessage checks a
+// user's, so that a bot's messages obey the rules users' messages do. It
+// returns m with a null metadata dropped.
+func CheckMessage(m MessageInput) (MessageInput, error) {
+	if len(m.Payload) == 0 {
+		m.Payload = json.RawMessage(`null`) // refused as the wrong type, not as missing
+	}
+	if string(m.Metadata) == "null" {
+		m.Metadata = nil
+	}
+	body, err := json.Marshal(m)
+	if err != nil {
+		return m, err
+	}
+	_, err = DecodeMessage(body)
+	return m, err
+}
+
+type obj = map[string]any
+
+// MessageSchema is the body of createMessage: the payload union of
 // compat-notes §1.6, strings marked non-empty there with minLength 1.
 // Payloads may carry extra properties, as the client's types allow.
-var messageSchema = func() *jsonschema.Schema {
+var MessageSchema = func() *jsonschema.Schema {
 	ne := obj{"type": "string", "minLength": 1}
 	str := obj{"type": "string"}
 	num := obj{"type": "number"}
@@ -50,9 +93,10 @@ var messageSchema = func() *jsonschema.Schema {
 		rules = append(rules, obj{"if": obj{"properties": obj{"type": obj{"const": name}}}, "then": s})
 	}
 	payload := obj{"type": "object", "required": []string{"type"}, "properties": obj{"type": obj{"enum": names}}, "allOf": rules}
-	body := strict(obj{"payload": payload, "conversationId": str, "metadata": obj{"type": []string{"object", "null"}}}, "payload", "conversationId")
+	body := obj{"type": "object", "additionalProperties": false, "required": []string{"payload", "conversationId"},
+		"properties": obj{"payload": payload, "conversationId": str, "metadata": obj{"type": []string{"object", "null"}}}}
 	b, _ := json.Marshal(body)
-	return schema("chat-message.json", string(b))
+	return jsonbody.Compile("chat-message.json", string(b))
 }()
 
 // withType is s requiring the given type discriminator.
