@@ -28,7 +28,7 @@ type AISpendUsage struct {
 // month reads a usage period ("2006-01"); empty is the current month.
 func (s *Service) month(period string) (aispend.Month, error) {
 	if period == "" {
-		return aispend.MonthOf(s.clock.Now()), nil
+		return aispend.CurrentMonth(s.clock), nil
 	}
 	m, ok := aispend.ParseMonth(period)
 	if !ok {

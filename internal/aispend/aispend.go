@@ -35,6 +35,10 @@ func MonthOf(t time.Time) Month {
 	return Month{start, start.AddDate(0, 1, 0)}
 }
 
+// CurrentMonth is the usage period running now by clock c: the month that
+// storage quotas and AI Spend report when no other is asked for.
+func CurrentMonth(c platform.Clock) Month { return MonthOf(c.Now()) }
+
 // ParseMonth reads a period as the Admin API names it ("2006-01").
 func ParseMonth(period string) (Month, bool) {
 	t, err := time.Parse("2006-01", period)

@@ -2,7 +2,6 @@ package files
 
 import (
 	"context"
-	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/plans"
@@ -65,9 +64,6 @@ type Quota struct {
 	Limit int64
 	Usage int64
 }
-
-// Period names the current usage period (the calendar month, UTC).
-func Period(now time.Time) string { return now.UTC().Format("2006-01") }
 
 // Quotas lists the workspace's storage limits and usage; any member may read them.
 func (s *Service) Quotas(ctx context.Context, act *admin.Actor, workspaceID string) ([]Quota, error) {

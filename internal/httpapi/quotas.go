@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/aispend"
@@ -65,7 +64,8 @@ func (a *api) usageType(r *http.Request) (string, error) {
 	return "", platform.Errorf(platform.ErrInvalidQuery, "type: must be one of %s; got %q", strings.Join(known, ", "), typ)
 }
 
-func currentPeriod() string { return files.Period(time.Now()) }
+// currentPeriod names the usage period of the quotas, by the server's clock.
+func (a *api) currentPeriod() string { return aispend.CurrentMonth(a.Clock).String() }
 
 // storageQuota returns the storage quota typ of workspace id.
 func (a *api) storageQuota(r *http.Request, act *admin.Actor, id, typ string) (files.Quota, error) {
@@ -87,7 +87,7 @@ func (a *api) aiSpendQuota(r *http.Request, act *admin.Actor, id string) (quotaJ
 	if err != nil {
 		return quotaJSON{}, err
 	}
-	return quotaJSON{currentPeriod(), ws.SpendingLimit, typeAISpend}, nil
+	return quotaJSON{a.currentPeriod(), ws.SpendingLimit, typeAISpend}, nil
 }
 
 // allQuotas lists every quota of workspace id: storage, then ai_spend.
@@ -98,7 +98,7 @@ func (a *api) allQuotas(r *http.Request, act *admin.Actor, id string) ([]quotaJS
 		if err != nil {
 			return nil, err
 		}
-		period := currentPeriod()
+		period := a.currentPeriod()
 		for _, q := range qs {
 			out = append(out, quotaJSON{period, q.Limit, q.Type})
 		}
@@ -131,7 +131,7 @@ func (a *api) getQuota(w http.ResponseWriter, r *http.Request, act *admin.Actor)
 	} else {
 		var q files.Quota
 		q, err = a.storageQuota(r, act, id, typ)
-		out = quotaJSON{currentPeriod(), q.Limit, q.Type}
+		out = quotaJSON{a.currentPeriod(), q.Limit, q.Type}
 	}
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ func (a *api) usage(r *http.Request, act *admin.Actor, id, typ string) (usageJSO
 	if err != nil {
 		return usageJSON{}, err
 	}
-	return usageJSON{id, currentPeriod(), q.Usage, q.Limit, q.Type}, nil
+	return usageJSON{id, a.currentPeriod(), q.Usage, q.Limit, q.Type}, nil
 }
 
 // listUsages is listWorkspaceUsages: one usage, of the workspace.

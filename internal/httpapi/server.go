@@ -33,6 +33,7 @@ const (
 // Deps are what the surfaces are built from.
 type Deps struct {
 	Log   *slog.Logger
+	Clock platform.Clock // the server's, for the usage period
 	Store store.Store
 	Admin *admin.Service
 	Files *files.Service
