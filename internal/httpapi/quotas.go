@@ -20,18 +20,6 @@ import (
 
 const typeAISpend = "ai_spend"
 
-func (a *api) quotaRoutes(m *http.ServeMux) {
-	m.Handle("GET /v1/admin/workspaces/{id}/quotas", a.account(a.listQuotas))
-	m.Handle("GET /v1/admin/workspaces/{id}/quota", a.account(a.getQuota))
-	m.Handle("GET /v1/admin/workspaces/{id}/usages", a.account(a.listUsages))
-	m.Handle("GET /v1/admin/workspaces/{id}/usages/by-bot", a.account(a.usageByBot))
-	m.Handle("GET /v1/admin/usages/{id}", a.account(a.getUsage))
-	m.Handle("PUT /v1/admin/quotas/ai-spend", a.workspace(a.changeAISpendQuota))
-	if a.Files != nil {
-		m.Handle("PUT /v1/admin/workspaces/{id}/quotas", a.account(a.setQuotas))
-	}
-}
-
 type quotaJSON struct {
 	Period string `json:"period"`
 	Value  int64  `json:"value"`
@@ -52,10 +40,7 @@ type usageJSON struct {
 // server keeps.
 func (a *api) usageType(r *http.Request) (string, error) {
 	typ := r.URL.Query().Get("type")
-	known := []string{typeAISpend}
-	if a.Files != nil {
-		known = []string{files.QuotaFileStorage, files.QuotaVectorStorage, files.QuotaMaxFileSize, typeAISpend}
-	}
+	known := []string{files.QuotaFileStorage, files.QuotaVectorStorage, files.QuotaMaxFileSize, typeAISpend}
 	for _, k := range known {
 		if typ == k {
 			return typ, nil
@@ -92,16 +77,14 @@ func (a *api) aiSpendQuota(r *http.Request, act *admin.Actor, id string) (quotaJ
 
 // allQuotas lists every quota of workspace id: storage, then ai_spend.
 func (a *api) allQuotas(r *http.Request, act *admin.Actor, id string) ([]quotaJSON, error) {
-	var out []quotaJSON
-	if a.Files != nil {
-		qs, err := a.Files.Quotas(r.Context(), act, id)
-		if err != nil {
-			return nil, err
-		}
-		period := a.currentPeriod()
-		for _, q := range qs {
-			out = append(out, quotaJSON{period, q.Limit, q.Type})
-		}
+	qs, err := a.Files.Quotas(r.Context(), act, id)
+	if err != nil {
+		return nil, err
+	}
+	period := a.currentPeriod()
+	out := make([]quotaJSON, 0, len(qs)+1)
+	for _, q := range qs {
+		out = append(out, quotaJSON{period, q.Limit, q.Type})
 	}
 	q, err := a.aiSpendQuota(r, act, id)
 	if err != nil {
