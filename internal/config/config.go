@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/botplatform/botplatform/internal/ai"
+	"github.com/botplatform/botplatform/internal/platform"
 )
 
 // Config is every setting of `botplatform serve`.
@@ -56,8 +56,8 @@ type Config struct {
 	AIURL     string
 	AIModels  map[string]string // model type -> name
 	AIKey     string
-	AIPrices  map[string]ai.Price // model name -> price
-	AITimeout time.Duration       // per request to the model server
+	AIPrices  map[string]platform.ModelPrice // model name -> price
+	AITimeout time.Duration                  // per request to the model server
 	// DebugAddr is the loopback address of the debug endpoints (runtime
 	// figures, pprof); empty: none.
 	DebugAddr string
@@ -98,7 +98,7 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&c.AIURL, "ai-url", env("AI_URL", ""), "base URL of an OpenAI-compatible chat completions API (…/v1) for AI-assisted indexing; empty: none (BOTPLATFORM_AI_URL)")
 	aiModel := fs.String("ai-model", env("AI_MODEL", ""), "model name for every model type, required with --ai-url unless each type is set (BOTPLATFORM_AI_MODEL)")
 	aiTypes := map[string]*string{}
-	for _, t := range []string{ai.Inexpensive, ai.Balanced, ai.Accurate} {
+	for _, t := range platform.ModelTypes {
 		aiTypes[t] = fs.String("ai-model-"+t, env("AI_MODEL_"+strings.ToUpper(t), ""), "model name for modelType "+t+"; default --ai-model (BOTPLATFORM_AI_MODEL_"+strings.ToUpper(t)+")")
 	}
 	aiPrices := fs.String("ai-prices", env("AI_PRICES", ""), `AI Spend price table, JSON {"model": {"input": USD per 1M tokens, "output": …}} or @file (BOTPLATFORM_AI_PRICES)`)
