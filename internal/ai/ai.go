@@ -57,7 +57,7 @@ type Config struct {
 	Key     string            // bearer token; empty for servers that need none
 	Models  map[string]string // model type -> model name
 	Prices  map[string]Price  // model name -> price
-	Timeout time.Duration     // per HTTP request; 0: 2 minutes
+	Timeout time.Duration     // per HTTP request; 0: --ai-timeout's default
 }
 
 // Nanodollars is an amount of US dollars × 10^9 (AI Spend is counted in

@@ -15,6 +15,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -73,10 +74,10 @@ func New(ctx context.Context, st store.Store, blobs blob.Store, adm *admin.Servi
 		return nil, err
 	}
 	if cfg.UploadURLTTL <= 0 {
-		cfg.UploadURLTTL = time.Hour
+		cfg.UploadURLTTL = config.Defaults().UploadURLTTL
 	}
 	if cfg.DownloadURLTTL <= 0 {
-		cfg.DownloadURLTTL = 15 * time.Minute
+		cfg.DownloadURLTTL = config.Defaults().DownloadURLTTL
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	return &Service{store: st, blobs: blobs, admin: adm, clock: clock, log: log, cfg: cfg, secret: secret}, nil

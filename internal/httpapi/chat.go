@@ -413,11 +413,7 @@ func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Bot, u plat
 	// A stream has no end time, but each write has one: a listener that
 	// stops reading is disconnected, its connection and slot freed.
 	rc := http.NewResponseController(w)
-	timeout := a.StreamWriteTimeout
-	if timeout <= 0 {
-		timeout = 15 * time.Second
-	}
-	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(timeout)) }
+	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(a.StreamWriteTimeout)) }
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -440,9 +436,6 @@ func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Bot, u plat
 	case <-hold.C:
 	}
 	interval := a.PingInterval
-	if interval <= 0 {
-		interval = 4 * time.Second
-	}
 	ping := time.NewTimer(interval)
 	defer ping.Stop()
 	send := func(frame []byte) bool {

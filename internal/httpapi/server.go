@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -70,6 +72,9 @@ func (a *api) h(f handlerFunc) http.Handler {
 // New returns the whole server's handler: every surface behind the shared
 // middleware (request id, access log, panic recovery).
 func New(d Deps) http.Handler {
+	defaults := config.Defaults()
+	d.PingInterval = cmp.Or(d.PingInterval, defaults.SSEPingInterval)
+	d.StreamWriteTimeout = cmp.Or(d.StreamWriteTimeout, defaults.SSEWriteTimeout)
 	a := &api{d}
 	root := http.NewServeMux()
 	root.Handle("GET /healthz", a.h(a.healthz))
