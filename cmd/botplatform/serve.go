@@ -211,7 +211,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	chatURL, _ := url.Parse(cfg.ChatURL)
 	srv := &http.Server{
 		Handler: httpapi.New(httpapi.Deps{
-			Log: log, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
+			Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
 			Chat: chatSvc, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
 			StreamWriteTimeout: cfg.SSEWriteTimeout,
 		}),

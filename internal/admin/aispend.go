@@ -5,20 +5,15 @@ import (
 	"strings"
 
 	"github.com/botplatform/botplatform/internal/aispend"
+	"github.com/botplatform/botplatform/internal/plans"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-// Plans a workspace may be on. The plan sets the default storage quotas and
-// whether the AI-assisted indexing options are available.
-var Plans = []string{"community", "team", "enterprise"}
-
 func checkPlan(plan string) error {
-	for _, p := range Plans {
-		if plan == p {
-			return nil
-		}
+	if _, ok := plans.Get(plan); !ok {
+		return platform.Invalid("plan", "must be one of %s; got %q", strings.Join(plans.Names(), ", "), plan)
 	}
-	return platform.Invalid("plan", "must be one of %s; got %q", strings.Join(Plans, ", "), plan)
+	return nil
 }
 
 // AISpendUsage is the AI Spend of a workspace, or of one of its bots, over
@@ -33,7 +28,7 @@ type AISpendUsage struct {
 // month reads a usage period ("2006-01"); empty is the current month.
 func (s *Service) month(period string) (aispend.Month, error) {
 	if period == "" {
-		return aispend.MonthOf(s.clock.Now()), nil
+		return aispend.CurrentMonth(s.clock), nil
 	}
 	m, ok := aispend.ParseMonth(period)
 	if !ok {

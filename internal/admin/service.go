@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -91,12 +92,9 @@ func (s *Service) removeContent(ctx context.Context, keys []string) {
 	}
 }
 
-// DefaultAuthCacheTTL is how long a successful authentication is reused.
-const DefaultAuthCacheTTL = 5 * time.Second
-
 // New returns a Service; chatURL is the Chat API base, without trailing slash.
 func New(s store.Store, clock platform.Clock, chatURL string) *Service {
-	return &Service{store: s, clock: clock, chatURL: strings.TrimRight(chatURL, "/"), auth: authCache{ttl: DefaultAuthCacheTTL}}
+	return &Service{store: s, clock: clock, chatURL: strings.TrimRight(chatURL, "/"), auth: authCache{ttl: config.Defaults().AuthCacheTTL}}
 }
 
 // SetAuthCacheTTL sets how long a successful authentication is reused

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/plans"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -17,7 +18,7 @@ const DefaultSpendingLimit = 100
 func newWorkspace(ownerID, name, billingVersion string, now time.Time) platform.Workspace {
 	return platform.Workspace{
 		ID: platform.NewID(platform.PrefixWorkspace), Name: name, OwnerID: ownerID,
-		Plan: "community", BillingVersion: billingVersion, SpendingLimit: DefaultSpendingLimit,
+		Plan: plans.Default, BillingVersion: billingVersion, SpendingLimit: DefaultSpendingLimit,
 		CreatedAt: now, UpdatedAt: now,
 	}
 }
@@ -73,7 +74,7 @@ func (s *Service) ListWorkspaces(ctx context.Context, a *Actor, f store.Workspac
 // WorkspaceUpdate holds the fields updateWorkspace may change; nil is unchanged.
 type WorkspaceUpdate struct {
 	Name           *string
-	Plan           *string // one of Plans
+	Plan           *string // a name of plans.All
 	SpendingLimit  *int64
 	About          *string
 	ProfilePicture *string

@@ -7,13 +7,15 @@ package ai
 import (
 	"context"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
 )
 
 // Model types of indexing.configuration (summarization.modelType).
 const (
-	Inexpensive = "inexpensive"
-	Balanced    = "balanced"
-	Accurate    = "accurate"
+	Inexpensive = platform.ModelInexpensive
+	Balanced    = platform.ModelBalanced
+	Accurate    = platform.ModelAccurate
 )
 
 // Image is an image sent with a request (vision).
@@ -45,11 +47,9 @@ type Model interface {
 	Complete(ctx context.Context, r Request) (Response, error)
 }
 
-// Price is what a model costs, in US dollars per million tokens.
-type Price struct {
-	Input  float64 `json:"input"`
-	Output float64 `json:"output"`
-}
+// Price is what a model costs, in US dollars per million tokens (declared
+// in platform, so configuration can read a price table without this client).
+type Price = platform.ModelPrice
 
 // Config configures the OpenAI-compatible client.
 type Config struct {
@@ -57,7 +57,7 @@ type Config struct {
 	Key     string            // bearer token; empty for servers that need none
 	Models  map[string]string // model type -> model name
 	Prices  map[string]Price  // model name -> price
-	Timeout time.Duration     // per HTTP request; 0: 2 minutes
+	Timeout time.Duration     // per HTTP request; 0: --ai-timeout's default
 }
 
 // Nanodollars is an amount of US dollars × 10^9 (AI Spend is counted in

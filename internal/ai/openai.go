@@ -10,13 +10,14 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/config"
 )
 
 // Defaults of the OpenAI client.
 const (
 	Attempts       = 4                      // per Complete, in all
 	DefaultBackoff = 500 * time.Millisecond // first wait between attempts, then doubled
-	DefaultTimeout = 2 * time.Minute        // per HTTP request
 )
 
 // OpenAI completes requests with POST {URL}/chat/completions of an
@@ -40,7 +41,7 @@ var _ Model = (*OpenAI)(nil)
 // absolute http or https URL (the API base, e.g. https://host/v1), and
 // c.Models must name a model for each of Inexpensive, Balanced and
 // Accurate. client nil means a new client; each request is bounded by
-// c.Timeout (DefaultTimeout when 0) either way.
+// c.Timeout (--ai-timeout's default when 0) either way.
 func New(c Config, client *http.Client) (*OpenAI, error) {
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -60,7 +61,7 @@ func New(c Config, client *http.Client) (*OpenAI, error) {
 	}
 	timeout := c.Timeout
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		timeout = config.Defaults().AITimeout
 	}
 	if client == nil {
 		client = &http.Client{}

@@ -1,6 +1,7 @@
 // Package aispend holds AI Spend's rules: what a workspace spends on metered
 // model calls per calendar month (UTC), how much of its monthly spending
-// limit is left, and which plans include the AI-assisted indexing options.
+// limit is left, and the check that a plan includes the AI-assisted indexing
+// options (the plans themselves are in internal/plans).
 // It needs only the store, so the indexing pipeline can check before each
 // model call.
 package aispend
@@ -10,6 +11,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/plans"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -32,6 +34,10 @@ func MonthOf(t time.Time) Month {
 	start := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 	return Month{start, start.AddDate(0, 1, 0)}
 }
+
+// CurrentMonth is the usage period running now by clock c: the month that
+// storage quotas and AI Spend report when no other is asked for.
+func CurrentMonth(c platform.Clock) Month { return MonthOf(c.Now()) }
 
 // ParseMonth reads a period as the Admin API names it ("2006-01").
 func ParseMonth(period string) (Month, bool) {
@@ -83,17 +89,11 @@ func Spent(ctx context.Context, st Store, workspaceID string, m Month) (total in
 	return total, byBot, nil
 }
 
-// PlanIncludesAI reports whether a plan includes the Team/Enterprise-only
-// AI-assisted indexing options (smart cleanup, summarization, vision):
-// Team and Enterprise do, Community does not. Agent parsing is on every
-// plan.
-func PlanIncludesAI(plan string) bool { return plan == "team" || plan == "enterprise" }
-
 // RequirePlan is 402 PaymentRequired unless the workspace's plan includes
 // the AI-assisted indexing options; option names the option asked for
 // (e.g. "indexing.configuration.summarization.enable").
 func RequirePlan(w platform.Workspace, option string) error {
-	if PlanIncludesAI(w.Plan) {
+	if p, ok := plans.Get(w.Plan); ok && p.IncludesAI {
 		return nil
 	}
 	return platform.Errorf(platform.ErrPaymentRequired, "%s: AI-assisted indexing needs the Team or Enterprise plan; this workspace is on the %s plan", option, w.Plan)

@@ -36,7 +36,7 @@ const exitMemory = 3
 func Process(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bot-vm", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	memory := fs.Int64("memory", DefaultMemory, "memory limit in bytes")
+	memory := fs.Int64("memory", DefaultMemory(), "memory limit in bytes")
 	check := fs.Bool("check", false, "compile the code, answer and exit")
 	if err := fs.Parse(args); err != nil {
 		return err

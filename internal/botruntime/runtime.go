@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -50,16 +51,9 @@ type Config struct {
 	Log          *slog.Logger
 }
 
-// Defaults of Config.
-const (
-	DefaultWorkers      = 64
-	DefaultTimeout      = 10 * time.Second
-	DefaultMaxTimeout   = 60 * time.Second
-	DefaultStateLimit   = 128 << 10
-	DefaultMemory       = 256 << 20
-	DefaultMaxScheduled = 1000
-	defaultPoll         = time.Second
-)
+// DefaultMemory is a bot process's memory limit in bytes when none is set
+// (--bot-memory's default).
+func DefaultMemory() int64 { return int64(config.Defaults().BotMemory) << 20 }
 
 // Runtime dispatches events to bot code.
 type Runtime struct {
@@ -114,29 +108,31 @@ func (r *Runtime) SetSearcher(s Searcher) { r.search = s }
 
 // New returns a runtime; Run starts it.
 func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Runtime {
+	// Settings left zero take serve's defaults.
+	defaults := config.Defaults()
 	if cfg.Workers <= 0 {
-		cfg.Workers = DefaultWorkers
+		cfg.Workers = defaults.BotWorkers
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaults.BotTimeout
 	}
 	if cfg.MaxTimeout < cfg.Timeout {
-		cfg.MaxTimeout = max(cfg.Timeout, DefaultMaxTimeout)
+		cfg.MaxTimeout = max(cfg.Timeout, defaults.BotTimeoutMax)
 	}
 	if cfg.Poll <= 0 {
-		cfg.Poll = defaultPoll
+		cfg.Poll = defaults.BotPoll
 	}
 	if cfg.StateLimit <= 0 {
-		cfg.StateLimit = DefaultStateLimit
+		cfg.StateLimit = defaults.BotStateLimit
 	}
 	if cfg.MaxScheduled <= 0 {
-		cfg.MaxScheduled = DefaultMaxScheduled
+		cfg.MaxScheduled = defaults.BotMaxScheduled
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
 	if cfg.Memory <= 0 {
-		cfg.Memory = DefaultMemory
+		cfg.Memory = DefaultMemory()
 	}
 	if len(cfg.Command) == 0 {
 		exe, err := os.Executable()
@@ -146,7 +142,7 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 		cfg.Command = []string{exe, "bot-vm"}
 	}
 	if cfg.StopTimeout <= 0 {
-		cfg.StopTimeout = 15 * time.Second
+		cfg.StopTimeout = defaults.ShutdownTimeout
 	}
 	return &Runtime{store: st, chat: cs, clock: clock, cfg: cfg, log: cfg.Log,
 		wake: make(chan struct{}, 1), recurringChanged: make(chan struct{}, 1), bots: map[string]*botInfo{}, hosts: map[string]*host{}, suspects: map[string]bool{}}

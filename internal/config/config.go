@@ -14,9 +14,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/botplatform/botplatform/internal/ai"
+	"github.com/botplatform/botplatform/internal/platform"
 )
 
 // Config is every setting of `botplatform serve`.
@@ -56,8 +57,8 @@ type Config struct {
 	AIURL     string
 	AIModels  map[string]string // model type -> name
 	AIKey     string
-	AIPrices  map[string]ai.Price // model name -> price
-	AITimeout time.Duration       // per request to the model server
+	AIPrices  map[string]platform.ModelPrice // model name -> price
+	AITimeout time.Duration                  // per request to the model server
 	// DebugAddr is the loopback address of the debug endpoints (runtime
 	// figures, pprof); empty: none.
 	DebugAddr string
@@ -77,143 +78,213 @@ func env(name, def string) string {
 	return def
 }
 
+// A setting is one flag (none for variables that hold secrets) with its
+// BOTPLATFORM_<env> variable, default, help and parser: the one place each
+// is declared. set parses the value in force (flag, else variable, else
+// def) into the Config, and says what is wrong with it naming the flag.
+type setting struct {
+	flag, env, def, usage string
+	isBool                bool // the flag may be given without a value
+	set                   func(s setting, v string) error
+}
+
+// pending holds what several settings decide together, after all are read.
+type pending struct {
+	aiModel  string
+	aiTypes  map[string]string
+	aiPrices string
+}
+
+// settings is every setting of serve, in the order of its help and checks.
+func settings(c *Config, p *pending) []setting {
+	list := []setting{
+		{flag: "addr", env: "ADDR", def: "127.0.0.1:8080", usage: "address to listen on", set: text(&c.Addr)},
+		{flag: "data", env: "DATA", def: "./data", usage: "data directory: SQLite database, blobs, bootstrap.json", set: text(&c.DataDir)},
+		{flag: "database-url", env: "DATABASE_URL", usage: "empty for SQLite in the data directory, or postgres://…", set: text(&c.DatabaseURL)},
+		{flag: "adopt-data", env: "ADOPT_DATA", def: "false", isBool: true, usage: "make this data directory's file storage the one the database uses, when the database recorded another (see docs/configuration.md)",
+			set: func(s setting, v string) error {
+				var err error
+				if c.AdoptData, err = strconv.ParseBool(v); err != nil && v != "" {
+					return fmt.Errorf("adopt-data: must be true or false")
+				}
+				return nil
+			}},
+		{flag: "node-id", env: "NODE_ID", usage: "this process's id among those sharing a PostgreSQL database (at start it takes back its own jobs left by a crash); default: one kept in <data>/nodes", set: text(&c.NodeID)},
+		{flag: "public-url", env: "PUBLIC_URL", usage: "absolute base URL of every URL the server hands out; default http://<addr>", set: text(&c.PublicURL)},
+		{flag: "chat-url", env: "CHAT_URL", usage: "base URL of the Chat API; default <public-url>/chat", set: text(&c.ChatURL)},
+		{flag: "embeddings-url", env: "EMBEDDINGS_URL", usage: "base URL of an OpenAI-compatible embeddings API (…/v1); empty uses the built-in embedder", set: text(&c.EmbeddingsURL)},
+		{flag: "embeddings-model", env: "EMBEDDINGS_MODEL", usage: "embeddings model name, required with --embeddings-url", set: text(&c.EmbeddingsModel)},
+		{env: "EMBEDDINGS_KEY", usage: "the embeddings server's API key", set: text(&c.EmbeddingsKey)},
+		{flag: "ai-url", env: "AI_URL", usage: "base URL of an OpenAI-compatible chat completions API (…/v1) for AI-assisted indexing; empty: none", set: text(&c.AIURL)},
+		{flag: "ai-model", env: "AI_MODEL", usage: "model name for every model type, required with --ai-url unless each type is set", set: text(&p.aiModel)},
+	}
+	for _, t := range platform.ModelTypes {
+		list = append(list, setting{flag: "ai-model-" + t, env: "AI_MODEL_" + strings.ToUpper(t), usage: "model name for modelType " + t + "; default --ai-model",
+			set: func(_ setting, v string) error { p.aiTypes[t] = v; return nil }})
+	}
+	return append(list, []setting{
+		{env: "AI_KEY", usage: "the model server's API key", set: text(&c.AIKey)},
+		{flag: "ai-prices", env: "AI_PRICES", usage: `AI Spend price table, JSON {"model": {"input": USD per 1M tokens, "output": …}} or @file`, set: text(&p.aiPrices)},
+		{flag: "debug-addr", env: "DEBUG_ADDR", usage: "loopback address (127.0.0.1:PORT) of the debug endpoints /debug/runtime and /debug/pprof/; empty: none", set: text(&c.DebugAddr)},
+		{flag: "log-format", env: "LOG_FORMAT", def: "text", usage: "text or json", set: text(&c.LogFormat)},
+		{flag: "log-level", env: "LOG_LEVEL", def: "info", usage: "debug, info, warn or error", set: text(&c.LogLevel)},
+		{env: "ADMIN_TOKEN", usage: "value of the token created at the first start", set: text(&c.AdminToken)},
+		{flag: "shutdown-timeout", env: "SHUTDOWN_TIMEOUT", def: "15s", usage: "time allowed to drain requests on SIGINT/SIGTERM",
+			set: func(_ setting, v string) error {
+				var err error
+				if c.ShutdownTimeout, err = time.ParseDuration(v); err != nil {
+					return fmt.Errorf("shutdown-timeout: %v", err)
+				}
+				return nil
+			}},
+		{flag: "upload-url-ttl", env: "UPLOAD_URL_TTL", def: "1h", usage: "lifetime of a file's uploadUrl", set: duration(&c.UploadURLTTL, time.Second)},
+		{flag: "download-url-ttl", env: "DOWNLOAD_URL_TTL", def: "15m", usage: "lifetime of a signed file url (files without public_content)", set: duration(&c.DownloadURLTTL, time.Second)},
+		{flag: "reaper-interval", env: "REAPER_INTERVAL", def: "1m", usage: "how often expired files are deleted", set: duration(&c.ReaperInterval, time.Second)},
+		{flag: "sse-ping-interval", env: "SSE_PING_INTERVAL", def: "4s", usage: "longest silence on a conversation's event stream before a ping", set: duration(&c.SSEPingInterval, 100*time.Millisecond)},
+		{flag: "sse-write-timeout", env: "SSE_WRITE_TIMEOUT", def: "15s", usage: "longest wait for a listener to take a signal or ping before its stream is ended", set: duration(&c.SSEWriteTimeout, 100*time.Millisecond)},
+		{flag: "bot-timeout", env: "BOT_TIMEOUT", def: "10s", usage: "deadline of one run of bot code, for bots that set no maxExecutionTime", set: duration(&c.BotTimeout, 10*time.Millisecond)},
+		{flag: "bot-timeout-max", env: "BOT_TIMEOUT_MAX", def: "60s", usage: "ceiling on a bot's maxExecutionTime", set: duration(&c.BotTimeoutMax, 10*time.Millisecond)},
+		{flag: "bot-poll", env: "BOT_POLL", def: "1s", usage: "longest wait before looking for bot events queued by other processes (PostgreSQL) or whose lease ran out", set: duration(&c.BotPoll, 10*time.Millisecond)},
+		{flag: "ai-timeout", env: "AI_TIMEOUT", def: "2m", usage: "longest wait for one answer of the model server (each attempt)", set: duration(&c.AITimeout, time.Second)},
+		{flag: "bot-workers", env: "BOT_WORKERS", def: "64", usage: "how many bot events run at once (one at a time per conversation)", set: whole(&c.BotWorkers, 1)},
+		{flag: "bot-state-limit", env: "BOT_STATE_LIMIT", def: "131072", usage: "largest event.state scope (bot, user, conversation) in bytes of JSON", set: whole(&c.BotStateLimit, 2)},
+		{flag: "streams-per-user", env: "STREAMS_PER_USER", def: "32", usage: "open conversation streams one chat user may hold on this process; 0: no limit", set: whole(&c.StreamsPerUser, 0)},
+		{flag: "streams-per-conversation", env: "STREAMS_PER_CONVERSATION", def: "128", usage: "open streams of one conversation on this process; 0: no limit", set: whole(&c.StreamsPerConversation, 0)},
+		{flag: "bot-memory", env: "BOT_MEMORY", def: "256", usage: "memory limit of each bot's process, in MiB", set: whole(&c.BotMemory, 64)},
+		{flag: "bot-max-scheduled", env: "BOT_MAX_SCHEDULED", def: "1000", usage: "most scheduled events a bot may have pending (scheduleEvent fails beyond)", set: whole(&c.BotMaxScheduled, 1)},
+		{flag: "index-workers", env: "INDEX_WORKERS", def: "2", usage: "how many files are indexed at once; 0 leaves indexing to other processes", set: whole(&c.IndexWorkers, 0)},
+		{flag: "auth-cache-ttl", env: "AUTH_CACHE_TTL", def: "5s", usage: "how long a successful authentication is reused; 0 disables",
+			set: func(_ setting, v string) error {
+				var err error
+				if c.AuthCacheTTL, err = time.ParseDuration(v); err != nil || c.AuthCacheTTL < 0 {
+					return fmt.Errorf("auth-cache-ttl: must be a duration such as 5s, or 0")
+				}
+				return nil
+			}},
+	}...)
+}
+
+func text(dst *string) func(setting, string) error {
+	return func(_ setting, v string) error { *dst = v; return nil }
+}
+
+func duration(dst *time.Duration, min time.Duration) func(setting, string) error {
+	return func(s setting, v string) error {
+		var err error
+		if *dst, err = time.ParseDuration(v); err != nil || *dst < min {
+			return fmt.Errorf("%s: must be a duration of at least %s, such as %s", s.flag, min, s.def)
+		}
+		return nil
+	}
+}
+
+func whole(dst *int, min int) func(setting, string) error {
+	return func(s setting, v string) error {
+		var err error
+		if *dst, err = strconv.Atoi(v); err != nil || *dst < min {
+			return fmt.Errorf("%s: must be a whole number of at least %d, such as %s", s.flag, min, s.def)
+		}
+		return nil
+	}
+}
+
+// help is a setting's line in --help: what it is, its variable and default.
+func (s setting) help() string {
+	if s.def == "" {
+		return fmt.Sprintf("%s (BOTPLATFORM_%s)", s.usage, s.env)
+	}
+	return fmt.Sprintf("%s (BOTPLATFORM_%s, default %s)", s.usage, s.env, s.def)
+}
+
+// Defaults is the configuration with every setting at its default. The
+// services fall back to its values when built without a setting (tests).
+var Defaults = sync.OnceValue(func() Config {
+	var c Config
+	p := pending{aiTypes: map[string]string{}}
+	for _, s := range settings(&c, &p) {
+		if err := s.set(s, s.def); err != nil {
+			panic(err) // a default that fails its own check
+		}
+	}
+	return c
+})
+
 // Parse reads the flags of a subcommand (args excludes the subcommand name).
 func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 	var c Config
+	p := pending{aiTypes: map[string]string{}}
+	list := settings(&c, &p)
+	given := map[string]string{}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.Addr, "addr", env("ADDR", "127.0.0.1:8080"), "address to listen on (BOTPLATFORM_ADDR)")
-	fs.StringVar(&c.DataDir, "data", env("DATA", "./data"), "data directory: SQLite database, blobs, bootstrap.json (BOTPLATFORM_DATA)")
-	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "empty for SQLite in the data directory, or postgres://… (BOTPLATFORM_DATABASE_URL)")
-	adoptData := env("ADOPT_DATA", "false")
-	fs.BoolFunc("adopt-data", "make this data directory's file storage the one the database uses, when the database recorded another (see docs/configuration.md) (BOTPLATFORM_ADOPT_DATA)", func(s string) error {
-		adoptData = s
-		return nil
-	})
-	fs.StringVar(&c.NodeID, "node-id", env("NODE_ID", ""), "this process's id among those sharing a PostgreSQL database (at start it takes back its own jobs left by a crash); default: one kept in <data>/nodes (BOTPLATFORM_NODE_ID)")
-	fs.StringVar(&c.PublicURL, "public-url", env("PUBLIC_URL", ""), "absolute base URL of every URL the server hands out; default http://<addr> (BOTPLATFORM_PUBLIC_URL)")
-	fs.StringVar(&c.ChatURL, "chat-url", env("CHAT_URL", ""), "base URL of the Chat API; default <public-url>/chat (BOTPLATFORM_CHAT_URL)")
-	fs.StringVar(&c.EmbeddingsURL, "embeddings-url", env("EMBEDDINGS_URL", ""), "base URL of an OpenAI-compatible embeddings API (…/v1); empty uses the built-in embedder (BOTPLATFORM_EMBEDDINGS_URL)")
-	fs.StringVar(&c.EmbeddingsModel, "embeddings-model", env("EMBEDDINGS_MODEL", ""), "embeddings model name, required with --embeddings-url (BOTPLATFORM_EMBEDDINGS_MODEL)")
-	fs.StringVar(&c.AIURL, "ai-url", env("AI_URL", ""), "base URL of an OpenAI-compatible chat completions API (…/v1) for AI-assisted indexing; empty: none (BOTPLATFORM_AI_URL)")
-	aiModel := fs.String("ai-model", env("AI_MODEL", ""), "model name for every model type, required with --ai-url unless each type is set (BOTPLATFORM_AI_MODEL)")
-	aiTypes := map[string]*string{}
-	for _, t := range []string{ai.Inexpensive, ai.Balanced, ai.Accurate} {
-		aiTypes[t] = fs.String("ai-model-"+t, env("AI_MODEL_"+strings.ToUpper(t), ""), "model name for modelType "+t+"; default --ai-model (BOTPLATFORM_AI_MODEL_"+strings.ToUpper(t)+")")
+	for _, s := range list {
+		if s.flag == "" {
+			continue
+		}
+		record := func(v string) error { given[s.flag] = v; return nil }
+		if s.isBool {
+			fs.BoolFunc(s.flag, s.help(), record)
+		} else {
+			fs.Func(s.flag, s.help(), record)
+		}
 	}
-	aiPrices := fs.String("ai-prices", env("AI_PRICES", ""), `AI Spend price table, JSON {"model": {"input": USD per 1M tokens, "output": …}} or @file (BOTPLATFORM_AI_PRICES)`)
-	fs.StringVar(&c.DebugAddr, "debug-addr", env("DEBUG_ADDR", ""), "loopback address (127.0.0.1:PORT) of the debug endpoints /debug/runtime and /debug/pprof/; empty: none (BOTPLATFORM_DEBUG_ADDR)")
-	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "text or json (BOTPLATFORM_LOG_FORMAT)")
-	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (BOTPLATFORM_LOG_LEVEL)")
-	shutdown := env("SHUTDOWN_TIMEOUT", "15s")
-	fs.Func("shutdown-timeout", "time allowed to drain requests on SIGINT/SIGTERM (BOTPLATFORM_SHUTDOWN_TIMEOUT, default 15s)", func(s string) error {
-		shutdown = s
-		return nil
-	})
-	durations := []struct {
-		flag, env, def, usage string
-		dst                   *time.Duration
-		min                   time.Duration
-	}{
-		{"upload-url-ttl", "UPLOAD_URL_TTL", "1h", "lifetime of a file's uploadUrl", &c.UploadURLTTL, time.Second},
-		{"download-url-ttl", "DOWNLOAD_URL_TTL", "15m", "lifetime of a signed file url (files without public_content)", &c.DownloadURLTTL, time.Second},
-		{"reaper-interval", "REAPER_INTERVAL", "1m", "how often expired files are deleted", &c.ReaperInterval, time.Second},
-		{"sse-ping-interval", "SSE_PING_INTERVAL", "4s", "longest silence on a conversation's event stream before a ping", &c.SSEPingInterval, 100 * time.Millisecond},
-		{"sse-write-timeout", "SSE_WRITE_TIMEOUT", "15s", "longest wait for a listener to take a signal or ping before its stream is ended", &c.SSEWriteTimeout, 100 * time.Millisecond},
-		{"bot-timeout", "BOT_TIMEOUT", "10s", "deadline of one run of bot code, for bots that set no maxExecutionTime", &c.BotTimeout, 10 * time.Millisecond},
-		{"bot-timeout-max", "BOT_TIMEOUT_MAX", "60s", "ceiling on a bot's maxExecutionTime", &c.BotTimeoutMax, 10 * time.Millisecond},
-		{"bot-poll", "BOT_POLL", "1s", "longest wait before looking for bot events queued by other processes (PostgreSQL) or whose lease ran out", &c.BotPoll, 10 * time.Millisecond},
-		{"ai-timeout", "AI_TIMEOUT", "2m", "longest wait for one answer of the model server (each attempt)", &c.AITimeout, time.Second},
-	}
-	ints := []struct {
-		flag, env, def, usage string
-		dst                   *int
-		min                   int
-	}{
-		{"bot-workers", "BOT_WORKERS", "64", "how many bot events run at once (one at a time per conversation)", &c.BotWorkers, 1},
-		{"bot-state-limit", "BOT_STATE_LIMIT", "131072", "largest event.state scope (bot, user, conversation) in bytes of JSON", &c.BotStateLimit, 2},
-		{"streams-per-user", "STREAMS_PER_USER", "32", "open conversation streams one chat user may hold on this process; 0: no limit", &c.StreamsPerUser, 0},
-		{"streams-per-conversation", "STREAMS_PER_CONVERSATION", "128", "open streams of one conversation on this process; 0: no limit", &c.StreamsPerConversation, 0},
-		{"bot-memory", "BOT_MEMORY", "256", "memory limit of each bot's process, in MiB", &c.BotMemory, 64},
-		{"bot-max-scheduled", "BOT_MAX_SCHEDULED", "1000", "most scheduled events a bot may have pending (scheduleEvent fails beyond)", &c.BotMaxScheduled, 1},
-		{"index-workers", "INDEX_WORKERS", "2", "how many files are indexed at once; 0 leaves indexing to other processes", &c.IndexWorkers, 0},
-	}
-	rawInts := make([]string, len(ints))
-	for i, d := range ints {
-		rawInts[i] = env(d.env, d.def)
-		fs.Func(d.flag, d.usage+" (BOTPLATFORM_"+d.env+", default "+d.def+")", func(s string) error { rawInts[i] = s; return nil })
-	}
-	raw := make([]string, len(durations))
-	for i, d := range durations {
-		raw[i] = env(d.env, d.def)
-		fs.Func(d.flag, d.usage+" (BOTPLATFORM_"+d.env+", default "+d.def+")", func(s string) error { raw[i] = s; return nil })
-	}
-	authTTL := env("AUTH_CACHE_TTL", "5s")
-	fs.Func("auth-cache-ttl", "how long a successful authentication is reused; 0 disables (BOTPLATFORM_AUTH_CACHE_TTL, default 5s)", func(s string) error {
-		authTTL = s
-		return nil
-	})
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	c.AdminToken = env("ADMIN_TOKEN", "")
-	c.EmbeddingsKey = env("EMBEDDINGS_KEY", "")
-	c.AIKey = env("AI_KEY", "")
-	if c.AIURL != "" {
-		c.AIModels = map[string]string{}
-		for t, v := range aiTypes {
-			if c.AIModels[t] = *v; *v == "" {
-				c.AIModels[t] = *aiModel
-			}
-			if c.AIModels[t] == "" {
-				return c, fmt.Errorf("ai-model: required with ai-url (or ai-model-%s)", t)
-			}
+	for _, s := range list {
+		v, ok := given[s.flag]
+		if !ok || s.flag == "" {
+			v = env(s.env, s.def)
+		}
+		if err := s.set(s, v); err != nil {
+			return c, err
 		}
 	}
-	if *aiPrices != "" {
-		b := []byte(*aiPrices)
-		if name, ok := strings.CutPrefix(*aiPrices, "@"); ok {
-			var err error
-			if b, err = os.ReadFile(name); err != nil {
-				return c, fmt.Errorf("ai-prices: %v", err)
-			}
-		}
-		if err := json.Unmarshal(b, &c.AIPrices); err != nil {
-			return c, fmt.Errorf(`ai-prices: must be JSON such as {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}: %v`, err)
-		}
-		for m, p := range c.AIPrices {
-			if p.Input < 0 || p.Output < 0 {
-				return c, fmt.Errorf("ai-prices: %s: prices must not be negative", m)
-			}
-		}
-	}
-	var err error
-	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil {
-		return c, fmt.Errorf("shutdown-timeout: %v", err)
-	}
-	for i, d := range durations {
-		if *d.dst, err = time.ParseDuration(raw[i]); err != nil || *d.dst < d.min {
-			return c, fmt.Errorf("%s: must be a duration of at least %s, such as %s", d.flag, d.min, d.def)
-		}
-	}
-	for i, d := range ints {
-		if *d.dst, err = strconv.Atoi(rawInts[i]); err != nil || *d.dst < d.min {
-			return c, fmt.Errorf("%s: must be a whole number of at least %d, such as %s", d.flag, d.min, d.def)
-		}
+	if err := p.apply(&c); err != nil {
+		return c, err
 	}
 	if c.BotTimeoutMax < c.BotTimeout {
 		return c, fmt.Errorf("bot-timeout-max: must be at least bot-timeout (%s)", c.BotTimeout)
 	}
-	if c.AdoptData, err = strconv.ParseBool(adoptData); err != nil && adoptData != "" {
-		return c, fmt.Errorf("adopt-data: must be true or false")
-	}
-	if c.AuthCacheTTL, err = time.ParseDuration(authTTL); err != nil || c.AuthCacheTTL < 0 {
-		return c, fmt.Errorf("auth-cache-ttl: must be a duration such as 5s, or 0")
-	}
 	return c, c.validate()
+}
+
+// apply fills the model names and the price table, which depend on each
+// other's settings.
+func (p *pending) apply(c *Config) error {
+	if c.AIURL != "" {
+		c.AIModels = map[string]string{}
+		for _, t := range platform.ModelTypes {
+			if c.AIModels[t] = p.aiTypes[t]; c.AIModels[t] == "" {
+				c.AIModels[t] = p.aiModel
+			}
+			if c.AIModels[t] == "" {
+				return fmt.Errorf("ai-model: required with ai-url (or ai-model-%s)", t)
+			}
+		}
+	}
+	if p.aiPrices == "" {
+		return nil
+	}
+	b := []byte(p.aiPrices)
+	if name, ok := strings.CutPrefix(p.aiPrices, "@"); ok {
+		var err error
+		if b, err = os.ReadFile(name); err != nil {
+			return fmt.Errorf("ai-prices: %v", err)
+		}
+	}
+	if err := json.Unmarshal(b, &c.AIPrices); err != nil {
+		return fmt.Errorf(`ai-prices: must be JSON such as {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}: %v`, err)
+	}
+	for m, pr := range c.AIPrices {
+		if pr.Input < 0 || pr.Output < 0 {
+			return fmt.Errorf("ai-prices: %s: prices must not be negative", m)
+		}
+	}
+	return nil
 }
 
 func (c *Config) validate() error {

@@ -96,3 +96,40 @@ func TestDebugAddr(t *testing.T) {
 		}
 	}
 }
+
+// Each setting's flag, variable and default appear together in
+// docs/configuration.md, and Defaults holds the documented defaults.
+func TestSettingsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Config
+	p := pending{aiTypes: map[string]string{}}
+	for _, s := range settings(&c, &p) {
+		if strings.HasPrefix(s.flag, "ai-model-") {
+			continue // one row for the three model types
+		}
+		row := ""
+		for _, line := range strings.Split(string(doc), "\n") {
+			if strings.Contains(line, "| `BOTPLATFORM_"+s.env+"`") {
+				row = line
+			}
+		}
+		if row == "" {
+			t.Errorf("BOTPLATFORM_%s: no row in docs/configuration.md", s.env)
+			continue
+		}
+		if s.flag != "" && !strings.HasPrefix(row, "| `--"+s.flag+"` |") {
+			t.Errorf("BOTPLATFORM_%s: the row does not name --%s: %s", s.env, s.flag, row)
+		}
+		if s.def != "" && !strings.Contains(row, "| `"+s.def+"` |") {
+			t.Errorf("--%s: the row does not give the default %s: %s", s.flag, s.def, row)
+		}
+	}
+	d := Defaults()
+	if d.BotWorkers != 64 || d.BotTimeout != 10*time.Second || d.BotTimeoutMax != time.Minute || d.BotMemory != 256 ||
+		d.UploadURLTTL != time.Hour || d.SSEPingInterval != 4*time.Second || d.AuthCacheTTL != 5*time.Second || d.Addr != "127.0.0.1:8080" {
+		t.Errorf("Defaults() = %+v", d)
+	}
+}

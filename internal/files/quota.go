@@ -2,8 +2,8 @@ package files
 
 import (
 	"context"
-	"time"
 
+	"github.com/botplatform/botplatform/internal/plans"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -14,21 +14,6 @@ const (
 	QuotaVectorStorage = "knowledgebase_vector_storage"
 	QuotaMaxFileSize   = "file_max_size_bytes"
 )
-
-// PlanLimits are a plan's default storage limits, in bytes.
-type PlanLimits struct{ MaxFile, MaxStorage, MaxVector int64 }
-
-const (
-	mib = int64(1) << 20
-	gib = int64(1) << 30
-)
-
-// Plans holds the default limits of each plan (docs/files-api.md).
-var Plans = map[string]PlanLimits{
-	"community":  {MaxFile: 2 * gib, MaxStorage: 10 * gib, MaxVector: 1 * gib},
-	"team":       {MaxFile: 5 * gib, MaxStorage: 100 * gib, MaxVector: 10 * gib},
-	"enterprise": {MaxFile: 10 * gib, MaxStorage: 1024 * gib, MaxVector: 100 * gib},
-}
 
 // limits is a workspace's effective limits and current usage.
 type limits struct {
@@ -49,10 +34,7 @@ func limitsOf(ctx context.Context, s store.Store, workspaceID string) (limits, e
 	if err != nil {
 		return limits{}, err
 	}
-	plan, ok := Plans[ws.Plan]
-	if !ok {
-		plan = Plans["community"]
-	}
+	plan := plans.Of(ws.Plan)
 	l := limits{MaxFile: plan.MaxFile, MaxStorage: plan.MaxStorage, MaxVector: plan.MaxVector, UsedStorage: st.FileBytes, UsedVector: st.VectorBytes}
 	for _, o := range []struct {
 		v   *int64
@@ -81,9 +63,6 @@ type Quota struct {
 	Limit int64
 	Usage int64
 }
-
-// Period names the current usage period (the calendar month, UTC).
-func Period(now time.Time) string { return now.UTC().Format("2006-01") }
 
 // Quotas lists the workspace's storage limits and usage; any member may read them.
 func (s *Service) Quotas(ctx context.Context, act *platform.Actor, workspaceID string) ([]Quota, error) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -87,10 +88,10 @@ func New(ctx context.Context, st store.Store, blobs blob.Store, auth Accounts, c
 		return nil, err
 	}
 	if cfg.UploadURLTTL <= 0 {
-		cfg.UploadURLTTL = time.Hour
+		cfg.UploadURLTTL = config.Defaults().UploadURLTTL
 	}
 	if cfg.DownloadURLTTL <= 0 {
-		cfg.DownloadURLTTL = 15 * time.Minute
+		cfg.DownloadURLTTL = config.Defaults().DownloadURLTTL
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	return &Service{store: st, blobs: blobs, auth: auth, clock: clock, log: log, cfg: cfg, secret: secret}, nil

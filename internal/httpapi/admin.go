@@ -42,7 +42,15 @@ func (a *api) adminRoutes() *http.ServeMux {
 	m.Handle("POST /v1/admin/bots/baks", a.workspace(a.createBotKey))
 	m.Handle("GET /v1/admin/bots/baks", a.workspace(a.listBotKeys))
 	m.Handle("DELETE /v1/admin/bots/baks/{id}", a.workspace(a.deleteBotKey))
-	a.quotaRoutes(m)
+
+	// Quotas and usages (quotas.go).
+	m.Handle("GET /v1/admin/workspaces/{id}/quotas", a.account(a.listQuotas))
+	m.Handle("PUT /v1/admin/workspaces/{id}/quotas", a.account(a.setQuotas))
+	m.Handle("GET /v1/admin/workspaces/{id}/quota", a.account(a.getQuota))
+	m.Handle("GET /v1/admin/workspaces/{id}/usages", a.account(a.listUsages))
+	m.Handle("GET /v1/admin/workspaces/{id}/usages/by-bot", a.account(a.usageByBot))
+	m.Handle("GET /v1/admin/usages/{id}", a.account(a.getUsage))
+	m.Handle("PUT /v1/admin/quotas/ai-spend", a.workspace(a.changeAISpendQuota))
 	return m
 }
 

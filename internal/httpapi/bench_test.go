@@ -18,9 +18,11 @@ import (
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/httpapi"
+	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store/sqlstore"
 	"github.com/botplatform/botplatform/internal/store/storetest"
@@ -50,6 +52,35 @@ func newEnv(t testing.TB, backend string) *env {
 	return e
 }
 
+// server is the whole server's handler on e's store, wired as serve.go
+// wires it (no workers run), with the services tests call directly.
+type server struct {
+	http.Handler
+	files *files.Service
+	chat  *chat.Service
+}
+
+func (e *env) server(tb testing.TB, log *slog.Logger) server {
+	tb.Helper()
+	blobs, err := blob.NewFS(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	clock := platform.SystemClock{}
+	fsvc, err := files.New(e.ctx, e.st, blobs, e.admin, clock, log, files.Config{PublicURL: "http://127.0.0.1"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	csvc := chat.New(e.st, chat.NewLocalHub(chat.StreamLimits{}), clock)
+	idx := indexing.New(e.st, blobs, clock, indexing.Config{Log: log})
+	rt := botruntime.New(e.st, csvc, clock, botruntime.Config{Log: log})
+	h := httpapi.New(httpapi.Deps{
+		Log: log, Clock: clock, Store: e.st, Admin: e.admin, Files: fsvc, Chat: csvc, Indexing: idx, Runtime: rt,
+		ChatPath: "/chat", Version: "test",
+	})
+	return server{h, fsvc, csvc}
+}
+
 // BenchmarkListBots measures GET /v1/admin/bots (a page of 20, authenticated)
 // over real HTTP on 127.0.0.1 against each database, and in the same run a
 // trivial net/http JSON handler as the baseline. Run with `make bench`.
@@ -65,7 +96,7 @@ func BenchmarkListBots(b *testing.B) {
 	for _, backend := range storetest.Backends {
 		b.Run(backend, func(b *testing.B) {
 			e := newEnv(b, backend)
-			st, svc, ctx, boot, act := e.st, e.admin, e.ctx, e.boot, e.act
+			svc, ctx, boot, act := e.admin, e.ctx, e.boot, e.act
 			for i := range 100 {
 				name := fmt.Sprintf("bot-%03d", i)
 				if _, err := svc.CreateBot(ctx, act, admin.BotInput{Name: &name, Tags: map[string]*string{"team": &name}}); err != nil {
@@ -73,7 +104,7 @@ func BenchmarkListBots(b *testing.B) {
 				}
 			}
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
-			srv := httptest.NewServer(httpapi.New(httpapi.Deps{Log: log, Store: st, Admin: svc, Version: "bench"}))
+			srv := httptest.NewServer(e.server(b, log))
 			defer srv.Close()
 			hammer(b, srv.URL+"/v1/admin/bots?pageSize=20", http.Header{
 				"Authorization":  {"Bearer " + boot.Token},
@@ -90,22 +121,13 @@ func BenchmarkUpsertFile(b *testing.B) {
 	for _, backend := range storetest.Backends {
 		b.Run(backend, func(b *testing.B) {
 			e := newEnv(b, backend)
-			st, svc, ctx, boot, act := e.st, e.admin, e.ctx, e.boot, e.act
+			svc, ctx, boot, act := e.admin, e.ctx, e.boot, e.act
 			name := "files"
 			bot, err := svc.CreateBot(ctx, act, admin.BotInput{Name: &name})
 			if err != nil {
 				b.Fatal(err)
 			}
-			blobs, err := blob.NewFS(b.TempDir())
-			if err != nil {
-				b.Fatal(err)
-			}
-			log := slog.New(slog.NewTextHandler(io.Discard, nil))
-			fsvc, err := files.New(ctx, st, blobs, svc, platform.SystemClock{}, log, files.Config{PublicURL: "http://127.0.0.1"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			srv := httptest.NewServer(httpapi.New(httpapi.Deps{Log: log, Store: st, Admin: svc, Files: fsvc, Version: "bench"}))
+			srv := httptest.NewServer(e.server(b, slog.New(slog.NewTextHandler(io.Discard, nil))))
 			defer srv.Close()
 			var n atomic.Int64
 			b.SetParallelism(16) // 16 × GOMAXPROCS(2) = 32 clients
@@ -132,10 +154,9 @@ func BenchmarkListParticipants(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	hub := chat.NewLocalHub(chat.StreamLimits{})
-	csvc := chat.New(st, hub, platform.SystemClock{})
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(httpapi.New(httpapi.Deps{Log: log, Store: st, Admin: svc, Chat: csvc, ChatPath: "/chat", Version: "bench"}))
+	full := e.server(b, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	csvc := full.chat
+	srv := httptest.NewServer(full)
 	defer srv.Close()
 	webhook := srv.URL + "/chat/" + bot.Integrations[0].WebhookID
 	cb, err := csvc.Webhook(ctx, bot.Integrations[0].WebhookID)

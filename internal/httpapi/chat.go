@@ -20,26 +20,26 @@ func (a *api) chatRoutes(prefix string) *http.ServeMux {
 	m.Handle("GET "+p+"/hello/", a.h(a.chatHello))
 	m.Handle("GET "+p+"/hello", a.h(a.chatHello))
 	m.Handle("POST "+p+"/users", a.chatBot(a.createUser))
-	m.Handle("POST "+p+"/users/get-or-create", a.chatUser(a.getOrCreateUser, true))
-	m.Handle("GET "+p+"/users/me", a.chatUser(a.getUser, false))
-	m.Handle("PUT "+p+"/users/me", a.chatUser(a.updateUser, false))
-	m.Handle("DELETE "+p+"/users/me", a.chatUser(a.deleteUser, false))
-	m.Handle("POST "+p+"/conversations", a.chatUser(a.createConversation, false))
-	m.Handle("POST "+p+"/conversations/get-or-create", a.chatUser(a.getOrCreateConversation, false))
-	m.Handle("GET "+p+"/conversations", a.chatUser(a.listConversations, false))
-	m.Handle("GET "+p+"/conversations/{id}", a.chatUser(a.getConversation, false))
-	m.Handle("DELETE "+p+"/conversations/{id}", a.chatUser(a.deleteConversation, false))
-	m.Handle("GET "+p+"/conversations/{id}/messages", a.chatUser(a.listMessages, false))
-	m.Handle("GET "+p+"/conversations/{id}/participants", a.chatUser(a.listParticipants, false))
-	m.Handle("POST "+p+"/conversations/{id}/participants", a.chatUser(a.addParticipant, false))
-	m.Handle("GET "+p+"/conversations/{id}/participants/{userId}", a.chatUser(a.getParticipant, false))
-	m.Handle("DELETE "+p+"/conversations/{id}/participants/{userId}", a.chatUser(a.removeParticipant, false))
-	m.Handle("GET "+p+"/conversations/{rest...}", a.chatUser(a.listen, false)) // streams of other clients
-	m.Handle("POST "+p+"/messages", a.chatUser(a.createMessage, false))
-	m.Handle("GET "+p+"/messages/{id}", a.chatUser(a.getMessage, false))
-	m.Handle("DELETE "+p+"/messages/{id}", a.chatUser(a.deleteMessage, false))
-	m.Handle("POST "+p+"/events", a.chatUser(a.createEvent, false))
-	m.Handle("GET "+p+"/events/{id}", a.chatUser(a.getEvent, false))
+	m.Handle("POST "+p+"/users/get-or-create", a.chatUserOrNew(a.getOrCreateUser))
+	m.Handle("GET "+p+"/users/me", a.chatUser(a.getUser))
+	m.Handle("PUT "+p+"/users/me", a.chatUser(a.updateUser))
+	m.Handle("DELETE "+p+"/users/me", a.chatUser(a.deleteUser))
+	m.Handle("POST "+p+"/conversations", a.chatUser(a.createConversation))
+	m.Handle("POST "+p+"/conversations/get-or-create", a.chatUser(a.getOrCreateConversation))
+	m.Handle("GET "+p+"/conversations", a.chatUser(a.listConversations))
+	m.Handle("GET "+p+"/conversations/{id}", a.chatUser(a.getConversation))
+	m.Handle("DELETE "+p+"/conversations/{id}", a.chatUser(a.deleteConversation))
+	m.Handle("GET "+p+"/conversations/{id}/messages", a.chatUser(a.listMessages))
+	m.Handle("GET "+p+"/conversations/{id}/participants", a.chatUser(a.listParticipants))
+	m.Handle("POST "+p+"/conversations/{id}/participants", a.chatUser(a.addParticipant))
+	m.Handle("GET "+p+"/conversations/{id}/participants/{userId}", a.chatUser(a.getParticipant))
+	m.Handle("DELETE "+p+"/conversations/{id}/participants/{userId}", a.chatUser(a.removeParticipant))
+	m.Handle("GET "+p+"/conversations/{rest...}", a.chatUser(a.listen)) // streams of other clients
+	m.Handle("POST "+p+"/messages", a.chatUser(a.createMessage))
+	m.Handle("GET "+p+"/messages/{id}", a.chatUser(a.getMessage))
+	m.Handle("DELETE "+p+"/messages/{id}", a.chatUser(a.deleteMessage))
+	m.Handle("POST "+p+"/events", a.chatUser(a.createEvent))
+	m.Handle("GET "+p+"/events/{id}", a.chatUser(a.getEvent))
 	return m
 }
 
@@ -50,7 +50,7 @@ func (a *api) chatRoutes(prefix string) *http.ServeMux {
 // for an event stream at {chat}/{webhook}/conversations/{id}/listen is
 // therefore a listen, whatever the id looks like.
 func (a *api) chatStreams(prefix string, next http.Handler) http.Handler {
-	listen := cors(a.chatUser(a.listen, false))
+	listen := cors(a.chatUser(a.listen))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 			if rest, ok := strings.CutPrefix(r.URL.Path, prefix+"/"); ok {
@@ -110,7 +110,14 @@ func (a *api) chatBot(f chatBotFunc) http.Handler {
 	})
 }
 
-func (a *api) chatUser(f chatUserFunc, getOrCreate bool) http.Handler {
+// chatUser serves a request of an existing chat user (x-user-key).
+func (a *api) chatUser(f chatUserFunc) http.Handler { return a.withChatUser(false, f) }
+
+// chatUserOrNew is chatUser for getOrCreateUser: a valid x-user-key whose
+// user does not exist yet creates it.
+func (a *api) chatUserOrNew(f chatUserFunc) http.Handler { return a.withChatUser(true, f) }
+
+func (a *api) withChatUser(getOrCreate bool, f chatUserFunc) http.Handler {
 	return a.chatBot(func(w http.ResponseWriter, r *http.Request, b *chat.Bot) error {
 		u, err := a.Chat.Authenticate(r.Context(), b, r.Header.Get("x-user-key"), getOrCreate)
 		if err != nil {
@@ -403,11 +410,7 @@ func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Bot, u plat
 	// A stream has no end time, but each write has one: a listener that
 	// stops reading is disconnected, its connection and slot freed.
 	rc := http.NewResponseController(w)
-	timeout := a.StreamWriteTimeout
-	if timeout <= 0 {
-		timeout = 15 * time.Second
-	}
-	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(timeout)) }
+	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(a.StreamWriteTimeout)) }
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -430,9 +433,6 @@ func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Bot, u plat
 	case <-hold.C:
 	}
 	interval := a.PingInterval
-	if interval <= 0 {
-		interval = 4 * time.Second
-	}
 	ping := time.NewTimer(interval)
 	defer ping.Stop()
 	send := func(frame []byte) bool {

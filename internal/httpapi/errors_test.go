@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
@@ -43,7 +42,7 @@ func TestInternalErrorsDoNotLeak(t *testing.T) {
 			e := newEnv(t, backend)
 			e.admin.SetAuthCacheTTL(0) // every request asks the database
 			var logs lockedBuffer
-			srv := httptest.NewServer(httpapi.New(httpapi.Deps{Log: slog.New(slog.NewTextHandler(&logs, nil)), Store: e.st, Admin: e.admin}))
+			srv := httptest.NewServer(e.server(t, slog.New(slog.NewTextHandler(&logs, nil))))
 			defer srv.Close()
 			boot := e.boot
 			e.st.Close()

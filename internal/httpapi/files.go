@@ -21,10 +21,8 @@ func (a *api) filesRoutes() *http.ServeMux {
 	m.Handle("GET /v1/files", a.caller(a.listFiles))
 	m.Handle("GET /v1/files/tags", a.caller(a.listFileTags))
 	m.Handle("GET /v1/files/tags/{tag}/values", a.caller(a.listFileTagValues))
-	if a.Indexing != nil {
-		m.Handle("GET /v1/files/search", a.caller(a.searchFiles))
-		m.Handle("GET /v1/files/{id}/passages", a.caller(a.listFilePassages))
-	}
+	m.Handle("GET /v1/files/search", a.caller(a.searchFiles))
+	m.Handle("GET /v1/files/{id}/passages", a.caller(a.listFilePassages))
 	m.HandleFunc("PUT /v1/files/{first}/{second}", a.putFileChild)
 	m.Handle("POST /v1/files/knowledge-bases", a.caller(a.createKnowledgeBase))
 	m.Handle("GET /v1/files/knowledge-bases", a.caller(a.listKnowledgeBases))

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/aispend"
@@ -20,18 +19,6 @@ import (
 // dollars and whose usage is the dollars spent in the month.
 
 const typeAISpend = "ai_spend"
-
-func (a *api) quotaRoutes(m *http.ServeMux) {
-	m.Handle("GET /v1/admin/workspaces/{id}/quotas", a.account(a.listQuotas))
-	m.Handle("GET /v1/admin/workspaces/{id}/quota", a.account(a.getQuota))
-	m.Handle("GET /v1/admin/workspaces/{id}/usages", a.account(a.listUsages))
-	m.Handle("GET /v1/admin/workspaces/{id}/usages/by-bot", a.account(a.usageByBot))
-	m.Handle("GET /v1/admin/usages/{id}", a.account(a.getUsage))
-	m.Handle("PUT /v1/admin/quotas/ai-spend", a.workspace(a.changeAISpendQuota))
-	if a.Files != nil {
-		m.Handle("PUT /v1/admin/workspaces/{id}/quotas", a.account(a.setQuotas))
-	}
-}
 
 type quotaJSON struct {
 	Period string `json:"period"`
@@ -53,10 +40,7 @@ type usageJSON struct {
 // server keeps.
 func (a *api) usageType(r *http.Request) (string, error) {
 	typ := r.URL.Query().Get("type")
-	known := []string{typeAISpend}
-	if a.Files != nil {
-		known = []string{files.QuotaFileStorage, files.QuotaVectorStorage, files.QuotaMaxFileSize, typeAISpend}
-	}
+	known := []string{files.QuotaFileStorage, files.QuotaVectorStorage, files.QuotaMaxFileSize, typeAISpend}
 	for _, k := range known {
 		if typ == k {
 			return typ, nil
@@ -65,7 +49,8 @@ func (a *api) usageType(r *http.Request) (string, error) {
 	return "", platform.Errorf(platform.ErrInvalidQuery, "type: must be one of %s; got %q", strings.Join(known, ", "), typ)
 }
 
-func currentPeriod() string { return files.Period(time.Now()) }
+// currentPeriod names the usage period of the quotas, by the server's clock.
+func (a *api) currentPeriod() string { return aispend.CurrentMonth(a.Clock).String() }
 
 // storageQuota returns the storage quota typ of workspace id.
 func (a *api) storageQuota(r *http.Request, act *admin.Actor, id, typ string) (files.Quota, error) {
@@ -87,21 +72,19 @@ func (a *api) aiSpendQuota(r *http.Request, act *admin.Actor, id string) (quotaJ
 	if err != nil {
 		return quotaJSON{}, err
 	}
-	return quotaJSON{currentPeriod(), ws.SpendingLimit, typeAISpend}, nil
+	return quotaJSON{a.currentPeriod(), ws.SpendingLimit, typeAISpend}, nil
 }
 
 // allQuotas lists every quota of workspace id: storage, then ai_spend.
 func (a *api) allQuotas(r *http.Request, act *admin.Actor, id string) ([]quotaJSON, error) {
-	var out []quotaJSON
-	if a.Files != nil {
-		qs, err := a.Files.Quotas(r.Context(), act, id)
-		if err != nil {
-			return nil, err
-		}
-		period := currentPeriod()
-		for _, q := range qs {
-			out = append(out, quotaJSON{period, q.Limit, q.Type})
-		}
+	qs, err := a.Files.Quotas(r.Context(), act, id)
+	if err != nil {
+		return nil, err
+	}
+	period := a.currentPeriod()
+	out := make([]quotaJSON, 0, len(qs)+1)
+	for _, q := range qs {
+		out = append(out, quotaJSON{period, q.Limit, q.Type})
 	}
 	q, err := a.aiSpendQuota(r, act, id)
 	if err != nil {
@@ -131,7 +114,7 @@ func (a *api) getQuota(w http.ResponseWriter, r *http.Request, act *admin.Actor)
 	} else {
 		var q files.Quota
 		q, err = a.storageQuota(r, act, id, typ)
-		out = quotaJSON{currentPeriod(), q.Limit, q.Type}
+		out = quotaJSON{a.currentPeriod(), q.Limit, q.Type}
 	}
 	if err != nil {
 		return err
@@ -158,7 +141,7 @@ func (a *api) usage(r *http.Request, act *admin.Actor, id, typ string) (usageJSO
 	if err != nil {
 		return usageJSON{}, err
 	}
-	return usageJSON{id, currentPeriod(), q.Usage, q.Limit, q.Type}, nil
+	return usageJSON{id, a.currentPeriod(), q.Usage, q.Limit, q.Type}, nil
 }
 
 // listUsages is listWorkspaceUsages: one usage, of the workspace.

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -30,16 +32,17 @@ const (
 	RuntimeLimit = 1 << 20
 )
 
-// Deps are what the surfaces are built from.
+// Deps are what the surfaces are built from; every one is required.
 type Deps struct {
 	Log   *slog.Logger
+	Clock platform.Clock // the server's, for the usage period
 	Store store.Store
 	Admin *admin.Service
 	Files *files.Service
 	Chat  *chat.Service
-	// Indexing searches indexed files; nil serves no search.
+	// Indexing searches indexed files.
 	Indexing *indexing.Service
-	// Runtime runs bot code; nil serves no Runtime API.
+	// Runtime runs bot code.
 	Runtime *botruntime.Runtime
 	// ChatPath is the path of the Chat API's base URL ("/chat").
 	ChatPath string
@@ -69,27 +72,23 @@ func (a *api) h(f handlerFunc) http.Handler {
 // New returns the whole server's handler: every surface behind the shared
 // middleware (request id, access log, panic recovery).
 func New(d Deps) http.Handler {
+	defaults := config.Defaults()
+	d.PingInterval = cmp.Or(d.PingInterval, defaults.SSEPingInterval)
+	d.StreamWriteTimeout = cmp.Or(d.StreamWriteTimeout, defaults.SSEWriteTimeout)
 	a := &api{d}
 	root := http.NewServeMux()
 	root.Handle("GET /healthz", a.h(a.healthz))
 	root.Handle("/v1/admin/", limit(AdminLimit, a.routed(a.adminRoutes())))
-	if d.Files != nil {
-		fs := limit(FilesLimit, a.routed(a.filesRoutes()))
-		root.Handle("/v1/files", fs)
-		root.Handle("/v1/files/", fs)
-		// Method patterns: other requests under these prefixes, such as
-		// copyFile of a file whose key is "public", are Files API calls.
-		content := a.routed(a.contentRoutes())
-		for _, p := range []string{"PUT /v1/files/upload/{id}", "GET /v1/files/content/{id}", "GET /v1/files/public/{id}"} {
-			root.Handle(p, content)
-		}
+	fs := limit(FilesLimit, a.routed(a.filesRoutes()))
+	root.Handle("/v1/files", fs)
+	root.Handle("/v1/files/", fs)
+	// Method patterns: other requests under these prefixes, such as
+	// copyFile of a file whose key is "public", are Files API calls.
+	content := a.routed(a.contentRoutes())
+	for _, p := range []string{"PUT /v1/files/upload/{id}", "GET /v1/files/content/{id}", "GET /v1/files/public/{id}"} {
+		root.Handle(p, content)
 	}
-	if d.Runtime != nil && d.Files != nil {
-		root.Handle("/v1/chat/", limit(RuntimeLimit, a.routed(a.runtimeRoutes())))
-	}
-	if d.Chat == nil {
-		return a.middleware(a.routed(root))
-	}
+	root.Handle("/v1/chat/", limit(RuntimeLimit, a.routed(a.runtimeRoutes())))
 	prefix := strings.TrimRight(d.ChatPath, "/")
 	root.Handle(prefix+"/", cors(limit(ChatLimit, a.routed(a.chatRoutes(prefix)))))
 	return a.middleware(a.chatStreams(prefix, a.routed(root)))

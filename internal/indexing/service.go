@@ -20,6 +20,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/ai"
 	"github.com/botplatform/botplatform/internal/blob"
+	serveconfig "github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/indexing/chunk"
 	"github.com/botplatform/botplatform/internal/indexing/embed"
 	"github.com/botplatform/botplatform/internal/indexing/parse"
@@ -70,7 +71,7 @@ type Service struct {
 // New returns the service; Run starts its workers.
 func New(st store.Store, blobs blob.Store, clock platform.Clock, cfg Config) *Service {
 	if cfg.Workers <= 0 {
-		cfg.Workers = 2
+		cfg.Workers = serveconfig.Defaults().IndexWorkers
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = time.Second
