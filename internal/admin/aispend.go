@@ -32,7 +32,7 @@ func (s *Service) month(period string) (aispend.Month, error) {
 	}
 	m, ok := aispend.ParseMonth(period)
 	if !ok {
-		return m, platform.Errorf(platform.ErrInvalidQuery, "period: must be a month written YYYY-MM; got %q", period)
+		return m, platform.Errorf(platform.TypeInvalidQuery, "period: must be a month written YYYY-MM; got %q", period)
 	}
 	return m, nil
 }
@@ -50,7 +50,7 @@ func (s *Service) usageOwner(ctx context.Context, a *Actor, id string) (w platfo
 		return w, "", notFound(err, "bot", id)
 	}
 	if w, err = s.workspaceAs(ctx, a, wsID); err != nil {
-		if pe, ok := platform.AsError(err); ok && pe.Type == platform.ErrResourceNotFound {
+		if pe, ok := platform.AsError(err); ok && pe.Type == platform.TypeResourceNotFound {
 			return w, "", platform.NotFound("bot", id) // do not name its workspace
 		}
 		return w, "", err

@@ -41,7 +41,7 @@ func TestAuthCache(t *testing.T) {
 				t.Fatalf("within the TTL: %v", err)
 			}
 			clock.Advance(2 * time.Second)
-			if _, err := svc.Authenticate(ctx, boot.Token, boot.WorkspaceID); !isType(err, platform.ErrUnauthorized) {
+			if _, err := svc.Authenticate(ctx, boot.Token, boot.WorkspaceID); !isType(err, platform.TypeUnauthorized) {
 				t.Fatalf("after the TTL: err = %v, want Unauthorized", err)
 			}
 
@@ -68,7 +68,7 @@ func TestAuthCache(t *testing.T) {
 			if err := svc.RemoveMember(ctx, a, m.ID); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := svc.Authenticate(ctx, devToken, boot.WorkspaceID); !isType(err, platform.ErrUnauthorized) {
+			if _, err := svc.Authenticate(ctx, devToken, boot.WorkspaceID); !isType(err, platform.TypeUnauthorized) {
 				t.Fatalf("removed member: err = %v, want Unauthorized at once", err)
 			}
 			// The cached actor is a copy: changing one does not change the next.

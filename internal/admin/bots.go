@@ -299,7 +299,7 @@ func (s *Service) apply(ctx context.Context, b *platform.Bot, in BotInput) error
 	}
 	for _, k := range sortedKeys(in.Plugins) {
 		if !isNull(in.Plugins[k]) {
-			return platform.Errorf(platform.ErrReferenceNotFound, "plugins.%s: plugin not found; this server has no plugin registry", k)
+			return platform.Errorf(platform.TypeReferenceNotFound, "plugins.%s: plugin not found; this server has no plugin registry", k)
 		}
 	}
 	for _, k := range sortedKeys(in.Integrations) {
@@ -327,7 +327,7 @@ func (s *Service) applyIntegration(b *platform.Bot, key string, raw json.RawMess
 		}
 	}
 	if in == nil {
-		return platform.Errorf(platform.ErrReferenceNotFound, "integrations.%s: integration not found; the only integration on this server is %q", key, ChatIntegrationID)
+		return platform.Errorf(platform.TypeReferenceNotFound, "integrations.%s: integration not found; the only integration on this server is %q", key, ChatIntegrationID)
 	}
 	field := "integrations." + key
 	if isNull(raw) {

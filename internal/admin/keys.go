@@ -50,7 +50,7 @@ func (s *Service) BotLogs(ctx context.Context, a *Actor, f store.LogFilter) ([]p
 		f.End = s.clock.Now().Add(time.Microsecond)
 	}
 	if !f.End.After(f.Start) {
-		return nil, "", platform.Errorf(platform.ErrInvalidQuery, "timeEnd: must be after timeStart")
+		return nil, "", platform.Errorf(platform.TypeInvalidQuery, "timeEnd: must be after timeStart")
 	}
 	if f.Limit == 0 {
 		f.Limit = 100

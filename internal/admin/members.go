@@ -26,7 +26,7 @@ func checkGrant(a *Actor, role platform.Role) error {
 		return platform.Invalid("role", "the owner role cannot be granted; a workspace has exactly one owner")
 	}
 	if !a.Member.Role.AtLeast(role) {
-		return platform.Errorf(platform.ErrForbidden, "role: you cannot grant %s, which is above your own role (%s)", role, a.Member.Role)
+		return platform.Errorf(platform.TypeForbidden, "role: you cannot grant %s, which is above your own role (%s)", role, a.Member.Role)
 	}
 	return nil
 }
@@ -45,7 +45,7 @@ func (s *Service) AddMember(ctx context.Context, a *Actor, email string, role pl
 		Email: acc.Email, DisplayName: acc.DisplayName, Role: role, CreatedAt: s.clock.Now()}
 	if err := s.store.CreateMember(ctx, m); err != nil {
 		if errors.Is(err, platform.ErrConflict) {
-			return m, platform.Errorf(platform.ErrAlreadyExists, "email: %s is already a member of this workspace", email)
+			return m, platform.Errorf(platform.TypeAlreadyExists, "email: %s is already a member of this workspace", email)
 		}
 		return m, err
 	}
@@ -66,7 +66,7 @@ func (s *Service) target(ctx context.Context, a *Actor, id, action string) (plat
 		return m, platform.Invalid("id", "the workspace owner cannot be %s", action)
 	}
 	if !a.Member.Role.AtLeast(m.Role) {
-		return m, platform.Errorf(platform.ErrForbidden, "this member's role (%s) is above yours (%s)", m.Role, a.Member.Role)
+		return m, platform.Errorf(platform.TypeForbidden, "this member's role (%s) is above yours (%s)", m.Role, a.Member.Role)
 	}
 	return m, nil
 }

@@ -117,7 +117,7 @@ func hashToken(v string) []byte {
 	return h[:]
 }
 
-var errBadToken = platform.Errorf(platform.ErrUnauthorized, "invalid or missing access token")
+var errBadToken = platform.Errorf(platform.TypeUnauthorized, "invalid or missing access token")
 
 // Actor is an authenticated caller (platform.Actor: the Files API's
 // quota rules act on it too).
@@ -175,7 +175,7 @@ func PageSize(v *int, def int) (int, error) {
 		return def, nil
 	}
 	if *v < 1 || *v > 100 {
-		return 0, platform.Errorf(platform.ErrInvalidQuery, "pageSize: must be between 1 and 100")
+		return 0, platform.Errorf(platform.TypeInvalidQuery, "pageSize: must be between 1 and 100")
 	}
 	return *v, nil
 }

@@ -140,7 +140,7 @@ func (s *Service) UpdateWorkspace(ctx context.Context, a *Actor, id string, u Wo
 	w.UpdatedAt = s.clock.Now()
 	if err := s.store.UpdateWorkspace(ctx, w); err != nil {
 		if errors.Is(err, platform.ErrConflict) {
-			return w, platform.Errorf(platform.ErrAlreadyExists, "handle: %q is taken by another workspace", w.Handle)
+			return w, platform.Errorf(platform.TypeAlreadyExists, "handle: %q is taken by another workspace", w.Handle)
 		}
 		return w, notFound(err, "workspace", id)
 	}

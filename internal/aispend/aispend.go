@@ -96,7 +96,7 @@ func RequirePlan(w platform.Workspace, option string) error {
 	if p, ok := plans.Get(w.Plan); ok && p.IncludesAI {
 		return nil
 	}
-	return platform.Errorf(platform.ErrPaymentRequired, "%s: AI-assisted indexing needs the Team or Enterprise plan; this workspace is on the %s plan", option, w.Plan)
+	return platform.Errorf(platform.TypePaymentRequired, "%s: AI-assisted indexing needs the Team or Enterprise plan; this workspace is on the %s plan", option, w.Plan)
 }
 
 // SpendLeft is what the workspace may still spend on model calls this

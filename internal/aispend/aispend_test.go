@@ -110,7 +110,7 @@ func TestSpentAndLeft(t *testing.T) {
 	// Community has no AI-assisted indexing.
 	f.w.Plan = "community"
 	err = RequirePlan(f.w, "summarization.enable")
-	if pe, ok := platform.AsError(err); !ok || pe.Type != platform.ErrPaymentRequired {
+	if pe, ok := platform.AsError(err); !ok || pe.Type != platform.TypePaymentRequired {
 		t.Fatalf("RequirePlan on community: %v, want PaymentRequired", err)
 	}
 	for _, p := range []string{"team", "enterprise"} {

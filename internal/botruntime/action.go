@@ -20,8 +20,8 @@ func (r *Runtime) CallAction(ctx context.Context, botID, name string, input json
 	if err != nil {
 		return nil, err
 	}
-	if b.bot.Code == "" {
-		return nil, platform.Errorf(platform.ErrResourceNotFound, "action %q: bot %q has no code deployed", name, botID)
+	if b.Code == "" {
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: bot %q has no code deployed", name, botID)
 	}
 	if len(input) == 0 || string(input) == "null" {
 		input = json.RawMessage(`{}`)
@@ -41,15 +41,15 @@ func (r *Runtime) CallAction(ctx context.Context, botID, name string, input json
 		var le *loadError
 		switch {
 		case errors.As(runErr, &de):
-			return nil, platform.Errorf(platform.ErrOperationTimeout, "action %q: %v", name, runErr)
+			return nil, platform.Errorf(platform.TypeOperationTimeout, "action %q: %v", name, runErr)
 		case errors.As(runErr, &le):
-			return nil, platform.Errorf(platform.ErrRuntime, "action %q failed: %v", name, runErr)
+			return nil, platform.Errorf(platform.TypeRuntime, "action %q failed: %v", name, runErr)
 		case errors.As(runErr, &se):
-			return nil, platform.Errorf(platform.ErrRuntime, "action %q failed: %s", name, se.Message)
+			return nil, platform.Errorf(platform.TypeRuntime, "action %q failed: %s", name, se.Message)
 		case errors.As(runErr, &ce):
-			return nil, platform.Errorf(platform.ErrRuntime, "action %q failed: %s", name, ce.Reason)
+			return nil, platform.Errorf(platform.TypeRuntime, "action %q failed: %s", name, ce.Reason)
 		case errors.Is(runErr, errProcessLost):
-			return nil, platform.Errorf(platform.ErrOperationTimeout, "action %q: %v", name, runErr)
+			return nil, platform.Errorf(platform.TypeOperationTimeout, "action %q: %v", name, runErr)
 		}
 		return nil, runErr
 	}
@@ -58,11 +58,11 @@ func (r *Runtime) CallAction(ctx context.Context, botID, name string, input json
 		return nil, fmt.Errorf("action %q: its result: %w", name, err)
 	}
 	if text == nil {
-		return nil, platform.Errorf(platform.ErrResourceNotFound, "action %q is not defined by the bot's code", name)
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q is not defined by the bot's code", name)
 	}
 	out := json.RawMessage(*text)
 	if len(out) == 0 || out[0] != '{' {
-		return nil, platform.Errorf(platform.ErrRuntime, "action %q must return an object, got %s", name, out)
+		return nil, platform.Errorf(platform.TypeRuntime, "action %q must return an object, got %s", name, out)
 	}
 	return out, nil
 }

@@ -29,7 +29,7 @@ func BenchmarkHandlerOverhead(b *testing.B) {
 		state.conversation.seen = (state.conversation.seen || 0) + 1
 		if (event.preview.length < 0) throw new Error('unreachable')
 	})`
-	bi := &botInfo{bot: platform.Bot{ID: "bot_bench", Code: code}, version: "1", ctxJSON: `{"botId":"bot_bench","configuration":{},"secrets":{}}`, timeout: 10 * time.Second}
+	bi := &botInfo{Bot: platform.Bot{ID: "bot_bench", Code: code}, version: "1", ctxJSON: `{"botId":"bot_bench","configuration":{},"secrets":{}}`, timeout: 10 * time.Second}
 	c := r.newCall(b.Context(), bi, "msg_bench", time.Now())
 	event, _ := json.Marshal(map[string]any{
 		"botId": "bot_bench", "conversationId": "conv_1", "createdOn": "2026-01-01T00:00:00.000Z", "direction": "incoming",

@@ -95,10 +95,10 @@ func (c *call) do(name, in string) string {
 	e, ok := platform.AsError(err)
 	if !ok {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			e = platform.Errorf(platform.ErrOperationTimeout, "the invocation's deadline passed")
+			e = platform.Errorf(platform.TypeOperationTimeout, "the invocation's deadline passed")
 		} else {
-			c.r.log.Error("bot runtime: server function failed", "bot", c.bot.bot.ID, "err", err)
-			e = platform.Errorf(platform.ErrInternal, "internal error")
+			c.r.log.Error("bot runtime: server function failed", "bot", c.bot.ID, "err", err)
+			e = platform.Errorf(platform.TypeInternal, "internal error")
 		}
 	}
 	b, _ := json.Marshal(map[string]any{"__error": map[string]string{"type": string(e.Type), "message": e.Message}})
@@ -110,7 +110,7 @@ func (c *call) log(level, line string) {
 		c.dropped++
 		return
 	}
-	c.logs = append(c.logs, platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: c.bot.bot.ID, Timestamp: c.r.clock.Now(),
+	c.logs = append(c.logs, platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: c.bot.ID, Timestamp: c.r.clock.Now(),
 		Level: level, Message: cutLine(line), UserID: c.logUser, ConversationID: c.logConv})
 }
 
@@ -129,11 +129,11 @@ func cutLine(line string) string {
 // finish closes the call's log: what was dropped and, when it failed, why.
 func (c *call) finish(what string, err error) []platform.LogEntry {
 	if c.dropped > 0 {
-		c.logs = append(c.logs, platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: c.bot.bot.ID, Timestamp: c.r.clock.Now(),
+		c.logs = append(c.logs, platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: c.bot.ID, Timestamp: c.r.clock.Now(),
 			Level: "warn", Message: fmt.Sprintf("%d more log lines dropped: at most %d per invocation", c.dropped, maxLogLines), UserID: c.logUser, ConversationID: c.logConv})
 	}
 	if err != nil {
-		c.logs = append(c.logs, platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: c.bot.bot.ID, Timestamp: c.r.clock.Now(),
+		c.logs = append(c.logs, platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: c.bot.ID, Timestamp: c.r.clock.Now(),
 			Level: "error", Message: what + " failed: " + err.Error(), UserID: c.logUser, ConversationID: c.logConv})
 	}
 	return c.logs
@@ -168,7 +168,7 @@ func (c *call) conversation(field, id string) (platform.Conversation, error) {
 	if id == "" {
 		return platform.Conversation{}, platform.Invalid(field, "is required")
 	}
-	conv, err := c.r.store.GetConversation(c.ctx, c.bot.bot.ID, id)
+	conv, err := c.r.store.GetConversation(c.ctx, c.bot.ID, id)
 	if errors.Is(err, platform.ErrNotFound) {
 		return conv, platform.NotFound("conversation", id)
 	}
@@ -182,10 +182,10 @@ func (c *call) checkSend(payload json.RawMessage, object bool) error {
 		return platform.Invalid("payload", "must be an object")
 	}
 	if len(payload) > maxPayloadBytes {
-		return platform.Errorf(platform.ErrPayloadTooLarge, "payload: %d bytes; at most %d", len(payload), maxPayloadBytes)
+		return platform.Errorf(platform.TypePayloadTooLarge, "payload: %d bytes; at most %d", len(payload), maxPayloadBytes)
 	}
 	if c.sent >= maxOutgoing {
-		return platform.Errorf(platform.ErrLimitExceeded, "at most %d messages and events per invocation", maxOutgoing)
+		return platform.Errorf(platform.TypeLimitExceeded, "at most %d messages and events per invocation", maxOutgoing)
 	}
 	return nil
 }
@@ -205,7 +205,7 @@ func (c *call) outgoingEvent(in []byte) (any, error) {
 	id := c.nextID("msg_")
 	c.reserved[id] = true
 	ev := map[string]any{
-		"botId": c.bot.bot.ID, "createdOn": platform.FormatTime(c.r.clock.Now()), "direction": "outgoing",
+		"botId": c.bot.ID, "createdOn": platform.FormatTime(c.r.clock.Now()), "direction": "outgoing",
 		"id": id, "integration": "chat", "messageId": id, "payload": rawOr(a.Payload, `{}`), "preview": Preview(a.Payload),
 		"tags": emptyTags(), "type": "message",
 	}
@@ -288,7 +288,7 @@ func (c *call) getUser(in []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := c.r.store.GetChatUser(c.ctx, c.bot.bot.ID, id)
+	u, err := c.r.store.GetChatUser(c.ctx, c.bot.ID, id)
 	if errors.Is(err, platform.ErrNotFound) {
 		return nil, platform.NotFound("user", id)
 	}
@@ -311,7 +311,7 @@ func (c *call) getMessage(in []byte) (any, error) {
 		return nil, err
 	}
 	conv, err := c.r.store.GetConversationByID(c.ctx, m.ConversationID)
-	if err != nil || conv.BotID != c.bot.bot.ID {
+	if err != nil || conv.BotID != c.bot.ID {
 		return nil, platform.NotFound("message", id)
 	}
 	return map[string]any{"message": chat.MessageJSON(c.r.chat.Views(c.ctx, conv, []platform.Message{m})[0])}, nil

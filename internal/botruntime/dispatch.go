@@ -148,10 +148,10 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 	if err != nil {
 		return err
 	}
-	if in.bot.bot.Code == "" {
+	if in.bot.Code == "" {
 		return r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now())
 	}
-	saved, err := r.store.BotStates(ctx, in.bot.bot.ID, in.userID, in.convID)
+	saved, err := r.store.BotStates(ctx, in.bot.ID, in.userID, in.convID)
 	if err != nil {
 		return err
 	}
@@ -256,7 +256,7 @@ func (r *Runtime) changedStates(in *incoming, saved map[string]json.RawMessage, 
 			continue
 		}
 		id := map[string]string{platform.StateBot: "", platform.StateUser: in.userID, platform.StateConversation: in.convID}[scope]
-		states = append(states, platform.BotState{BotID: in.bot.bot.ID, Scope: scope, ScopeID: id, Value: json.RawMessage(v)})
+		states = append(states, platform.BotState{BotID: in.bot.ID, Scope: scope, ScopeID: id, Value: json.RawMessage(v)})
 	}
 	return states, nil
 }
@@ -298,7 +298,7 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p platform.BotEventJ
 		}
 		in.userID = userID
 		ev := in.event
-		ev["botId"], ev["conversationId"], ev["createdOn"] = b.bot.ID, conv.FID, platform.FormatTime(in.at)
+		ev["botId"], ev["conversationId"], ev["createdOn"] = b.ID, conv.FID, platform.FormatTime(in.at)
 		ev["direction"], ev["id"], ev["integration"] = "incoming", p.ID, "chat"
 		ev["payload"], ev["preview"], ev["tags"] = payload, Preview(payload), emptyTags()
 		return in, nil
@@ -309,7 +309,7 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p platform.BotEventJ
 		}
 		in := &incoming{bot: b, at: j.RunAfter, what: p.Type + " event " + p.EventID}
 		payload := rawOr(p.Payload, `{}`)
-		ev := map[string]any{"botId": b.bot.ID, "createdOn": platform.FormatTime(j.RunAfter), "direction": "incoming",
+		ev := map[string]any{"botId": b.ID, "createdOn": platform.FormatTime(j.RunAfter), "direction": "incoming",
 			"id": p.EventID, "payload": payload, "preview": Preview(payload), "tags": emptyTags(), "type": p.EventType}
 		trigger := map[string]any{"eventName": p.EventType}
 		if p.Type == platform.BotEventRecurring {
@@ -328,7 +328,7 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p platform.BotEventJ
 			trigger["integration"] = "chat"
 		}
 		if p.UserID != "" {
-			fid := r.chat.UserFID(ctx, b.bot.ID, p.UserID)
+			fid := r.chat.UserFID(ctx, b.ID, p.UserID)
 			in.userID = p.UserID
 			ev["userId"], trigger["userId"] = fid, fid
 		}

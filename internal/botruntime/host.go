@@ -127,7 +127,7 @@ func (h *host) start(code string, check bool) error {
 	case f := <-readyc:
 		if f.Err != nil {
 			h.close()
-			return platform.Errorf(platform.ErrInvalidPayload, "%s", f.Err.Message)
+			return platform.Errorf(platform.TypeInvalidPayload, "%s", f.Err.Message)
 		}
 		return nil
 	case <-h.exited:
@@ -236,27 +236,27 @@ func (h *host) killAll() {
 // if needed. A process of older code is closed once its invocations end.
 func (r *Runtime) hostFor(b *botInfo) (*host, error) {
 	r.hostsMu.Lock()
-	h := r.hosts[b.bot.ID]
+	h := r.hosts[b.ID]
 	if h != nil && (h.version != b.version || h.dead()) {
 		h.close()
 		h = nil
 	}
 	starting := h == nil
 	if starting {
-		h = newHost(r, b.bot.ID, b.version)
-		r.hosts[b.bot.ID] = h
+		h = newHost(r, b.ID, b.version)
+		r.hosts[b.ID] = h
 	}
 	h.lastUsed = time.Now()
 	r.hostsMu.Unlock()
 	if starting {
-		h.startErr = h.start(b.bot.Code, false)
+		h.startErr = h.start(b.Code, false)
 		close(h.ready)
 	}
 	<-h.ready
 	if h.startErr != nil {
 		r.hostsMu.Lock()
-		if r.hosts[b.bot.ID] == h {
-			delete(r.hosts, b.bot.ID)
+		if r.hosts[b.ID] == h {
+			delete(r.hosts, b.ID)
 		}
 		r.hostsMu.Unlock()
 		var pe *platform.Error

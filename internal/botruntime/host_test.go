@@ -33,7 +33,7 @@ func TestForgetIdleClosesQuietBots(t *testing.T) {
 func action(t *testing.T, r *Runtime, b *botInfo, name string) (string, error) {
 	t.Helper()
 	c := r.newCall(t.Context(), b, "seed", time.Now())
-	out, err := r.invoke(c, "action", name, `{}`, `{"botId":"`+b.bot.ID+`"}`)
+	out, err := r.invoke(c, "action", name, `{}`, `{"botId":"`+b.ID+`"}`)
 	if err != nil {
 		return "", err
 	}
@@ -49,14 +49,14 @@ func TestHostKeepsWarmVMsOfCurrentCodeOnly(t *testing.T) {
 	r := New(nil, nil, platform.SystemClock{}, Config{})
 	t.Cleanup(r.killProcesses)
 	code := `globalThis.n = 0; bot.action('count', async () => ({ n: ++globalThis.n }))`
-	b1 := &botInfo{bot: platform.Bot{ID: "bot_1", Code: code}, version: "1", timeout: 5 * time.Second}
+	b1 := &botInfo{Bot: platform.Bot{ID: "bot_1", Code: code}, version: "1", timeout: 5 * time.Second}
 	for _, want := range []string{`{"n":1}`, `{"n":2}`} {
 		if got, err := action(t, r, b1, "count"); err != nil || got != want {
 			t.Fatalf("count = %s, %v; want %s (a warm VM keeps its globals)", got, err, want)
 		}
 	}
 	h1 := r.hosts["bot_1"]
-	b2 := &botInfo{bot: platform.Bot{ID: "bot_1", Code: code}, version: "2", timeout: 5 * time.Second}
+	b2 := &botInfo{Bot: platform.Bot{ID: "bot_1", Code: code}, version: "2", timeout: 5 * time.Second}
 	if got, err := action(t, r, b2, "count"); err != nil || got != `{"n":1}` {
 		t.Fatalf("new code: count = %s, %v; want a fresh VM", got, err)
 	}
@@ -86,7 +86,7 @@ bot.action('deep', async () => { let o = {}; for (let i = 0; i < 3000000; i++) o
 bot.action('getter', async () => { throw { get stack() { for (;;) {} } } })
 bot.action('ok', async () => ({ ok: true }))
 bot.action('slow', async () => { const end = Date.now() + 3000; while (Date.now() < end) {} return { slow: true } })`
-	b := &botInfo{bot: platform.Bot{ID: "bot_h", Code: code}, version: "1", timeout: time.Second}
+	b := &botInfo{Bot: platform.Bot{ID: "bot_h", Code: code}, version: "1", timeout: time.Second}
 	for _, name := range []string{"regex", "deep", "getter"} {
 		_, err := action(t, r, b, name)
 		var de *DeadlineError
@@ -98,7 +98,7 @@ bot.action('slow', async () => { const end = Date.now() + 3000; while (Date.now(
 		}
 	}
 	// An innocent invocation in the process killed for another's deadline.
-	slow := &botInfo{bot: b.bot, version: "1", timeout: 10 * time.Second}
+	slow := &botInfo{Bot: b.Bot, version: "1", timeout: 10 * time.Second}
 	lost := make(chan error, 1)
 	go func() { _, err := action(t, r, slow, "slow"); lost <- err }()
 	time.Sleep(200 * time.Millisecond) // let it start; either order is valid below
@@ -122,7 +122,7 @@ bot.action('double', async () => { let s = 'x'; for (;;) s += s })
 bot.action('buffers', async () => { const a = []; for (let i = 0; i < 16; i++) a.push(new ArrayBuffer(1 << 30)); return { n: a.length } })
 bot.action('grow', async () => { keep.push(new Array(2e5).fill(1.5)); return { n: keep.length } })
 bot.action('ok', async () => ({ ok: true }))`
-	b := &botInfo{bot: platform.Bot{ID: "bot_m", Code: code}, version: "1", timeout: 30 * time.Second}
+	b := &botInfo{Bot: platform.Bot{ID: "bot_m", Code: code}, version: "1", timeout: 30 * time.Second}
 	for _, name := range []string{"double", "buffers", "grow"} {
 		var err error
 		for i := 0; i < 100 && err == nil; i++ { // grow: across invocations
@@ -150,7 +150,7 @@ func TestCheckCode(t *testing.T) {
 	} {
 		err := r.CheckCode(t.Context(), tc.code)
 		e, ok := platform.AsError(err)
-		if !ok || e.Type != platform.ErrInvalidPayload || !strings.HasPrefix(e.Error(), "InvalidPayload: "+tc.want) {
+		if !ok || e.Type != platform.TypeInvalidPayload || !strings.HasPrefix(e.Error(), "InvalidPayload: "+tc.want) {
 			t.Errorf("CheckCode(%.40q) = %v, want InvalidPayload %q…", tc.code, err, tc.want)
 		}
 	}

@@ -158,7 +158,7 @@ func (r *Runtime) Notify() {
 
 // botInfo is a bot as the runtime needs it, cached per version.
 type botInfo struct {
-	bot     platform.Bot
+	platform.Bot
 	updated time.Time
 	version string
 	ctxJSON string
@@ -182,7 +182,7 @@ func (r *Runtime) botInfo(ctx context.Context, botID string) (*botInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	b = &botInfo{bot: bot, updated: bot.UpdatedAt, version: strconv.FormatInt(bot.UpdatedAt.UnixMicro(), 10), timeout: r.cfg.Timeout}
+	b = &botInfo{Bot: bot, updated: bot.UpdatedAt, version: strconv.FormatInt(bot.UpdatedAt.UnixMicro(), 10), timeout: r.cfg.Timeout}
 	if t := bot.Spec.MaxExecutionTime; t != nil {
 		b.timeout = min(time.Duration(*t)*time.Second, r.cfg.MaxTimeout)
 	}

@@ -63,8 +63,8 @@ func (c *call) scheduleEvent(in []byte) (any, error) {
 	if at.Sub(now) > maxScheduleAhead {
 		return nil, platform.Invalid("delay", "an event may be scheduled at most 90 days ahead")
 	}
-	p := platform.BotEventJob{Type: platform.BotEventScheduled, BotID: c.bot.bot.ID, EventType: a.Type, Payload: a.Payload}
-	subject := platform.JobSubjectBot(c.bot.bot.ID)
+	p := platform.BotEventJob{Type: platform.BotEventScheduled, BotID: c.bot.ID, EventType: a.Type, Payload: a.Payload}
+	subject := platform.JobSubjectBot(c.bot.ID)
 	if a.ConversationID != "" {
 		conv, err := c.conversation("conversationId", a.ConversationID)
 		if err != nil {
@@ -73,7 +73,7 @@ func (c *call) scheduleEvent(in []byte) (any, error) {
 		p.ConversationID, subject = conv.ID, conv.ID
 	}
 	if a.UserID != "" {
-		u, err := c.r.store.GetChatUser(c.ctx, c.bot.bot.ID, a.UserID)
+		u, err := c.r.store.GetChatUser(c.ctx, c.bot.ID, a.UserID)
 		if errors.Is(err, platform.ErrNotFound) {
 			return nil, platform.NotFound("user", a.UserID)
 		}
@@ -90,7 +90,7 @@ func (c *call) scheduleEvent(in []byte) (any, error) {
 		return nil, err
 	}
 	err := c.r.store.EnqueueJob(c.ctx, platform.Job{ID: id, Kind: platform.JobBotEvent, Subject: subject,
-		Payload: payload, RunAfter: at, CreatedAt: now, Owner: c.bot.bot.ID})
+		Payload: payload, RunAfter: at, CreatedAt: now, Owner: c.bot.ID})
 	if err != nil && !errors.Is(err, platform.ErrConflict) { // a conflict: queued by an earlier delivery
 		return nil, err
 	}
@@ -102,12 +102,12 @@ func (c *call) scheduleEvent(in []byte) (any, error) {
 // (--bot-max-scheduled): over it, scheduleEvent fails, and the bot's logs
 // say so even if the code catches the error.
 func (c *call) checkScheduled() error {
-	n, err := c.r.store.CountOwnedJobs(c.ctx, platform.JobBotEvent, c.bot.bot.ID)
+	n, err := c.r.store.CountOwnedJobs(c.ctx, platform.JobBotEvent, c.bot.ID)
 	if err != nil || n < c.r.cfg.MaxScheduled {
 		return err
 	}
-	e := platform.Errorf(platform.ErrLimitExceeded, "the bot has %d scheduled events pending; at most %d (--bot-max-scheduled): the event was not scheduled", n, c.r.cfg.MaxScheduled)
-	c.logs = append(c.logs, platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: c.bot.bot.ID, Timestamp: c.r.clock.Now(),
+	e := platform.Errorf(platform.TypeLimitExceeded, "the bot has %d scheduled events pending; at most %d (--bot-max-scheduled): the event was not scheduled", n, c.r.cfg.MaxScheduled)
+	c.logs = append(c.logs, platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: c.bot.ID, Timestamp: c.r.clock.Now(),
 		Level: "error", Message: "scheduleEvent: " + e.Message, UserID: c.logUser, ConversationID: c.logConv})
 	return e
 }

@@ -23,7 +23,7 @@ func (c *call) searchFiles(in []byte) (any, error) {
 		return nil, err
 	}
 	if c.r.search == nil {
-		return nil, platform.Errorf(platform.ErrResourceNotFound, "search is not available on this server")
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "search is not available on this server")
 	}
 	if strings.TrimSpace(a.Query) == "" {
 		return nil, platform.Invalid("query", "is required")
@@ -34,7 +34,7 @@ func (c *call) searchFiles(in []byte) (any, error) {
 	if a.Limit < 1 || a.Limit > 50 {
 		return nil, platform.Invalid("limit", "must be between 1 and 50")
 	}
-	q := SearchQuery{BotID: c.bot.bot.ID, Text: a.Query, Limit: a.Limit, Tags: map[string][]string{}}
+	q := SearchQuery{BotID: c.bot.ID, Text: a.Query, Limit: a.Limit, Tags: map[string][]string{}}
 	for k, raw := range a.Tags {
 		var one string
 		var many []string
@@ -50,7 +50,7 @@ func (c *call) searchFiles(in []byte) (any, error) {
 	included := []string{}
 	if len(a.KnowledgeBaseIDs) > 0 {
 		for _, id := range a.KnowledgeBaseIDs {
-			if _, err := c.r.store.GetKnowledgeBase(c.ctx, c.bot.bot.ID, id); errors.Is(err, platform.ErrNotFound) {
+			if _, err := c.r.store.GetKnowledgeBase(c.ctx, c.bot.ID, id); errors.Is(err, platform.ErrNotFound) {
 				return nil, platform.NotFound("knowledge base", id)
 			} else if err != nil {
 				return nil, err
@@ -59,7 +59,7 @@ func (c *call) searchFiles(in []byte) (any, error) {
 		}
 		q.Tags[platform.KnowledgeBaseTag] = included
 	} else {
-		kbs, _, err := c.r.store.ListKnowledgeBases(c.ctx, c.bot.bot.ID, nil, store.Page{Limit: 100})
+		kbs, _, err := c.r.store.ListKnowledgeBases(c.ctx, c.bot.ID, nil, store.Page{Limit: 100})
 		if err != nil {
 			return nil, err
 		}

@@ -12,11 +12,11 @@ import (
 
 // CreateConversation creates a conversation owned by the caller, who is its
 // first participant. getOrCreate returns an existing one the caller owns.
-func (s *Service) CreateConversation(ctx context.Context, b *Bot, u platform.ChatUser, id *string, getOrCreate bool) (platform.Conversation, error) {
+func (s *Service) CreateConversation(ctx context.Context, b *Webhook, u platform.ChatUser, id *string, getOrCreate bool) (platform.Conversation, error) {
 	if getOrCreate {
 		if c, err := s.store.GetConversation(ctx, b.ID, *id); err == nil {
 			if c.OwnerID != u.ID {
-				return c, platform.Errorf(platform.ErrForbidden, "conversation %q belongs to another user", *id)
+				return c, platform.Errorf(platform.TypeForbidden, "conversation %q belongs to another user", *id)
 			}
 			return c, nil
 		} else if !errors.Is(err, platform.ErrNotFound) {
@@ -37,7 +37,7 @@ func (s *Service) CreateConversation(ctx context.Context, b *Bot, u platform.Cha
 			if getOrCreate { // created concurrently
 				return s.CreateConversation(ctx, b, u, id, true)
 			}
-			return c, platform.Errorf(platform.ErrAlreadyExists, "id: a conversation with id %q already exists", c.FID)
+			return c, platform.Errorf(platform.TypeAlreadyExists, "id: a conversation with id %q already exists", c.FID)
 		}
 		return c, err
 	}
@@ -46,7 +46,7 @@ func (s *Service) CreateConversation(ctx context.Context, b *Bot, u platform.Cha
 
 // Conversation loads a conversation the caller takes part in (403 otherwise);
 // owner additionally requires the caller to own it.
-func (s *Service) Conversation(ctx context.Context, b *Bot, u platform.ChatUser, id string, owner bool) (platform.Conversation, error) {
+func (s *Service) Conversation(ctx context.Context, b *Webhook, u platform.ChatUser, id string, owner bool) (platform.Conversation, error) {
 	c, err := s.store.GetConversation(ctx, b.ID, id)
 	if errors.Is(err, platform.ErrNotFound) {
 		return c, platform.NotFound("conversation", id)
@@ -56,18 +56,18 @@ func (s *Service) Conversation(ctx context.Context, b *Bot, u platform.ChatUser,
 	}
 	if owner {
 		if c.OwnerID != u.ID {
-			return c, platform.Errorf(platform.ErrForbidden, "only the owner of conversation %q may do this", id)
+			return c, platform.Errorf(platform.TypeForbidden, "only the owner of conversation %q may do this", id)
 		}
 		return c, nil
 	}
 	ok, err := s.store.IsParticipant(ctx, c.ID, u.ID)
 	if err == nil && !ok {
-		err = platform.Errorf(platform.ErrForbidden, "you are not a participant of conversation %q", id)
+		err = platform.Errorf(platform.TypeForbidden, "you are not a participant of conversation %q", id)
 	}
 	return c, err
 }
 
-func (s *Service) DeleteConversation(ctx context.Context, b *Bot, u platform.ChatUser, id string) error {
+func (s *Service) DeleteConversation(ctx context.Context, b *Webhook, u platform.ChatUser, id string) error {
 	c, err := s.Conversation(ctx, b, u, id, true)
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (s *Service) ListConversations(ctx context.Context, u platform.ChatUser, p 
 
 // owned loads a conversation the caller owns and the user named by userID
 // (foreign or internal id), for the owner-only participant operations.
-func (s *Service) owned(ctx context.Context, b *Bot, u platform.ChatUser, convID, userID string) (platform.Conversation, platform.ChatUser, error) {
+func (s *Service) owned(ctx context.Context, b *Webhook, u platform.ChatUser, convID, userID string) (platform.Conversation, platform.ChatUser, error) {
 	c, err := s.Conversation(ctx, b, u, convID, true)
 	if err != nil {
 		return c, platform.ChatUser{}, err
@@ -94,7 +94,7 @@ func (s *Service) owned(ctx context.Context, b *Bot, u platform.ChatUser, convID
 }
 
 // AddParticipant adds a user to a conversation the caller owns.
-func (s *Service) AddParticipant(ctx context.Context, b *Bot, u platform.ChatUser, convID, userID string) (platform.ChatUser, error) {
+func (s *Service) AddParticipant(ctx context.Context, b *Webhook, u platform.ChatUser, convID, userID string) (platform.ChatUser, error) {
 	c, p, err := s.owned(ctx, b, u, convID, userID)
 	if err != nil {
 		return p, err
@@ -109,14 +109,14 @@ func (s *Service) AddParticipant(ctx context.Context, b *Bot, u platform.ChatUse
 }
 
 // GetParticipant is owner-only, as upstream.
-func (s *Service) GetParticipant(ctx context.Context, b *Bot, u platform.ChatUser, convID, userID string) (platform.ChatUser, error) {
+func (s *Service) GetParticipant(ctx context.Context, b *Webhook, u platform.ChatUser, convID, userID string) (platform.ChatUser, error) {
 	c, p, err := s.owned(ctx, b, u, convID, userID)
 	if err != nil {
 		return p, err
 	}
 	if ok, err := s.store.IsParticipant(ctx, c.ID, p.ID); err != nil || !ok {
 		if err == nil {
-			err = platform.Errorf(platform.ErrResourceNotFound, "user %q is not a participant of conversation %q", userID, convID)
+			err = platform.Errorf(platform.TypeResourceNotFound, "user %q is not a participant of conversation %q", userID, convID)
 		}
 		return p, err
 	}
@@ -125,7 +125,7 @@ func (s *Service) GetParticipant(ctx context.Context, b *Bot, u platform.ChatUse
 
 // RemoveParticipant removes a user from a conversation the caller owns
 // (never the owner), and ends that user's streams.
-func (s *Service) RemoveParticipant(ctx context.Context, b *Bot, u platform.ChatUser, convID, userID string) error {
+func (s *Service) RemoveParticipant(ctx context.Context, b *Webhook, u platform.ChatUser, convID, userID string) error {
 	c, p, err := s.owned(ctx, b, u, convID, userID)
 	if err != nil {
 		return err
@@ -137,7 +137,7 @@ func (s *Service) RemoveParticipant(ctx context.Context, b *Bot, u platform.Chat
 	defer unlock()
 	if err := s.store.RemoveParticipant(ctx, c.ID, p.ID); err != nil {
 		if errors.Is(err, platform.ErrNotFound) {
-			return platform.Errorf(platform.ErrResourceNotFound, "user %q is not a participant of conversation %q", userID, convID)
+			return platform.Errorf(platform.TypeResourceNotFound, "user %q is not a participant of conversation %q", userID, convID)
 		}
 		return err
 	}
@@ -146,7 +146,7 @@ func (s *Service) RemoveParticipant(ctx context.Context, b *Bot, u platform.Chat
 	return nil
 }
 
-func (s *Service) ListParticipants(ctx context.Context, b *Bot, u platform.ChatUser, convID string, p store.Page) ([]platform.ChatUser, string, error) {
+func (s *Service) ListParticipants(ctx context.Context, b *Webhook, u platform.ChatUser, convID string, p store.Page) ([]platform.ChatUser, string, error) {
 	c, err := s.Conversation(ctx, b, u, convID, false)
 	if err != nil {
 		return nil, "", err
@@ -173,7 +173,7 @@ func MessageJSON(m MessageView) map[string]any {
 }
 
 // CreateMessage stores a message from the caller and signals it.
-func (s *Service) CreateMessage(ctx context.Context, b *Bot, u platform.ChatUser, convID string, payload, metadata json.RawMessage) (MessageView, error) {
+func (s *Service) CreateMessage(ctx context.Context, b *Webhook, u platform.ChatUser, convID string, payload, metadata json.RawMessage) (MessageView, error) {
 	c, err := s.Conversation(ctx, b, u, convID, false)
 	if err != nil {
 		return MessageView{}, err
@@ -203,7 +203,7 @@ func deleted(err error, c platform.Conversation) error {
 }
 
 // message loads a message of a conversation the caller takes part in.
-func (s *Service) message(ctx context.Context, b *Bot, u platform.ChatUser, id string) (MessageView, platform.Conversation, error) {
+func (s *Service) message(ctx context.Context, b *Webhook, u platform.ChatUser, id string) (MessageView, platform.Conversation, error) {
 	m, err := s.store.GetMessage(ctx, id)
 	if errors.Is(err, platform.ErrNotFound) {
 		return MessageView{}, platform.Conversation{}, platform.NotFound("message", id)
@@ -213,7 +213,7 @@ func (s *Service) message(ctx context.Context, b *Bot, u platform.ChatUser, id s
 	}
 	c, err := s.Conversation(ctx, b, u, m.ConversationID, false)
 	if err != nil {
-		if e, ok := platform.AsError(err); ok && e.Type == platform.ErrResourceNotFound {
+		if e, ok := platform.AsError(err); ok && e.Type == platform.TypeResourceNotFound {
 			err = platform.NotFound("message", id) // another bot's message
 		}
 		return MessageView{}, c, err
@@ -221,19 +221,19 @@ func (s *Service) message(ctx context.Context, b *Bot, u platform.ChatUser, id s
 	return MessageView{m, s.fids(ctx, b.ID, m.UserID)[m.UserID], c.FID}, c, nil
 }
 
-func (s *Service) GetMessage(ctx context.Context, b *Bot, u platform.ChatUser, id string) (MessageView, error) {
+func (s *Service) GetMessage(ctx context.Context, b *Webhook, u platform.ChatUser, id string) (MessageView, error) {
 	m, _, err := s.message(ctx, b, u, id)
 	return m, err
 }
 
 // DeleteMessage deletes the caller's own message and signals it.
-func (s *Service) DeleteMessage(ctx context.Context, b *Bot, u platform.ChatUser, id string) error {
+func (s *Service) DeleteMessage(ctx context.Context, b *Webhook, u platform.ChatUser, id string) error {
 	m, c, err := s.message(ctx, b, u, id)
 	if err != nil {
 		return err
 	}
 	if m.UserID != u.ID {
-		return platform.Errorf(platform.ErrForbidden, "only the sender may delete message %q", id)
+		return platform.Errorf(platform.TypeForbidden, "only the sender may delete message %q", id)
 	}
 	unlock := s.lock(c.ID)
 	defer unlock()
@@ -245,7 +245,7 @@ func (s *Service) DeleteMessage(ctx context.Context, b *Bot, u platform.ChatUser
 	return nil
 }
 
-func (s *Service) ListMessages(ctx context.Context, b *Bot, u platform.ChatUser, convID string, p store.Page) ([]MessageView, string, error) {
+func (s *Service) ListMessages(ctx context.Context, b *Webhook, u platform.ChatUser, convID string, p store.Page) ([]MessageView, string, error) {
 	c, err := s.Conversation(ctx, b, u, convID, false)
 	if err != nil {
 		return nil, "", err
@@ -270,7 +270,7 @@ func EventJSON(e EventView) map[string]any {
 }
 
 // CreateEvent stores a custom event from the caller and signals it.
-func (s *Service) CreateEvent(ctx context.Context, b *Bot, u platform.ChatUser, convID string, payload json.RawMessage) (EventView, error) {
+func (s *Service) CreateEvent(ctx context.Context, b *Webhook, u platform.ChatUser, convID string, payload json.RawMessage) (EventView, error) {
 	c, err := s.Conversation(ctx, b, u, convID, false)
 	if err != nil {
 		return EventView{}, err
@@ -290,7 +290,7 @@ func (s *Service) CreateEvent(ctx context.Context, b *Bot, u platform.ChatUser, 
 	return v, nil
 }
 
-func (s *Service) GetEvent(ctx context.Context, b *Bot, u platform.ChatUser, id string) (EventView, error) {
+func (s *Service) GetEvent(ctx context.Context, b *Webhook, u platform.ChatUser, id string) (EventView, error) {
 	e, err := s.store.GetChatEvent(ctx, id)
 	if errors.Is(err, platform.ErrNotFound) {
 		return EventView{}, platform.NotFound("event", id)
@@ -300,7 +300,7 @@ func (s *Service) GetEvent(ctx context.Context, b *Bot, u platform.ChatUser, id 
 	}
 	c, err := s.Conversation(ctx, b, u, e.ConversationID, false)
 	if err != nil {
-		if pe, ok := platform.AsError(err); ok && pe.Type == platform.ErrResourceNotFound {
+		if pe, ok := platform.AsError(err); ok && pe.Type == platform.TypeResourceNotFound {
 			err = platform.NotFound("event", id)
 		}
 		return EventView{}, err
@@ -309,7 +309,7 @@ func (s *Service) GetEvent(ctx context.Context, b *Bot, u platform.ChatUser, id 
 }
 
 // Listen subscribes the caller to a conversation it takes part in.
-func (s *Service) Listen(ctx context.Context, b *Bot, u platform.ChatUser, convID string) (*Subscription, error) {
+func (s *Service) Listen(ctx context.Context, b *Webhook, u platform.ChatUser, convID string) (*Subscription, error) {
 	c, err := s.Conversation(ctx, b, u, convID, false)
 	if err != nil {
 		return nil, err

@@ -114,9 +114,9 @@ func (h *LocalHub) Subscribe(conversationID, userID string) (*Subscription, erro
 func (h *LocalHub) full(conversationID, userID string) error {
 	var e *platform.Error
 	if n := h.limits.PerUser; n > 0 && len(h.byUser[userID]) >= n {
-		e = platform.Errorf(platform.ErrRateLimited, "this user already has %d open streams, the limit; close one or retry later", n)
+		e = platform.Errorf(platform.TypeRateLimited, "this user already has %d open streams, the limit; close one or retry later", n)
 	} else if n := h.limits.PerConversation; n > 0 && len(h.byConv[conversationID]) >= n {
-		e = platform.Errorf(platform.ErrRateLimited, "this conversation already has %d open streams, the limit; close one or retry later", n)
+		e = platform.Errorf(platform.TypeRateLimited, "this conversation already has %d open streams, the limit; close one or retry later", n)
 	}
 	if e != nil {
 		e.RetryAfter = streamRetryAfter

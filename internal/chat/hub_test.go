@@ -71,7 +71,7 @@ func TestStreamLimits(t *testing.T) {
 		t.Helper()
 		s, err := h.Subscribe(conv, user)
 		e, ok := platform.AsError(err)
-		if s != nil || !ok || e.Type != platform.ErrRateLimited || e.RetryAfter <= 0 || !strings.Contains(e.Message, why) {
+		if s != nil || !ok || e.Type != platform.TypeRateLimited || e.RetryAfter <= 0 || !strings.Contains(e.Message, why) {
 			t.Fatalf("Subscribe(%s, %s) = %v, %v; want RateLimited (%s) with a Retry-After", conv, user, s, err, why)
 		}
 	}

@@ -27,7 +27,7 @@ func FuzzUserKey(f *testing.F) {
 		if err == nil {
 			if err := checkUserFID(got); err != nil {
 				var pe *platform.Error
-				if !errors.As(err, &pe) || pe.Type != platform.ErrInvalidPayload {
+				if !errors.As(err, &pe) || pe.Type != platform.TypeInvalidPayload {
 					t.Fatalf("checkUserFID(%q): %v, want a 400 InvalidPayload", got, err)
 				}
 			}

@@ -106,18 +106,19 @@ func (s *Service) lock(conversationID string) func() {
 	return m.Unlock
 }
 
-// Bot is the bot behind a chat webhook, with its user-key secret.
-type Bot struct {
+// Webhook is a chat webhook as the Chat API sees it: the bot behind it and
+// its user-key secret (platform.Bot is the bot itself).
+type Webhook struct {
 	ID  string
 	Key []byte
 }
 
 // Webhook resolves a chat webhook id. Unknown and disabled webhooks are 404,
 // so that the client's connection probe fails.
-func (s *Service) Webhook(ctx context.Context, webhookID string) (*Bot, error) {
+func (s *Service) Webhook(ctx context.Context, webhookID string) (*Webhook, error) {
 	in, err := s.store.GetIntegrationByWebhook(ctx, webhookID)
 	if errors.Is(err, platform.ErrNotFound) || (err == nil && !in.Enabled) {
-		return nil, platform.Errorf(platform.ErrResourceNotFound, "no chat webhook %q", webhookID)
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "no chat webhook %q", webhookID)
 	}
 	if err != nil {
 		return nil, err
@@ -126,7 +127,7 @@ func (s *Service) Webhook(ctx context.Context, webhookID string) (*Bot, error) {
 	if key == "" {
 		return nil, errors.New("chat integration without an encryption key")
 	}
-	return &Bot{ID: in.BotID, Key: []byte(key)}, nil
+	return &Webhook{ID: in.BotID, Key: []byte(key)}, nil
 }
 
 var fidRe = regexp.MustCompile(`^[a-zA-Z0-9_\-\\/]+$`)
@@ -178,7 +179,7 @@ func (in UserInput) apply(u *platform.ChatUser) error {
 
 // CreateUser creates a user (with the foreign id given, if any) and signs
 // its user key.
-func (s *Service) CreateUser(ctx context.Context, b *Bot, in UserInput) (platform.ChatUser, string, error) {
+func (s *Service) CreateUser(ctx context.Context, b *Webhook, in UserInput) (platform.ChatUser, string, error) {
 	now := s.clock.Now()
 	u := platform.ChatUser{ID: platform.NewID("user_"), BotID: b.ID, CreatedAt: now, UpdatedAt: now}
 	u.FID = u.ID
@@ -193,7 +194,7 @@ func (s *Service) CreateUser(ctx context.Context, b *Bot, in UserInput) (platfor
 	}
 	if err := s.store.CreateChatUser(ctx, u); err != nil {
 		if errors.Is(err, platform.ErrConflict) {
-			return u, "", platform.Errorf(platform.ErrAlreadyExists, "id: a user with id %q already exists", u.FID)
+			return u, "", platform.Errorf(platform.TypeAlreadyExists, "id: a user with id %q already exists", u.FID)
 		}
 		return u, "", err
 	}
@@ -203,7 +204,7 @@ func (s *Service) CreateUser(ctx context.Context, b *Bot, in UserInput) (platfor
 
 // Authenticate verifies a user key and returns its user. getOrCreate
 // creates the user named by a valid key that has none yet.
-func (s *Service) Authenticate(ctx context.Context, b *Bot, key string, getOrCreate bool) (platform.ChatUser, error) {
+func (s *Service) Authenticate(ctx context.Context, b *Webhook, key string, getOrCreate bool) (platform.ChatUser, error) {
 	fid, err := VerifyUserKey(b.Key, key)
 	if err != nil {
 		return platform.ChatUser{}, errInvalidKey
@@ -232,7 +233,7 @@ func (s *Service) Authenticate(ctx context.Context, b *Bot, key string, getOrCre
 	return u, err
 }
 
-var errInvalidKey = platform.Errorf(platform.ErrUnauthorized, "Invalid user key")
+var errInvalidKey = platform.Errorf(platform.TypeUnauthorized, "Invalid user key")
 
 // UpdateUser changes the caller's descriptive fields.
 func (s *Service) UpdateUser(ctx context.Context, u platform.ChatUser, in UserInput) (platform.ChatUser, error) {

@@ -41,7 +41,7 @@ func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, b
 		return f, err
 	}
 	if r.Tagging != "" && tagging != r.Tagging {
-		return f, platform.Errorf(platform.ErrForbidden, "this upload requires the header x-amz-tagging: %s (publicContentImmediatelyAccessible)", r.Tagging)
+		return f, platform.Errorf(platform.TypeForbidden, "this upload requires the header x-amz-tagging: %s (publicContentImmediatelyAccessible)", r.Tagging)
 	}
 	if f.Status != platform.FileUploadPending {
 		return s.uploadAgain(ctx, f, body)
@@ -58,24 +58,24 @@ func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, b
 		return f, platform.Errorf(t, "upload failed: %s", reason)
 	}
 	if f.DeclaredSize > lim.MaxFile {
-		return fail(platform.ErrPayloadTooLarge, "the file's size (%d bytes) exceeds the maximum file size of %d bytes", f.DeclaredSize, lim.MaxFile)
+		return fail(platform.TypePayloadTooLarge, "the file's size (%d bytes) exceeds the maximum file size of %d bytes", f.DeclaredSize, lim.MaxFile)
 	}
 	if free := lim.MaxStorage - lim.UsedStorage; f.DeclaredSize > free {
-		return fail(platform.ErrQuotaExceeded, "file storage quota exceeded: %d bytes used of %d, this file needs %d", lim.UsedStorage, lim.MaxStorage, f.DeclaredSize)
+		return fail(platform.TypeQuotaExceeded, "file storage quota exceeded: %d bytes used of %d, this file needs %d", lim.UsedStorage, lim.MaxStorage, f.DeclaredSize)
 	}
 	if free := lim.MaxVector - lim.UsedVector; f.Index && f.DeclaredSize > free {
-		return fail(platform.ErrQuotaExceeded, "vector storage quota exceeded: %d bytes used of %d, this file needs %d", lim.UsedVector, lim.MaxVector, f.DeclaredSize)
+		return fail(platform.TypeQuotaExceeded, "vector storage quota exceeded: %d bytes used of %d, this file needs %d", lim.UsedVector, lim.MaxVector, f.DeclaredSize)
 	}
 	key := newBlobKey(f)
 	info, err := s.blobs.Put(ctx, key, body, f.DeclaredSize)
 	if errors.Is(err, blob.ErrTooLarge) {
-		return fail(platform.ErrPayloadTooLarge, "the content is larger than the declared size of %d bytes", f.DeclaredSize)
+		return fail(platform.TypePayloadTooLarge, "the content is larger than the declared size of %d bytes", f.DeclaredSize)
 	}
 	if err != nil {
 		// A cut connection or a storage failure: nothing was kept and the
 		// file stays upload_pending, so the same URL can be used again.
 		if ctx.Err() != nil || errors.Is(err, io.ErrUnexpectedEOF) {
-			return f, platform.Errorf(platform.ErrInvalidPayload, "the upload ended before the content did; nothing was stored, and the same URL can be used again")
+			return f, platform.Errorf(platform.TypeInvalidPayload, "the upload ended before the content did; nothing was stored, and the same URL can be used again")
 		}
 		return f, err
 	}
@@ -94,7 +94,7 @@ func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, b
 	switch {
 	case errors.As(err, &qe):
 		s.removeBlob(ctx, key)
-		return fail(platform.ErrQuotaExceeded, "%s", qe.Error())
+		return fail(platform.TypeQuotaExceeded, "%s", qe.Error())
 	case errors.Is(err, platform.ErrConflict):
 		// Another upload to this URL (a client's retry, or a concurrent
 		// sender) was recorded first; this one's content goes, and the
@@ -140,7 +140,7 @@ func (s *Service) uploadAgain(ctx context.Context, f platform.File, body io.Read
 	n, err := io.Copy(h, io.LimitReader(body, *f.Size+1))
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, io.ErrUnexpectedEOF) {
-			return f, platform.Errorf(platform.ErrInvalidPayload, "the upload ended before the content did")
+			return f, platform.Errorf(platform.TypeInvalidPayload, "the upload ended before the content did")
 		}
 		return f, err
 	}
@@ -153,7 +153,7 @@ func (s *Service) uploadAgain(ctx context.Context, f platform.File, body io.Read
 func (s *Service) sameContent(ctx context.Context, f platform.File, got blob.Info) (platform.File, error) {
 	cur, err := s.store.GetFile(ctx, "", f.ID)
 	if errors.Is(err, platform.ErrNotFound) {
-		return f, platform.Errorf(platform.ErrForbidden, "this URL is stale: the file was deleted")
+		return f, platform.Errorf(platform.TypeForbidden, "this URL is stale: the file was deleted")
 	}
 	if err != nil {
 		return f, err
@@ -169,11 +169,11 @@ func (s *Service) sameContent(ctx context.Context, f platform.File, got blob.Inf
 func errStaleUpload(cur platform.File, gen int64) error {
 	switch {
 	case cur.Generation != gen:
-		return platform.Errorf(platform.ErrForbidden, "this URL is stale: the file was replaced")
+		return platform.Errorf(platform.TypeForbidden, "this URL is stale: the file was replaced")
 	case uploaded(cur):
-		return platform.Errorf(platform.ErrForbidden, "this URL is stale: other content was already uploaded to it (the file is %s); upsert the file again to upload new content", cur.Status)
+		return platform.Errorf(platform.TypeForbidden, "this URL is stale: other content was already uploaded to it (the file is %s); upsert the file again to upload new content", cur.Status)
 	}
-	return platform.Errorf(platform.ErrForbidden, "this URL is stale: the file is %s; upsert it again to upload new content", cur.Status)
+	return platform.Errorf(platform.TypeForbidden, "this URL is stale: the file is %s; upsert it again to upload new content", cur.Status)
 }
 
 // uploaded reports whether f has content to serve.
@@ -202,7 +202,7 @@ func (s *Service) PublicContent(ctx context.Context, id string) (platform.File, 
 	case platform.FileUploadCompleted, platform.FileIndexCompleted, platform.FileIndexFailed:
 	case platform.FileIndexPending:
 		if !f.PublicNow {
-			return f, nil, platform.Errorf(platform.ErrResourceNotFound, "file %q is still being processed", id)
+			return f, nil, platform.Errorf(platform.TypeResourceNotFound, "file %q is still being processed", id)
 		}
 	default:
 		return f, nil, platform.NotFound("file", id)
@@ -212,11 +212,11 @@ func (s *Service) PublicContent(ctx context.Context, id string) (platform.File, 
 
 func (s *Service) open(ctx context.Context, f platform.File) (platform.File, blob.Reader, error) {
 	if !uploaded(f) {
-		return f, nil, platform.Errorf(platform.ErrResourceNotFound, "file %q has no content yet (status %s)", f.ID, f.Status)
+		return f, nil, platform.Errorf(platform.TypeResourceNotFound, "file %q has no content yet (status %s)", f.ID, f.Status)
 	}
 	rd, err := s.blobs.Open(ctx, f.BlobKey)
 	if errors.Is(err, blob.ErrNotFound) {
-		return f, nil, platform.Errorf(platform.ErrResourceNotFound, "the content of file %q is gone", f.ID)
+		return f, nil, platform.Errorf(platform.TypeResourceNotFound, "the content of file %q is gone", f.ID)
 	}
 	return f, rd, err
 }

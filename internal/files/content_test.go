@@ -29,7 +29,7 @@ func TestSignedURLExpiry(t *testing.T) {
 			stale := signedOf(t, e.svc.UploadURL(f))
 			e.clock.Advance(time.Hour + time.Second)
 			_, err := e.svc.Upload(e.ctx, stale, "", bytes.NewReader([]byte("abc")))
-			requireErr(t, "upload through an expired URL", err, platform.ErrForbidden)
+			requireErr(t, "upload through an expired URL", err, platform.TypeForbidden)
 			fresh := signedOf(t, e.svc.UploadURL(f))
 			e.clock.Advance(59 * time.Minute)
 			done, err := e.svc.Upload(e.ctx, fresh, "", bytes.NewReader([]byte("abc")))
@@ -50,7 +50,7 @@ func TestSignedURLExpiry(t *testing.T) {
 			}
 			e.clock.Advance(time.Minute + time.Second)
 			_, _, err = e.svc.Content(e.ctx, content)
-			requireErr(t, "expired content url", err, platform.ErrForbidden)
+			requireErr(t, "expired content url", err, platform.TypeForbidden)
 			// Public URLs do not expire.
 			pub := e.create("p.txt", []byte("pub"), time.Time{}, false)
 			if _, err := e.svc.UpdateMetadata(e.ctx, e.caller, pub.ID, files.MetadataUpdate{AccessPolicies: &[]string{platform.PolicyPublicContent}}); err != nil {
@@ -184,7 +184,7 @@ func TestPublicContentWaitsForIndexing(t *testing.T) {
 				t.Fatalf("upload: %+v %v", done, err)
 			}
 			_, _, err = e.svc.PublicContent(e.ctx, f.ID)
-			requireErr(t, "public content while indexing is pending", err, platform.ErrResourceNotFound)
+			requireErr(t, "public content while indexing is pending", err, platform.TypeResourceNotFound)
 			if err := e.store.CompleteIndexing(e.ctx, f.ID, done.Generation, "v2", nil, time.Now()); err != nil {
 				t.Fatal(err)
 			}

@@ -17,7 +17,7 @@ func (s *Service) Get(ctx context.Context, c *Caller, id string) (platform.File,
 // List lists the files the caller may see.
 func (s *Service) List(ctx context.Context, c *Caller, f store.FileFilter) ([]platform.File, string, error) {
 	if len(f.IDs) > 50 {
-		return nil, "", platform.Errorf(platform.ErrInvalidQuery, "ids: at most 50")
+		return nil, "", platform.Errorf(platform.TypeInvalidQuery, "ids: at most 50")
 	}
 	f.FileVisibility = c.visibility()
 	return s.store.ListFiles(ctx, f)
@@ -133,7 +133,7 @@ func (s *Service) Copy(ctx context.Context, c *Caller, idOrKey, destKey, destBot
 		return src, platform.Invalid("destinationKey", "must not be empty")
 	}
 	if !uploaded(src) {
-		return src, platform.Errorf(platform.ErrInvalidPayload, "file %q has no content to copy yet (status %s)", src.ID, src.Status)
+		return src, platform.Errorf(platform.TypeInvalidPayload, "file %q has no content to copy yet (status %s)", src.ID, src.Status)
 	}
 	dest := *c
 	if destBotID != "" && destBotID != c.BotID {
@@ -147,7 +147,7 @@ func (s *Service) Copy(ctx context.Context, c *Caller, idOrKey, destKey, destBot
 		}
 	}
 	if existing, err := s.store.GetFileByKey(ctx, dest.BotID, dest.Scope, destKey); err == nil && !overwrite {
-		return existing, platform.Errorf(platform.ErrAlreadyExists, "destinationKey: a file with key %q already exists; pass overwrite: true to replace it", destKey)
+		return existing, platform.Errorf(platform.TypeAlreadyExists, "destinationKey: a file with key %q already exists; pass overwrite: true to replace it", destKey)
 	} else if err != nil && !errors.Is(err, platform.ErrNotFound) {
 		return src, err
 	}

@@ -13,7 +13,7 @@ import (
 // the caller's key namespace).
 func (s *Service) fileByIDOrKey(ctx context.Context, c *Caller, idOrKey string) (platform.File, error) {
 	f, err := s.file(ctx, c, idOrKey)
-	if e, ok := platform.AsError(err); ok && e.Type == platform.ErrResourceNotFound {
+	if e, ok := platform.AsError(err); ok && e.Type == platform.TypeResourceNotFound {
 		f, err = s.store.GetFileByKey(ctx, c.BotID, c.Scope, idOrKey)
 		if errors.Is(err, platform.ErrNotFound) || (err == nil && !c.sees(f)) {
 			return f, platform.NotFound("file", idOrKey)
@@ -46,7 +46,7 @@ func (s *Service) SetPassages(ctx context.Context, c *Caller, idOrKey string, ps
 		return err
 	}
 	if c.Integration && f.Scope != c.Scope {
-		return platform.Errorf(platform.ErrForbidden, "file %q is shared with integrations for reading only; its passages cannot be changed by this integration", idOrKey)
+		return platform.Errorf(platform.TypeForbidden, "file %q is shared with integrations for reading only; its passages cannot be changed by this integration", idOrKey)
 	}
 	if !f.Index {
 		return platform.Invalid("id", "file %q is not indexed: upsert it with index true first", idOrKey)

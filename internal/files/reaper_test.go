@@ -77,7 +77,7 @@ func testReaper(t *testing.T, e *env) {
 	}
 	for _, f := range []platform.File{expiring, indexed, pending} {
 		_, err := e.svc.Get(e.ctx, e.caller, f.ID)
-		requireErr(t, "getFile "+f.Key, err, platform.ErrResourceNotFound)
+		requireErr(t, "getFile "+f.Key, err, platform.TypeResourceNotFound)
 		if f.BlobKey != "" {
 			if _, err := e.blobs.Open(e.ctx, f.BlobKey); !errors.Is(err, blob.ErrNotFound) {
 				t.Errorf("blob of %s after reaping: %v, want blob.ErrNotFound", f.Key, err)
@@ -115,7 +115,7 @@ func testReaper(t *testing.T, e *env) {
 		t.Fatalf("ReapOnce after the pushed expiry: %d %v, want 1", n, err)
 	}
 	_, err = e.svc.Get(e.ctx, e.caller, pushed.ID)
-	requireErr(t, "getFile pushed", err, platform.ErrResourceNotFound)
+	requireErr(t, "getFile pushed", err, platform.TypeResourceNotFound)
 	e.clock.Advance(100 * 24 * time.Hour)
 	if n, err := e.svc.ReapOnce(e.ctx); err != nil || n != 0 {
 		t.Fatalf("ReapOnce much later: %d %v, want 0", n, err)
@@ -196,7 +196,7 @@ func TestConcurrentUploadsQuota(t *testing.T) {
 							ok++
 							continue
 						}
-						requireErr(t, fmt.Sprintf("upload %d", i), err, platform.ErrQuotaExceeded)
+						requireErr(t, fmt.Sprintf("upload %d", i), err, platform.TypeQuotaExceeded)
 					}
 					want := int(tc.limit / size)
 					if ok != want {
@@ -264,7 +264,7 @@ func TestRunReaper(t *testing.T) {
 			for {
 				_, err := e.svc.Get(e.ctx, e.caller, f.ID)
 				if err != nil {
-					requireErr(t, "getFile after expiry", err, platform.ErrResourceNotFound)
+					requireErr(t, "getFile after expiry", err, platform.TypeResourceNotFound)
 					break
 				}
 				if time.Now().After(deadline) {

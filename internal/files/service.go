@@ -130,7 +130,7 @@ func (c *Caller) sees(f platform.File) bool {
 // reported as not found.
 func (s *Service) Authorize(ctx context.Context, token string, h Headers) (*Caller, error) {
 	if token == "" {
-		return nil, platform.Errorf(platform.ErrUnauthorized, "invalid or missing access token")
+		return nil, platform.Errorf(platform.TypeUnauthorized, "invalid or missing access token")
 	}
 	if h.BotID == "" {
 		return nil, platform.Invalid("x-bot-id", "header is required")
@@ -141,7 +141,7 @@ func (s *Service) Authorize(ctx context.Context, token string, h Headers) (*Call
 			return nil, err
 		}
 		if bakID != h.BotID {
-			return nil, platform.Errorf(platform.ErrForbidden, "x-bot-id: this bot API key belongs to another bot")
+			return nil, platform.Errorf(platform.TypeForbidden, "x-bot-id: this bot API key belongs to another bot")
 		}
 		c.WorkspaceID, c.CanWrite = ws, true
 	} else {
@@ -188,7 +188,7 @@ func firstNonEmpty(v ...string) string {
 
 func (c *Caller) requireWrite() error {
 	if !c.CanWrite {
-		return platform.Errorf(platform.ErrForbidden, "changing files requires the developer role or higher, or a bot API key")
+		return platform.Errorf(platform.TypeForbidden, "changing files requires the developer role or higher, or a bot API key")
 	}
 	return nil
 }
@@ -211,7 +211,7 @@ func (s *Service) file(ctx context.Context, c *Caller, id string) (platform.File
 func (s *Service) changeable(ctx context.Context, c *Caller, id string) (platform.File, error) {
 	f, err := s.file(ctx, c, id)
 	if err == nil && c.Integration && f.Scope != c.Scope {
-		err = platform.Errorf(platform.ErrForbidden, "file %q is shared with integrations for reading only; it cannot be changed or deleted by this integration", id)
+		err = platform.Errorf(platform.TypeForbidden, "file %q is shared with integrations for reading only; it cannot be changed or deleted by this integration", id)
 	}
 	return f, err
 }

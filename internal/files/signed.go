@@ -95,7 +95,7 @@ func (s *Service) ContentURL(f platform.File) string {
 	return s.signedURL("content", f, s.cfg.DownloadURLTTL, "")
 }
 
-var errBadURL = platform.Errorf(platform.ErrForbidden, "this URL is invalid or has expired; get a new one from the Files API")
+var errBadURL = platform.Errorf(platform.TypeForbidden, "this URL is invalid or has expired; get a new one from the Files API")
 
 // verify checks a signed URL and returns the file it designates at the
 // generation it was signed for.
@@ -113,7 +113,7 @@ func (s *Service) verify(ctx context.Context, kind string, r SignedRequest) (pla
 		return f, platform.NotFound("file", r.FileID)
 	}
 	if errors.Is(err, platform.ErrNotFound) || (err == nil && itoa(f.Generation) != r.Gen) {
-		return f, platform.Errorf(platform.ErrForbidden, "this URL is stale: the file was replaced or deleted")
+		return f, platform.Errorf(platform.TypeForbidden, "this URL is stale: the file was replaced or deleted")
 	}
 	return f, err
 }

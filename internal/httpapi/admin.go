@@ -65,7 +65,7 @@ func (a *api) authenticate(r *http.Request, needWorkspace bool) (*admin.Actor, e
 		if _, err := a.Admin.Authenticate(r.Context(), bearer(r), ""); err != nil {
 			return nil, err
 		}
-		return nil, platform.Errorf(platform.ErrUnauthorized, "x-workspace-id header is required")
+		return nil, platform.Errorf(platform.TypeUnauthorized, "x-workspace-id header is required")
 	}
 	return a.Admin.Authenticate(r.Context(), bearer(r), ws)
 }
@@ -85,8 +85,8 @@ func (a *api) withActor(needWorkspace bool, f actorFunc) http.Handler {
 }
 
 var (
-	noBody     = schema("empty.json", `{"type":"object","additionalProperties":false}`)
-	noteSchema = schema("pat.json", `{"type":"object","additionalProperties":false,"required":["note"],"properties":{"note":{"type":"string"}}}`)
+	emptyBodySchema = schema("empty-body.json", `{"type":"object","additionalProperties":false}`)
+	createPATSchema = schema("create-pat.json", `{"type":"object","additionalProperties":false,"required":["note"],"properties":{"note":{"type":"string"}}}`)
 )
 
 func (a *api) getAccount(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
@@ -100,7 +100,7 @@ func (a *api) getAccount(w http.ResponseWriter, r *http.Request, act *admin.Acto
 
 func (a *api) createPAT(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
 	var in struct{ Note string }
-	if err := decode(r, noteSchema, &in); err != nil {
+	if err := decode(r, createPATSchema, &in); err != nil {
 		return err
 	}
 	t, value, err := a.Admin.CreatePAT(r.Context(), act, in.Note)
@@ -129,7 +129,7 @@ func tokensJSON(ts []platform.Token) []tokenJSON {
 }
 
 func (a *api) deletePAT(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
-	if err := decode(r, noBody, &struct{}{}); err != nil {
+	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Admin.DeletePAT(r.Context(), act, r.PathValue("id")); err != nil {
@@ -211,7 +211,7 @@ func (a *api) updateWorkspace(w http.ResponseWriter, r *http.Request, act *admin
 }
 
 func (a *api) deleteWorkspace(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
-	if err := decode(r, noBody, &struct{}{}); err != nil {
+	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Admin.DeleteWorkspace(r.Context(), act, r.PathValue("id")); err != nil {
@@ -281,7 +281,7 @@ func (a *api) updateMember(w http.ResponseWriter, r *http.Request, act *admin.Ac
 }
 
 func (a *api) removeMember(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
-	if err := decode(r, noBody, &struct{}{}); err != nil {
+	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Admin.RemoveMember(r.Context(), act, r.PathValue("id")); err != nil {

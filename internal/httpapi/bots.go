@@ -47,7 +47,7 @@ func (a *api) updateBot(w http.ResponseWriter, r *http.Request, act *admin.Actor
 }
 
 func (a *api) deleteBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
-	if err := decode(r, noBody, &struct{}{}); err != nil {
+	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Admin.DeleteBot(r.Context(), act, r.PathValue("id")); err != nil {
@@ -58,7 +58,7 @@ func (a *api) deleteBot(w http.ResponseWriter, r *http.Request, act *admin.Actor
 }
 
 func (a *api) rotateSigningSecret(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
-	if err := decode(r, noBody, &struct{}{}); err != nil {
+	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
 	secret, err := a.Admin.RotateSigningSecret(r.Context(), act, r.PathValue("id"))
@@ -115,7 +115,7 @@ func parseTime(q query, name string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return t, platform.Errorf(platform.ErrInvalidQuery, "%s: must be an ISO 8601 date-time such as 2025-01-31T12:00:00Z", name)
+		return t, platform.Errorf(platform.TypeInvalidQuery, "%s: must be an ISO 8601 date-time such as 2025-01-31T12:00:00Z", name)
 	}
 	return t, nil
 }
@@ -123,7 +123,7 @@ func parseTime(q query, name string) (time.Time, error) {
 func (a *api) getBotLogs(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
 	q := newQuery(r)
 	if q.str("timeStart") == "" {
-		return platform.Errorf(platform.ErrInvalidQuery, "timeStart: is required")
+		return platform.Errorf(platform.TypeInvalidQuery, "timeStart: is required")
 	}
 	f := store.LogFilter{Page: store.Page{Token: q.str("nextToken")}, BotID: r.PathValue("id"), Level: q.str("level"),
 		UserID: q.str("userId"), ConversationID: q.str("conversationId"), WorkflowID: q.str("workflowId"), MessageContains: q.str("messageContains")}
@@ -158,7 +158,7 @@ func (a *api) getBotLogs(w http.ResponseWriter, r *http.Request, act *admin.Acto
 	return nil
 }
 
-var createBotKeySchema = schema("create-bak.json", `{"type":"object","additionalProperties":false,"required":["botId"],
+var createBotKeySchema = schema("create-bot-key.json", `{"type":"object","additionalProperties":false,"required":["botId"],
 	"properties":{"botId":{"type":"string"},"note":{"type":"string"}}}`)
 
 func (a *api) createBotKey(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
@@ -177,7 +177,7 @@ func (a *api) createBotKey(w http.ResponseWriter, r *http.Request, act *admin.Ac
 func (a *api) listBotKeys(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
 	botID := newQuery(r).str("botId")
 	if botID == "" {
-		return platform.Errorf(platform.ErrInvalidQuery, "botId: is required")
+		return platform.Errorf(platform.TypeInvalidQuery, "botId: is required")
 	}
 	ts, err := a.Admin.ListBotKeys(r.Context(), act, botID)
 	if err != nil {
@@ -188,7 +188,7 @@ func (a *api) listBotKeys(w http.ResponseWriter, r *http.Request, act *admin.Act
 }
 
 func (a *api) deleteBotKey(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
-	if err := decode(r, noBody, &struct{}{}); err != nil {
+	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Admin.DeleteBotKey(r.Context(), act, r.PathValue("id")); err != nil {

@@ -97,8 +97,8 @@ func (a *api) chatHello(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-type chatBotFunc func(w http.ResponseWriter, r *http.Request, b *chat.Bot) error
-type chatUserFunc func(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error
+type chatBotFunc func(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error
+type chatUserFunc func(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error
 
 func (a *api) chatBot(f chatBotFunc) http.Handler {
 	return a.h(func(w http.ResponseWriter, r *http.Request) error {
@@ -118,7 +118,7 @@ func (a *api) chatUser(f chatUserFunc) http.Handler { return a.withChatUser(fals
 func (a *api) chatUserOrNew(f chatUserFunc) http.Handler { return a.withChatUser(true, f) }
 
 func (a *api) withChatUser(getOrCreate bool, f chatUserFunc) http.Handler {
-	return a.chatBot(func(w http.ResponseWriter, r *http.Request, b *chat.Bot) error {
+	return a.chatBot(func(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error {
 		u, err := a.Chat.Authenticate(r.Context(), b, r.Header.Get("x-user-key"), getOrCreate)
 		if err != nil {
 			return err
@@ -128,19 +128,19 @@ func (a *api) withChatUser(getOrCreate bool, f chatUserFunc) http.Handler {
 }
 
 var (
-	userProps   = `"name":{"type":"string"},"pictureUrl":{"type":"string"},"profile":{"type":"string","maxLength":1000}`
-	createUser  = schema("chat-create-user.json", `{"type":"object","additionalProperties":false,"properties":{"id":{"type":"string"},`+userProps+`}}`)
-	updateUserS = schema("chat-update-user.json", `{"type":"object","additionalProperties":false,"properties":{`+userProps+`}}`)
-	convSchema  = schema("chat-conversation.json", `{"type":"object","additionalProperties":false,"properties":{"id":{"type":"string"}}}`)
-	convReqID   = schema("chat-conversation-id.json", `{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string"}}}`)
-	participant = schema("chat-participant.json", `{"type":"object","additionalProperties":false,"required":["userId"],"properties":{"userId":{"type":"string"}}}`)
-	eventSchema = schema("chat-event.json", `{"type":"object","additionalProperties":false,"required":["payload","conversationId"],
+	userProps                     = `"name":{"type":"string"},"pictureUrl":{"type":"string"},"profile":{"type":"string","maxLength":1000}`
+	createUserSchema              = schema("create-user.json", `{"type":"object","additionalProperties":false,"properties":{"id":{"type":"string"},`+userProps+`}}`)
+	updateUserSchema              = schema("update-user.json", `{"type":"object","additionalProperties":false,"properties":{`+userProps+`}}`)
+	createConversationSchema      = schema("create-conversation.json", `{"type":"object","additionalProperties":false,"properties":{"id":{"type":"string"}}}`)
+	getOrCreateConversationSchema = schema("get-or-create-conversation.json", `{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string"}}}`)
+	addParticipantSchema          = schema("add-participant.json", `{"type":"object","additionalProperties":false,"required":["userId"],"properties":{"userId":{"type":"string"}}}`)
+	createEventSchema             = schema("create-event.json", `{"type":"object","additionalProperties":false,"required":["payload","conversationId"],
 		"properties":{"payload":{"type":"object"},"conversationId":{"type":"string"}}}`)
 )
 
-func (a *api) createUser(w http.ResponseWriter, r *http.Request, b *chat.Bot) error {
+func (a *api) createUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error {
 	var in chat.UserInput
-	if err := decode(r, createUser, &in); err != nil {
+	if err := decode(r, createUserSchema, &in); err != nil {
 		return err
 	}
 	u, key, err := a.Chat.CreateUser(r.Context(), b, in)
@@ -151,9 +151,9 @@ func (a *api) createUser(w http.ResponseWriter, r *http.Request, b *chat.Bot) er
 	return nil
 }
 
-func (a *api) getOrCreateUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) getOrCreateUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in chat.UserInput
-	if err := decode(r, updateUserS, &in); err != nil {
+	if err := decode(r, updateUserSchema, &in); err != nil {
 		return err
 	}
 	if in.Name != nil || in.PictureURL != nil || in.Profile != nil {
@@ -166,14 +166,14 @@ func (a *api) getOrCreateUser(w http.ResponseWriter, r *http.Request, b *chat.Bo
 	return nil
 }
 
-func (a *api) getUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) getUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	writeJSON(w, http.StatusOK, map[string]any{"user": chat.UserJSON(u)})
 	return nil
 }
 
-func (a *api) updateUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) updateUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in chat.UserInput
-	if err := decode(r, updateUserS, &in); err != nil {
+	if err := decode(r, updateUserSchema, &in); err != nil {
 		return err
 	}
 	u, err := a.Chat.UpdateUser(r.Context(), u, in)
@@ -184,8 +184,8 @@ func (a *api) updateUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u 
 	return nil
 }
 
-func (a *api) deleteUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
-	if err := decode(r, noBody, &struct{}{}); err != nil {
+func (a *api) deleteUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
+	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Chat.DeleteUser(r.Context(), u); err != nil {
@@ -195,9 +195,9 @@ func (a *api) deleteUser(w http.ResponseWriter, r *http.Request, b *chat.Bot, u 
 	return nil
 }
 
-func (a *api) createConversation(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) createConversation(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in struct{ ID *string }
-	if err := decode(r, convSchema, &in); err != nil {
+	if err := decode(r, createConversationSchema, &in); err != nil {
 		return err
 	}
 	c, err := a.Chat.CreateConversation(r.Context(), b, u, in.ID, false)
@@ -208,9 +208,9 @@ func (a *api) createConversation(w http.ResponseWriter, r *http.Request, b *chat
 	return nil
 }
 
-func (a *api) getOrCreateConversation(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) getOrCreateConversation(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in struct{ ID *string }
-	if err := decode(r, convReqID, &in); err != nil {
+	if err := decode(r, getOrCreateConversationSchema, &in); err != nil {
 		return err
 	}
 	c, err := a.Chat.CreateConversation(r.Context(), b, u, in.ID, true)
@@ -221,7 +221,7 @@ func (a *api) getOrCreateConversation(w http.ResponseWriter, r *http.Request, b 
 	return nil
 }
 
-func (a *api) getConversation(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) getConversation(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	c, err := a.Chat.Conversation(r.Context(), b, u, r.PathValue("id"), false)
 	if err != nil {
 		return err
@@ -230,8 +230,8 @@ func (a *api) getConversation(w http.ResponseWriter, r *http.Request, b *chat.Bo
 	return nil
 }
 
-func (a *api) deleteConversation(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
-	if err := decode(r, noBody, &struct{}{}); err != nil {
+func (a *api) deleteConversation(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
+	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Chat.DeleteConversation(r.Context(), b, u, r.PathValue("id")); err != nil {
@@ -244,7 +244,7 @@ func (a *api) deleteConversation(w http.ResponseWriter, r *http.Request, b *chat
 // chatPage reads nextToken (the chat client sends no page size).
 func chatPage(r *http.Request) (store.Page, error) { return page(newQuery(r), 20) }
 
-func (a *api) listConversations(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) listConversations(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	p, err := chatPage(r)
 	if err != nil {
 		return err
@@ -261,7 +261,7 @@ func (a *api) listConversations(w http.ResponseWriter, r *http.Request, b *chat.
 	return nil
 }
 
-func (a *api) listParticipants(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) listParticipants(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	p, err := chatPage(r)
 	if err != nil {
 		return err
@@ -278,9 +278,9 @@ func (a *api) listParticipants(w http.ResponseWriter, r *http.Request, b *chat.B
 	return nil
 }
 
-func (a *api) addParticipant(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) addParticipant(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in struct{ UserID string }
-	if err := decode(r, participant, &in); err != nil {
+	if err := decode(r, addParticipantSchema, &in); err != nil {
 		return err
 	}
 	p, err := a.Chat.AddParticipant(r.Context(), b, u, r.PathValue("id"), in.UserID)
@@ -291,7 +291,7 @@ func (a *api) addParticipant(w http.ResponseWriter, r *http.Request, b *chat.Bot
 	return nil
 }
 
-func (a *api) getParticipant(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) getParticipant(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	p, err := a.Chat.GetParticipant(r.Context(), b, u, r.PathValue("id"), r.PathValue("userId"))
 	if err != nil {
 		return err
@@ -300,8 +300,8 @@ func (a *api) getParticipant(w http.ResponseWriter, r *http.Request, b *chat.Bot
 	return nil
 }
 
-func (a *api) removeParticipant(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
-	if err := decode(r, noBody, &struct{}{}); err != nil {
+func (a *api) removeParticipant(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
+	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Chat.RemoveParticipant(r.Context(), b, u, r.PathValue("id"), r.PathValue("userId")); err != nil {
@@ -311,7 +311,7 @@ func (a *api) removeParticipant(w http.ResponseWriter, r *http.Request, b *chat.
 	return nil
 }
 
-func (a *api) createMessage(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) createMessage(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	body, err := readBody(r)
 	if err != nil {
 		return err
@@ -328,7 +328,7 @@ func (a *api) createMessage(w http.ResponseWriter, r *http.Request, b *chat.Bot,
 	return nil
 }
 
-func (a *api) getMessage(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) getMessage(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	m, err := a.Chat.GetMessage(r.Context(), b, u, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -337,8 +337,8 @@ func (a *api) getMessage(w http.ResponseWriter, r *http.Request, b *chat.Bot, u 
 	return nil
 }
 
-func (a *api) deleteMessage(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
-	if err := decode(r, noBody, &struct{}{}); err != nil {
+func (a *api) deleteMessage(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
+	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Chat.DeleteMessage(r.Context(), b, u, r.PathValue("id")); err != nil {
@@ -348,7 +348,7 @@ func (a *api) deleteMessage(w http.ResponseWriter, r *http.Request, b *chat.Bot,
 	return nil
 }
 
-func (a *api) listMessages(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) listMessages(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	p, err := chatPage(r)
 	if err != nil {
 		return err
@@ -365,12 +365,12 @@ func (a *api) listMessages(w http.ResponseWriter, r *http.Request, b *chat.Bot, 
 	return nil
 }
 
-func (a *api) createEvent(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) createEvent(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in struct {
 		Payload        json.RawMessage
 		ConversationID string
 	}
-	if err := decode(r, eventSchema, &in); err != nil {
+	if err := decode(r, createEventSchema, &in); err != nil {
 		return err
 	}
 	e, err := a.Chat.CreateEvent(r.Context(), b, u, in.ConversationID, in.Payload)
@@ -381,7 +381,7 @@ func (a *api) createEvent(w http.ResponseWriter, r *http.Request, b *chat.Bot, u
 	return nil
 }
 
-func (a *api) getEvent(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) getEvent(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	e, err := a.Chat.GetEvent(r.Context(), b, u, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -397,10 +397,10 @@ func (a *api) getEvent(w http.ResponseWriter, r *http.Request, b *chat.Bot, u pl
 // before its first signal.
 const streamHold = 10 * time.Millisecond
 
-func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Bot, u platform.ChatUser) error {
+func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	id, ok := strings.CutSuffix(r.PathValue("rest"), "/listen")
 	if !ok || id == "" {
-		return platform.Errorf(platform.ErrResourceNotFound, "no route for %s %s", r.Method, r.URL.Path)
+		return platform.Errorf(platform.TypeResourceNotFound, "no route for %s %s", r.Method, r.URL.Path)
 	}
 	sub, err := a.Chat.Listen(r.Context(), b, u, id)
 	if err != nil {

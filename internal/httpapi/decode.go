@@ -46,7 +46,7 @@ func readBody(r *http.Request) ([]byte, error) {
 		return []byte("{}"), nil
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" && !jsonType(ct) {
-		return nil, platform.Errorf(platform.ErrUnsupportedMedia, "Content-Type %q is not supported: send the body as JSON with Content-Type: application/json", ct)
+		return nil, platform.Errorf(platform.TypeUnsupportedMedia, "Content-Type %q is not supported: send the body as JSON with Content-Type: application/json", ct)
 	}
 	return body, nil
 }
@@ -71,7 +71,7 @@ func checkURL(r *http.Request) error {
 	for name, vals := range r.URL.Query() {
 		for _, v := range append(vals, name) {
 			if strings.IndexByte(v, 0) >= 0 {
-				return platform.Errorf(platform.ErrInvalidQuery, "%s: contains a NUL character (%%00), which is not allowed", strings.ReplaceAll(name, "\x00", "%00"))
+				return platform.Errorf(platform.TypeInvalidQuery, "%s: contains a NUL character (%%00), which is not allowed", strings.ReplaceAll(name, "\x00", "%00"))
 			}
 		}
 	}
@@ -95,7 +95,7 @@ func (q query) boolean(name string) (*bool, error) {
 	}
 	b, err := strconv.ParseBool(s)
 	if err != nil || (s != "true" && s != "false") {
-		return nil, platform.Errorf(platform.ErrInvalidQuery, "%s: must be true or false", name)
+		return nil, platform.Errorf(platform.TypeInvalidQuery, "%s: must be true or false", name)
 	}
 	return &b, nil
 }
@@ -107,7 +107,7 @@ func (q query) integer(name string) (*int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		return nil, platform.Errorf(platform.ErrInvalidQuery, "%s: must be an integer", name)
+		return nil, platform.Errorf(platform.TypeInvalidQuery, "%s: must be an integer", name)
 	}
 	return &n, nil
 }
@@ -122,14 +122,14 @@ func (q query) enum(name string, allowed ...string) (string, error) {
 			return s, nil
 		}
 	}
-	return "", platform.Errorf(platform.ErrInvalidQuery, "%s: must be one of %s", name, strings.Join(allowed, ", "))
+	return "", platform.Errorf(platform.TypeInvalidQuery, "%s: must be one of %s", name, strings.Join(allowed, ", "))
 }
 
 // tags reads a tag filter without exclusions (listBots).
 func (q query) tags() (map[string][]string, error) {
 	in, not, err := q.tagFilter()
 	if err == nil && len(not) > 0 {
-		err = platform.Errorf(platform.ErrInvalidQuery, "tags: \"not\" is not supported here")
+		err = platform.Errorf(platform.TypeInvalidQuery, "tags: \"not\" is not supported here")
 	}
 	return in, err
 }
@@ -143,12 +143,12 @@ func (q query) tagFilter() (in, not map[string][]string, err error) {
 	if raw := q.v.Get("tags"); raw != "" {
 		var m map[string]any
 		if platform.CheckJSON([]byte(raw), "tags") != nil || json.Unmarshal([]byte(raw), &m) != nil {
-			return nil, nil, platform.Errorf(platform.ErrInvalidQuery, "tags: must be a JSON object or tags.<key>=<value> parameters")
+			return nil, nil, platform.Errorf(platform.TypeInvalidQuery, "tags: must be a JSON object or tags.<key>=<value> parameters")
 		}
 		for k, v := range m {
 			if obj, ok := v.(map[string]any); ok {
 				if len(obj) != 1 || obj["not"] == nil {
-					return nil, nil, platform.Errorf(platform.ErrInvalidQuery, "tags.%s: an object must be {\"not\": value or list}", k)
+					return nil, nil, platform.Errorf(platform.TypeInvalidQuery, "tags.%s: an object must be {\"not\": value or list}", k)
 				}
 				vals, err := strs(k, obj["not"])
 				if err != nil {
@@ -192,11 +192,11 @@ func strs(k string, v any) ([]string, error) {
 		for _, x := range v {
 			s, ok := x.(string)
 			if !ok {
-				return nil, platform.Errorf(platform.ErrInvalidQuery, "tags.%s: values must be strings", k)
+				return nil, platform.Errorf(platform.TypeInvalidQuery, "tags.%s: values must be strings", k)
 			}
 			out = append(out, s)
 		}
 		return out, nil
 	}
-	return nil, platform.Errorf(platform.ErrInvalidQuery, "tags.%s: must be a string or a list of strings", k)
+	return nil, platform.Errorf(platform.TypeInvalidQuery, "tags.%s: must be a string or a list of strings", k)
 }

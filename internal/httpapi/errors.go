@@ -43,11 +43,11 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	switch {
 	case ok:
 	case errors.As(err, &maxErr):
-		e = platform.Errorf(platform.ErrPayloadTooLarge, "request body exceeds the limit of %d bytes for this API", maxErr.Limit)
+		e = platform.Errorf(platform.TypePayloadTooLarge, "request body exceeds the limit of %d bytes for this API", maxErr.Limit)
 	default:
 		id := w.Header().Get("x-request-id")
 		log.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path, "request_id", id)
-		e = platform.Errorf(platform.ErrInternal, "an internal error occurred; request id %s", id)
+		e = platform.Errorf(platform.TypeInternal, "an internal error occurred; request id %s", id)
 	}
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))

@@ -170,7 +170,7 @@ func (a *api) listFiles(w http.ResponseWriter, r *http.Request, c *files.Caller)
 }
 
 func (a *api) deleteFile(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
-	if err := decode(r, noBody, &struct{}{}); err != nil {
+	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Files.Delete(r.Context(), c, r.PathValue("id")); err != nil {

@@ -32,8 +32,8 @@ var bodies = []struct {
 	sch  *jsonschema.Schema
 	dst  func() any
 }{
-	{"empty", noBody, func() any { return &struct{}{} }},
-	{"note", noteSchema, func() any { return &struct{ Note string }{} }},
+	{"empty", emptyBodySchema, func() any { return &struct{}{} }},
+	{"note", createPATSchema, func() any { return &struct{ Note string }{} }},
 	{"createWorkspace", createWorkspaceSchema, func() any { return &struct{ Name, BillingVersion string }{} }},
 	{"updateWorkspace", updateWorkspaceSchema, func() any { return &admin.WorkspaceUpdate{} }},
 	{"addMember", addMemberSchema, func() any {
@@ -46,13 +46,13 @@ var bodies = []struct {
 	{"createBot", createBotSchema, func() any { return &admin.BotInput{} }},
 	{"updateBot", updateBotSchema, func() any { return &admin.BotInput{} }},
 	{"createBotKey", createBotKeySchema, func() any { return &struct{ BotID, Note string }{} }},
-	{"createUser", createUser, func() any { return &chat.UserInput{} }},
-	{"updateUser", updateUserS, func() any { return &chat.UserInput{} }},
-	{"conversation", convSchema, func() any { return &struct{ ID *string }{} }},
-	{"conversationID", convReqID, func() any { return &struct{ ID *string }{} }},
-	{"participant", participant, func() any { return &struct{ UserID string }{} }},
+	{"createUser", createUserSchema, func() any { return &chat.UserInput{} }},
+	{"updateUser", updateUserSchema, func() any { return &chat.UserInput{} }},
+	{"conversation", createConversationSchema, func() any { return &struct{ ID *string }{} }},
+	{"conversationID", getOrCreateConversationSchema, func() any { return &struct{ ID *string }{} }},
+	{"participant", addParticipantSchema, func() any { return &struct{ UserID string }{} }},
 	{"message", chat.MessageSchema, func() any { return &chat.MessageInput{} }},
-	{"event", eventSchema, func() any {
+	{"event", createEventSchema, func() any {
 		return &struct {
 			Payload        json.RawMessage
 			ConversationID string
@@ -133,7 +133,7 @@ func FuzzDecodeBody(f *testing.F) {
 		b := bodies[int(which)%len(bodies)]
 		var err error
 		hangGuard(t, b.name, func() { err = decodeBody(b.sch, body, b.dst()) })
-		clientError(t, b.name, err, platform.ErrInvalidPayload)
+		clientError(t, b.name, err, platform.TypeInvalidPayload)
 		if err != nil {
 			return
 		}
@@ -156,7 +156,7 @@ func FuzzValidateChatMessage(f *testing.F) {
 		var m chat.MessageInput
 		var err error
 		hangGuard(t, "DecodeMessage", func() { m, err = chat.DecodeMessage(body) })
-		clientError(t, "DecodeMessage", err, platform.ErrInvalidPayload)
+		clientError(t, "DecodeMessage", err, platform.TypeInvalidPayload)
 		if len(bytes.TrimSpace(body)) == 0 {
 			return // createMessage reads an empty body as {}
 		}
@@ -189,19 +189,19 @@ func FuzzQueryString(f *testing.F) {
 		}
 		q := query{v}
 		in, not, err := q.tagFilter()
-		clientError(t, "tagFilter", err, platform.ErrInvalidQuery)
+		clientError(t, "tagFilter", err, platform.TypeInvalidQuery)
 		_, err = q.tags()
-		clientError(t, "tags", err, platform.ErrInvalidQuery)
+		clientError(t, "tags", err, platform.TypeInvalidQuery)
 		_, err = q.boolean("indexed")
-		clientError(t, "boolean", err, platform.ErrInvalidQuery)
+		clientError(t, "boolean", err, platform.TypeInvalidQuery)
 		_, err = q.integer("limit")
-		clientError(t, "integer", err, platform.ErrInvalidQuery)
+		clientError(t, "integer", err, platform.TypeInvalidQuery)
 		_, err = q.enum("sortDirection", "asc", "desc")
-		clientError(t, "enum", err, platform.ErrInvalidQuery)
+		clientError(t, "enum", err, platform.TypeInvalidQuery)
 		p, err := page(q, 20)
-		clientError(t, "page", err, platform.ErrInvalidQuery, platform.ErrInvalidPayload)
+		clientError(t, "page", err, platform.TypeInvalidQuery, platform.TypeInvalidPayload)
 		c, err := store.DecodeCursor(p.Token)
-		clientError(t, "nextToken", err, platform.ErrInvalidQuery)
+		clientError(t, "nextToken", err, platform.TypeInvalidQuery)
 		if c != nil {
 			if again, err := store.DecodeCursor(c.Encode()); err != nil || *again != *c {
 				t.Fatalf("cursor %+v: read back %+v, %v", c, again, err)

@@ -8,9 +8,9 @@ import (
 )
 
 var (
-	createKBSchema = schema("files-create-kb.json", `{"type":"object","additionalProperties":false,"required":["name"],
+	createKBSchema = schema("create-kb.json", `{"type":"object","additionalProperties":false,"required":["name"],
 		"properties":{"name":{"type":"string"},"tags":{"type":"object","additionalProperties":{"type":"string"}}}}`)
-	updateKBSchema = schema("files-update-kb.json", `{"type":"object","additionalProperties":false,"required":["name"],
+	updateKBSchema = schema("update-kb.json", `{"type":"object","additionalProperties":false,"required":["name"],
 		"properties":{"name":{"type":"string"},"tags":{"type":"object","additionalProperties":{"type":["string","null"]}}}}`)
 )
 
@@ -95,7 +95,7 @@ func (a *api) putFileChild(w http.ResponseWriter, r *http.Request) {
 		a.caller(a.setFilePassages).ServeHTTP(w, r)
 	default:
 		a.h(func(w http.ResponseWriter, r *http.Request) error {
-			return platform.Errorf(platform.ErrMethodNotFound, "method %s is not allowed on %s", r.Method, r.URL.Path)
+			return platform.Errorf(platform.TypeMethodNotFound, "method %s is not allowed on %s", r.Method, r.URL.Path)
 		}).ServeHTTP(w, r)
 	}
 }

@@ -46,7 +46,7 @@ func (a *api) usageType(r *http.Request) (string, error) {
 			return typ, nil
 		}
 	}
-	return "", platform.Errorf(platform.ErrInvalidQuery, "type: must be one of %s; got %q", strings.Join(known, ", "), typ)
+	return "", platform.Errorf(platform.TypeInvalidQuery, "type: must be one of %s; got %q", strings.Join(known, ", "), typ)
 }
 
 // currentPeriod names the usage period of the quotas, by the server's clock.
@@ -63,7 +63,7 @@ func (a *api) storageQuota(r *http.Request, act *admin.Actor, id, typ string) (f
 			return q, nil
 		}
 	}
-	return files.Quota{}, platform.Errorf(platform.ErrInvalidQuery, "type: unknown quota %q", typ)
+	return files.Quota{}, platform.Errorf(platform.TypeInvalidQuery, "type: unknown quota %q", typ)
 }
 
 // aiSpendQuota is the workspace's spending limit, in whole US dollars.
@@ -135,7 +135,7 @@ func (a *api) usage(r *http.Request, act *admin.Actor, id, typ string) (usageJSO
 		return usageJSON{id, u.Month.String(), aispend.Dollars(u.Spent), u.Limit, typ}, nil
 	}
 	if strings.HasPrefix(id, platform.PrefixBot) {
-		return usageJSON{}, platform.Errorf(platform.ErrInvalidQuery, "type: a bot's usage is kept for %s only; %s is the workspace's", typeAISpend, typ)
+		return usageJSON{}, platform.Errorf(platform.TypeInvalidQuery, "type: a bot's usage is kept for %s only; %s is the workspace's", typeAISpend, typ)
 	}
 	q, err := a.storageQuota(r, act, id, typ)
 	if err != nil {
@@ -189,7 +189,7 @@ func (a *api) usageByBot(w http.ResponseWriter, r *http.Request, act *admin.Acto
 		return err
 	}
 	if typ != typeAISpend {
-		return platform.Errorf(platform.ErrInvalidQuery, "type: usage by bot is kept for %s only; %s is the workspace's", typeAISpend, typ)
+		return platform.Errorf(platform.TypeInvalidQuery, "type: usage by bot is kept for %s only; %s is the workspace's", typeAISpend, typ)
 	}
 	byBot, _, err := a.Admin.AISpendByBot(r.Context(), act, r.PathValue("id"), r.URL.Query().Get("period"))
 	if err != nil {

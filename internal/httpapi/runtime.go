@@ -16,12 +16,12 @@ func (a *api) runtimeRoutes() *http.ServeMux {
 	return m
 }
 
-var callActionSchema = schema("runtime-call-action.json", `{"type":"object","additionalProperties":false,"required":["type"],
+var callActionSchema = schema("call-action.json", `{"type":"object","additionalProperties":false,"required":["type"],
 	"properties":{"type":{"type":"string","minLength":1},"input":{"type":"object"}}}`)
 
 func (a *api) callAction(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	if !c.CanWrite {
-		return platform.Errorf(platform.ErrForbidden, "calling an action needs the developer role or a bot API key")
+		return platform.Errorf(platform.TypeForbidden, "calling an action needs the developer role or a bot API key")
 	}
 	var body struct {
 		Type  string          `json:"type"`

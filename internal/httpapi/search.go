@@ -17,10 +17,10 @@ func (a *api) searchFiles(w http.ResponseWriter, r *http.Request, c *files.Calle
 	q := newQuery(r)
 	text := q.str("query")
 	if text == "" {
-		return platform.Errorf(platform.ErrInvalidQuery, "query: is required")
+		return platform.Errorf(platform.TypeInvalidQuery, "query: is required")
 	}
 	if len(text) > 4096 {
-		return platform.Errorf(platform.ErrInvalidQuery, "query: at most 4096 characters")
+		return platform.Errorf(platform.TypeInvalidQuery, "query: at most 4096 characters")
 	}
 	sq := indexing.Query{Visibility: c.Visibility(), Text: text, Limit: 10, ContextDepth: 1}
 	var err error
@@ -38,7 +38,7 @@ func (a *api) searchFiles(w http.ResponseWriter, r *http.Request, c *files.Calle
 		}
 		if n != nil {
 			if *n < p.min || *n > p.max {
-				return platform.Errorf(platform.ErrInvalidQuery, "%s: must be between %d and %d", p.name, p.min, p.max)
+				return platform.Errorf(platform.TypeInvalidQuery, "%s: must be between %d and %d", p.name, p.min, p.max)
 			}
 			*p.dst = *n
 		}
@@ -103,7 +103,7 @@ func (a *api) listFilePassages(w http.ResponseWriter, r *http.Request, c *files.
 		return err
 	} else if n != nil {
 		if *n < 1 || *n > 200 {
-			return platform.Errorf(platform.ErrInvalidQuery, "limit: must be between 1 and 200")
+			return platform.Errorf(platform.TypeInvalidQuery, "limit: must be between 1 and 200")
 		}
 		p.Limit = *n
 	}
@@ -119,7 +119,7 @@ func (a *api) listFilePassages(w http.ResponseWriter, r *http.Request, c *files.
 	return nil
 }
 
-var setPassagesSchema = schema("files-set-passages.json", `{"type":"object","additionalProperties":false,"required":["passages"],
+var setPassagesSchema = schema("set-passages.json", `{"type":"object","additionalProperties":false,"required":["passages"],
 	"properties":{"passages":{"type":"array","maxItems":10000,"items":{"type":"object","additionalProperties":false,"required":["content"],
 		"properties":{"content":{"type":"string","minLength":1},"type":{"enum":["title","subtitle","paragraph","blockquote","list","table","code","image"]},
 		"pageNumber":{"type":"integer","minimum":1}}}}}}`)

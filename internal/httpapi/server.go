@@ -124,10 +124,10 @@ func (a *api) routed(mux *http.ServeMux) http.Handler {
 			h.ServeHTTP(probe, r)
 			if probe.status == http.StatusMethodNotAllowed {
 				w.Header().Set("Allow", probe.header.Get("Allow"))
-				writeError(w, r, a.Log, platform.Errorf(platform.ErrMethodNotFound, "method %s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, probe.header.Get("Allow")))
+				writeError(w, r, a.Log, platform.Errorf(platform.TypeMethodNotFound, "method %s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, probe.header.Get("Allow")))
 				return
 			}
-			writeError(w, r, a.Log, platform.Errorf(platform.ErrResourceNotFound, "no route for %s %s", r.Method, r.URL.Path))
+			writeError(w, r, a.Log, platform.Errorf(platform.TypeResourceNotFound, "no route for %s %s", r.Method, r.URL.Path))
 			return
 		}
 		mux.ServeHTTP(w, r) // not h: only the mux fills r.PathValue

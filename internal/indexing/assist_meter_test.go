@@ -39,7 +39,7 @@ func TestAISpendLimit(t *testing.T) {
 				t.Errorf("%d model calls, want 1", n)
 			}
 			err = f.svc.CheckUpsert(f.ctx, f.bot.WorkspaceID, "text/plain", "x.txt", []byte(`{"configuration":{"parsing":{"mode":"agent"}}}`))
-			if e, ok := err.(*platform.Error); !ok || e.Type != platform.ErrQuotaExceeded {
+			if e, ok := err.(*platform.Error); !ok || e.Type != platform.TypeQuotaExceeded {
 				t.Errorf("CheckUpsert over the limit: %v", err)
 			}
 

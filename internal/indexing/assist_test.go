@@ -219,16 +219,16 @@ func TestCheckUpsert(t *testing.T) {
 		field              string
 	}{
 		{"community", "text/markdown", "a.md", `{"chunking":{"maximumChunkLength":500}}`, false, "", ""},
-		{"community", "text/markdown", "a.md", `{"summarization":{"enable":true}}`, false, platform.ErrPaymentRequired, "summarization.enable"},
+		{"community", "text/markdown", "a.md", `{"summarization":{"enable":true}}`, false, platform.TypePaymentRequired, "summarization.enable"},
 		{"team", "text/markdown", "a.md", `{"summarization":{"enable":true}}`, false, "", ""},
-		{"community", "application/pdf", "a.pdf", `{"parsing":{"smartCleanup":true}}`, false, platform.ErrPaymentRequired, "parsing.smartCleanup"},
+		{"community", "application/pdf", "a.pdf", `{"parsing":{"smartCleanup":true}}`, false, platform.TypePaymentRequired, "parsing.smartCleanup"},
 		{"community", "text/markdown", "a.md", `{"parsing":{"smartCleanup":true}}`, false, "", ""}, // ignored: not a PDF
 		{"enterprise", "application/pdf", "a.pdf", `{"parsing":{"smartCleanup":true}}`, false, "", ""},
-		{"community", "text/plain", "a.txt", `{"parsing":{"mode":"agent"}}`, false, platform.ErrInvalidPayload, "parsing.mode"},
+		{"community", "text/plain", "a.txt", `{"parsing":{"mode":"agent"}}`, false, platform.TypeInvalidPayload, "parsing.mode"},
 		{"community", "text/plain", "a.txt", `{"parsing":{"mode":"agent"}}`, true, "", ""},
-		{"community", "application/pdf", "a.pdf", `{"vision":{"transcribePages":true}}`, true, platform.ErrPaymentRequired, "vision.transcribePages"},
+		{"community", "application/pdf", "a.pdf", `{"vision":{"transcribePages":true}}`, true, platform.TypePaymentRequired, "vision.transcribePages"},
 		{"team", "application/pdf", "a.pdf", `{"vision":{"indexPages":[1,2]}}`, true, "", ""},
-		{"team", "application/pdf", "a.pdf", `{"vision":{"transcribePages":[1]}}`, false, platform.ErrInvalidPayload, "vision.transcribePages"},
+		{"team", "application/pdf", "a.pdf", `{"vision":{"transcribePages":[1]}}`, false, platform.TypeInvalidPayload, "vision.transcribePages"},
 		{"community", "text/plain", "a.txt", `{"vision":{"indexPages":true}}`, false, "", ""}, // ignored: not a PDF
 	}
 	srv := aitest.New(t)

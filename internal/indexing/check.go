@@ -69,7 +69,7 @@ func (s *Service) CheckUpsert(ctx context.Context, workspaceID, contentType, key
 	if calls {
 		var f *failure
 		if err := s.spendLeftOf(ctx, w); errors.As(err, &f) {
-			return platform.Errorf(platform.ErrQuotaExceeded, "%s", f.reason)
+			return platform.Errorf(platform.TypeQuotaExceeded, "%s", f.reason)
 		} else if err != nil {
 			return err
 		}

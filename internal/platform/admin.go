@@ -76,14 +76,14 @@ type Actor struct {
 // is at least min; action names what is refused.
 func (a *Actor) Require(min Role, action string) error {
 	if !a.Member.Role.AtLeast(min) {
-		return Errorf(ErrForbidden, "%s requires the %s role or higher; your role in this workspace is %s", action, min, a.Member.Role)
+		return Errorf(TypeForbidden, "%s requires the %s role or higher; your role in this workspace is %s", action, min, a.Member.Role)
 	}
 	return nil
 }
 
 // ErrNotMember is the error of authentication when the workspace does not
 // exist or the account is not a member of it.
-var ErrNotMember = Errorf(ErrUnauthorized, "x-workspace-id: unknown workspace, or this account is not a member of it")
+var ErrNotMember = Errorf(TypeUnauthorized, "x-workspace-id: unknown workspace, or this account is not a member of it")
 
 // Token is a personal access token (PAT) or a bot API key. Only the SHA-256
 // hash of its value is stored.

@@ -13,52 +13,52 @@ import (
 type ErrorType string
 
 const (
-	ErrInternal          ErrorType = "Internal"
-	ErrUnauthorized      ErrorType = "Unauthorized"
-	ErrForbidden         ErrorType = "Forbidden"
-	ErrPayloadTooLarge   ErrorType = "PayloadTooLarge"
-	ErrInvalidPayload    ErrorType = "InvalidPayload"
-	ErrUnsupportedMedia  ErrorType = "UnsupportedMediaType"
-	ErrMethodNotFound    ErrorType = "MethodNotFound"
-	ErrResourceNotFound  ErrorType = "ResourceNotFound"
-	ErrInvalidQuery      ErrorType = "InvalidQuery"
-	ErrReferenceNotFound ErrorType = "ReferenceNotFound"
-	ErrAlreadyExists     ErrorType = "AlreadyExists"
-	ErrRateLimited       ErrorType = "RateLimited"
-	ErrPaymentRequired   ErrorType = "PaymentRequired"
-	ErrQuotaExceeded     ErrorType = "QuotaExceeded"
-	ErrLimitExceeded     ErrorType = "LimitExceeded"
-	ErrResourceGone      ErrorType = "ResourceGone"
-	ErrOperationTimeout  ErrorType = "OperationTimeout"
-	ErrRuntime           ErrorType = "Runtime"
+	TypeInternal          ErrorType = "Internal"
+	TypeUnauthorized      ErrorType = "Unauthorized"
+	TypeForbidden         ErrorType = "Forbidden"
+	TypePayloadTooLarge   ErrorType = "PayloadTooLarge"
+	TypeInvalidPayload    ErrorType = "InvalidPayload"
+	TypeUnsupportedMedia  ErrorType = "UnsupportedMediaType"
+	TypeMethodNotFound    ErrorType = "MethodNotFound"
+	TypeResourceNotFound  ErrorType = "ResourceNotFound"
+	TypeInvalidQuery      ErrorType = "InvalidQuery"
+	TypeReferenceNotFound ErrorType = "ReferenceNotFound"
+	TypeAlreadyExists     ErrorType = "AlreadyExists"
+	TypeRateLimited       ErrorType = "RateLimited"
+	TypePaymentRequired   ErrorType = "PaymentRequired"
+	TypeQuotaExceeded     ErrorType = "QuotaExceeded"
+	TypeLimitExceeded     ErrorType = "LimitExceeded"
+	TypeResourceGone      ErrorType = "ResourceGone"
+	TypeOperationTimeout  ErrorType = "OperationTimeout"
+	TypeRuntime           ErrorType = "Runtime"
 )
 
 // Status is the HTTP status that goes with each error type (compat-notes §3).
 func (t ErrorType) Status() int {
 	switch t {
-	case ErrUnauthorized:
+	case TypeUnauthorized:
 		return 401
-	case ErrForbidden, ErrQuotaExceeded:
+	case TypeForbidden, TypeQuotaExceeded:
 		return 403
-	case ErrPayloadTooLarge, ErrLimitExceeded:
+	case TypePayloadTooLarge, TypeLimitExceeded:
 		return 413
-	case ErrInvalidPayload, ErrInvalidQuery, ErrReferenceNotFound, ErrRuntime:
+	case TypeInvalidPayload, TypeInvalidQuery, TypeReferenceNotFound, TypeRuntime:
 		return 400
-	case ErrUnsupportedMedia:
+	case TypeUnsupportedMedia:
 		return 415
-	case ErrMethodNotFound:
+	case TypeMethodNotFound:
 		return 405
-	case ErrResourceNotFound:
+	case TypeResourceNotFound:
 		return 404
-	case ErrAlreadyExists:
+	case TypeAlreadyExists:
 		return 409
-	case ErrResourceGone:
+	case TypeResourceGone:
 		return 410
-	case ErrRateLimited:
+	case TypeRateLimited:
 		return 429
-	case ErrPaymentRequired:
+	case TypePaymentRequired:
 		return 402
-	case ErrOperationTimeout:
+	case TypeOperationTimeout:
 		return 504
 	default:
 		return 500
@@ -88,12 +88,12 @@ func Invalid(field, format string, args ...any) *Error {
 	if field != "" {
 		msg = field + ": " + msg
 	}
-	return &Error{Type: ErrInvalidPayload, Message: msg}
+	return &Error{Type: TypeInvalidPayload, Message: msg}
 }
 
 // NotFound is a 404 naming the kind of resource and its id.
 func NotFound(kind, id string) *Error {
-	return Errorf(ErrResourceNotFound, "%s %q not found", kind, id)
+	return Errorf(TypeResourceNotFound, "%s %q not found", kind, id)
 }
 
 // ErrNotFound is returned by stores when a row does not exist; services turn it

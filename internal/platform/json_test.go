@@ -46,7 +46,7 @@ func TestCheckJSON(t *testing.T) {
 				return
 			}
 			e, ok := AsError(err)
-			if !ok || e.Type != ErrInvalidPayload || !strings.HasPrefix(e.Message, tc.field) || !strings.Contains(e.Message, "nested deeper than 64 levels") && !strings.Contains(e.Message, "NUL") {
+			if !ok || e.Type != TypeInvalidPayload || !strings.HasPrefix(e.Message, tc.field) || !strings.Contains(e.Message, "nested deeper than 64 levels") && !strings.Contains(e.Message, "NUL") {
 				t.Fatalf("got %v, want InvalidPayload naming %q", err, tc.field)
 			}
 			if len(e.Message) > 200 {

@@ -33,7 +33,7 @@ func DecodeCursor(token string) (*Cursor, error) {
 		err = json.Unmarshal(b, &c)
 	}
 	if err != nil || c.ID == "" {
-		return nil, platform.Errorf(platform.ErrInvalidQuery, "nextToken: not a token returned by a previous page")
+		return nil, platform.Errorf(platform.TypeInvalidQuery, "nextToken: not a token returned by a previous page")
 	}
 	return &c, nil
 }

@@ -245,8 +245,8 @@ func wantErr(t *testing.T, err, target error, format string, args ...any) {
 func wantInvalidQuery(t *testing.T, err error, format string, args ...any) {
 	t.Helper()
 	pe, ok := platform.AsError(err)
-	if !ok || pe.Type != platform.ErrInvalidQuery {
-		t.Fatalf("%s: got error %v, want a *platform.Error of type %s", fmt.Sprintf(format, args...), err, platform.ErrInvalidQuery)
+	if !ok || pe.Type != platform.TypeInvalidQuery {
+		t.Fatalf("%s: got error %v, want a *platform.Error of type %s", fmt.Sprintf(format, args...), err, platform.TypeInvalidQuery)
 	}
 }
 
