@@ -10,7 +10,7 @@ import (
 )
 
 // CreatePAT creates a personal access token; its value is returned only here.
-func (s *Service) CreatePAT(ctx context.Context, a *Actor, note string) (platform.Token, string, error) {
+func (s *Service) CreatePAT(ctx context.Context, a *platform.Actor, note string) (platform.Token, string, error) {
 	if strings.TrimSpace(note) == "" {
 		return platform.Token{}, "", platform.Invalid("note", "must not be empty")
 	}
@@ -25,11 +25,11 @@ func (s *Service) CreatePAT(ctx context.Context, a *Actor, note string) (platfor
 	return t, value, nil
 }
 
-func (s *Service) ListPATs(ctx context.Context, a *Actor) ([]platform.Token, error) {
+func (s *Service) ListPATs(ctx context.Context, a *platform.Actor) ([]platform.Token, error) {
 	return s.store.ListPATs(ctx, a.Account.ID)
 }
 
-func (s *Service) DeletePAT(ctx context.Context, a *Actor, id string) error {
+func (s *Service) DeletePAT(ctx context.Context, a *platform.Actor, id string) error {
 	defer s.auth.clear()
 	return notFound(s.store.DeletePAT(ctx, a.Account.ID, id), "personal access token", id)
 }

@@ -40,7 +40,7 @@ func (s *Service) month(period string) (aispend.Month, error) {
 // usageOwner resolves id, a workspace or a bot id, to its workspace, which
 // the actor must be a member of (404 otherwise, naming what was asked for).
 // botID is empty when id is a workspace.
-func (s *Service) usageOwner(ctx context.Context, a *Actor, id string) (w platform.Workspace, botID string, err error) {
+func (s *Service) usageOwner(ctx context.Context, a *platform.Actor, id string) (w platform.Workspace, botID string, err error) {
 	if !strings.HasPrefix(id, platform.PrefixBot) {
 		w, err = s.workspaceAs(ctx, a, id)
 		return w, "", err
@@ -61,7 +61,7 @@ func (s *Service) usageOwner(ctx context.Context, a *Actor, id string) (w platfo
 // AISpend is the AI Spend of a workspace or of one bot (id is either) in
 // the month named by period (empty: the current month, UTC), with the
 // workspace's spending limit. Any member of the workspace may read it.
-func (s *Service) AISpend(ctx context.Context, a *Actor, id, period string) (AISpendUsage, error) {
+func (s *Service) AISpend(ctx context.Context, a *platform.Actor, id, period string) (AISpendUsage, error) {
 	m, err := s.month(period)
 	if err != nil {
 		return AISpendUsage{}, err
@@ -83,7 +83,7 @@ func (s *Service) AISpend(ctx context.Context, a *Actor, id, period string) (AIS
 // AISpendByBot is a workspace's AI Spend in the month named by period, by
 // bot (nanodollars; bots that spent nothing are absent, deleted bots that
 // spent stay). Any member may read it.
-func (s *Service) AISpendByBot(ctx context.Context, a *Actor, workspaceID, period string) (map[string]int64, aispend.Month, error) {
+func (s *Service) AISpendByBot(ctx context.Context, a *platform.Actor, workspaceID, period string) (map[string]int64, aispend.Month, error) {
 	m, err := s.month(period)
 	if err != nil {
 		return nil, m, err

@@ -3,6 +3,8 @@ package admin
 import (
 	"sync"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
 )
 
 // authCache remembers successful authentications (token hash and workspace
@@ -23,27 +25,27 @@ type authKey struct {
 }
 
 type authEntry struct {
-	actor   Actor
+	actor   platform.Actor
 	expires time.Time
 }
 
 // maxAuthEntries bounds the cache; past it the cache starts over.
 const maxAuthEntries = 10_000
 
-func (c *authCache) get(k authKey, now time.Time) (Actor, bool) {
+func (c *authCache) get(k authKey, now time.Time) (platform.Actor, bool) {
 	if c.ttl <= 0 {
-		return Actor{}, false
+		return platform.Actor{}, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[k]
 	if !ok || now.After(e.expires) {
-		return Actor{}, false
+		return platform.Actor{}, false
 	}
 	return e.actor, true
 }
 
-func (c *authCache) put(k authKey, a Actor, now time.Time) {
+func (c *authCache) put(k authKey, a platform.Actor, now time.Time) {
 	if c.ttl <= 0 {
 		return
 	}

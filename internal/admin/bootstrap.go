@@ -65,6 +65,6 @@ func (s *Service) IssueToken(ctx context.Context, email, note string) (string, e
 	if err != nil {
 		return "", err
 	}
-	_, value, err := s.CreatePAT(ctx, &Actor{Account: acc}, note)
+	_, value, err := s.CreatePAT(ctx, &platform.Actor{Account: acc}, note)
 	return value, err
 }

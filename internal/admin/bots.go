@@ -98,7 +98,7 @@ func dropNullAttributes(defs map[string]json.RawMessage) map[string]json.RawMess
 	return defs
 }
 
-func (s *Service) CreateBot(ctx context.Context, a *Actor, in BotInput) (platform.Bot, error) {
+func (s *Service) CreateBot(ctx context.Context, a *platform.Actor, in BotInput) (platform.Bot, error) {
 	if err := require(a, platform.RoleDeveloper, "creating a bot"); err != nil {
 		return platform.Bot{}, err
 	}
@@ -127,12 +127,12 @@ func (s *Service) CreateBot(ctx context.Context, a *Actor, in BotInput) (platfor
 	return b, nil
 }
 
-func (s *Service) GetBot(ctx context.Context, a *Actor, id string) (platform.Bot, error) {
+func (s *Service) GetBot(ctx context.Context, a *platform.Actor, id string) (platform.Bot, error) {
 	b, err := s.store.GetBot(ctx, a.Member.WorkspaceID, id)
 	return b, notFound(err, "bot", id)
 }
 
-func (s *Service) UpdateBot(ctx context.Context, a *Actor, id string, in BotInput) (platform.Bot, error) {
+func (s *Service) UpdateBot(ctx context.Context, a *platform.Actor, id string, in BotInput) (platform.Bot, error) {
 	if err := require(a, platform.RoleDeveloper, "updating a bot"); err != nil {
 		return platform.Bot{}, err
 	}
@@ -154,7 +154,7 @@ func (s *Service) UpdateBot(ctx context.Context, a *Actor, id string, in BotInpu
 	return b, nil
 }
 
-func (s *Service) DeleteBot(ctx context.Context, a *Actor, id string) error {
+func (s *Service) DeleteBot(ctx context.Context, a *platform.Actor, id string) error {
 	if err := require(a, platform.RoleDeveloper, "deleting a bot"); err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (s *Service) DeleteBot(ctx context.Context, a *Actor, id string) error {
 	return nil
 }
 
-func (s *Service) ListBots(ctx context.Context, a *Actor, f store.BotFilter, pluginNames []string) ([]platform.BotSummary, string, error) {
+func (s *Service) ListBots(ctx context.Context, a *platform.Actor, f store.BotFilter, pluginNames []string) ([]platform.BotSummary, string, error) {
 	if len(pluginNames) > 0 {
 		return []platform.BotSummary{}, "", nil // no plugin can be installed on this server
 	}
@@ -374,7 +374,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // RotateSigningSecret gives the bot a new signing secret and returns it.
-func (s *Service) RotateSigningSecret(ctx context.Context, a *Actor, id string) (string, error) {
+func (s *Service) RotateSigningSecret(ctx context.Context, a *platform.Actor, id string) (string, error) {
 	if err := require(a, platform.RoleDeveloper, "rotating a bot's signing secret"); err != nil {
 		return "", err
 	}

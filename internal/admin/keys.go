@@ -9,7 +9,7 @@ import (
 )
 
 // CreateBotKey creates a bot API key; its value is returned only here.
-func (s *Service) CreateBotKey(ctx context.Context, a *Actor, botID, note string) (platform.Token, string, error) {
+func (s *Service) CreateBotKey(ctx context.Context, a *platform.Actor, botID, note string) (platform.Token, string, error) {
 	if err := require(a, platform.RoleDeveloper, "creating a bot API key"); err != nil {
 		return platform.Token{}, "", err
 	}
@@ -24,7 +24,7 @@ func (s *Service) CreateBotKey(ctx context.Context, a *Actor, botID, note string
 	return t, value, notFound(s.store.CreateBotKey(ctx, a.Member.WorkspaceID, t), "bot", botID)
 }
 
-func (s *Service) ListBotKeys(ctx context.Context, a *Actor, botID string) ([]platform.Token, error) {
+func (s *Service) ListBotKeys(ctx context.Context, a *platform.Actor, botID string) ([]platform.Token, error) {
 	if err := require(a, platform.RoleDeveloper, "listing bot API keys"); err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (s *Service) ListBotKeys(ctx context.Context, a *Actor, botID string) ([]pl
 	return s.store.ListBotKeys(ctx, a.Member.WorkspaceID, botID)
 }
 
-func (s *Service) DeleteBotKey(ctx context.Context, a *Actor, id string) error {
+func (s *Service) DeleteBotKey(ctx context.Context, a *platform.Actor, id string) error {
 	if err := require(a, platform.RoleDeveloper, "deleting a bot API key"); err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (s *Service) DeleteBotKey(ctx context.Context, a *Actor, id string) error {
 }
 
 // BotLogs lists a bot's logs between start and end (end defaults to now).
-func (s *Service) BotLogs(ctx context.Context, a *Actor, f store.LogFilter) ([]platform.LogEntry, string, error) {
+func (s *Service) BotLogs(ctx context.Context, a *platform.Actor, f store.LogFilter) ([]platform.LogEntry, string, error) {
 	if _, err := s.GetBot(ctx, a, f.BotID); err != nil {
 		return nil, "", err
 	}

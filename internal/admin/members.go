@@ -8,14 +8,14 @@ import (
 	"github.com/botplatform/botplatform/internal/store"
 )
 
-func (s *Service) ListMembers(ctx context.Context, a *Actor, p store.Page) ([]platform.Member, string, error) {
+func (s *Service) ListMembers(ctx context.Context, a *platform.Actor, p store.Page) ([]platform.Member, string, error) {
 	return s.store.ListMembers(ctx, a.Member.WorkspaceID, p)
 }
 
 // checkGrant enforces who may give which role: managing members needs the
 // manager role; nobody grants a role above their own; the owner role is
 // never granted (a workspace has exactly one owner).
-func checkGrant(a *Actor, role platform.Role) error {
+func checkGrant(a *platform.Actor, role platform.Role) error {
 	if err := require(a, platform.RoleManager, "managing members"); err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func checkGrant(a *Actor, role platform.Role) error {
 
 // AddMember adds the account with that email (creating the account if the
 // server has none yet) to the actor's workspace.
-func (s *Service) AddMember(ctx context.Context, a *Actor, email string, role platform.Role) (platform.Member, error) {
+func (s *Service) AddMember(ctx context.Context, a *platform.Actor, email string, role platform.Role) (platform.Member, error) {
 	if err := checkGrant(a, role); err != nil {
 		return platform.Member{}, err
 	}
@@ -54,7 +54,7 @@ func (s *Service) AddMember(ctx context.Context, a *Actor, email string, role pl
 
 // target loads a member the actor may manage: not the owner, and not anyone
 // whose role is above the actor's.
-func (s *Service) target(ctx context.Context, a *Actor, id, action string) (platform.Member, error) {
+func (s *Service) target(ctx context.Context, a *platform.Actor, id, action string) (platform.Member, error) {
 	if err := require(a, platform.RoleManager, "managing members"); err != nil {
 		return platform.Member{}, err
 	}
@@ -71,7 +71,7 @@ func (s *Service) target(ctx context.Context, a *Actor, id, action string) (plat
 	return m, nil
 }
 
-func (s *Service) UpdateMember(ctx context.Context, a *Actor, id string, role *platform.Role) (platform.Member, error) {
+func (s *Service) UpdateMember(ctx context.Context, a *platform.Actor, id string, role *platform.Role) (platform.Member, error) {
 	m, err := s.target(ctx, a, id, "changed")
 	if err != nil || role == nil {
 		return m, err
@@ -87,7 +87,7 @@ func (s *Service) UpdateMember(ctx context.Context, a *Actor, id string, role *p
 	return m, nil
 }
 
-func (s *Service) RemoveMember(ctx context.Context, a *Actor, id string) error {
+func (s *Service) RemoveMember(ctx context.Context, a *platform.Actor, id string) error {
 	if _, err := s.target(ctx, a, id, "removed"); err != nil {
 		return err
 	}

@@ -119,17 +119,13 @@ func hashToken(v string) []byte {
 
 var errBadToken = platform.Errorf(platform.TypeUnauthorized, "invalid or missing access token")
 
-// Actor is an authenticated caller (platform.Actor: the Files API's
-// quota rules act on it too).
-type Actor = platform.Actor
-
 // Authenticate resolves a personal access token to its account and, when
 // workspaceID is not empty, to the account's membership of that workspace.
 // The lookup is by the token's SHA-256 hash; the stored hash is then
 // compared in constant time. A bad token, or a workspace that does not exist
 // or that the account is not a member of, is 401 (spec section 7): the
 // latter is platform.ErrNotMember.
-func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (*Actor, error) {
+func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (*platform.Actor, error) {
 	if !strings.HasPrefix(token, patPrefix) {
 		return nil, errBadToken
 	}
@@ -147,7 +143,7 @@ func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (
 	if err != nil {
 		return nil, err
 	}
-	a := &Actor{Account: acc}
+	a := &platform.Actor{Account: acc}
 	if workspaceID != "" {
 		if m == nil {
 			return nil, platform.ErrNotMember
@@ -159,7 +155,9 @@ func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (
 }
 
 // require fails with 403 unless the actor's role is at least min.
-func require(a *Actor, min platform.Role, action string) error { return a.Require(min, action) }
+func require(a *platform.Actor, min platform.Role, action string) error {
+	return a.Require(min, action)
+}
 
 // notFound maps a store's ErrNotFound to a 404 naming the resource.
 func notFound(err error, kind, id string) error {

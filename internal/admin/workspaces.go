@@ -34,7 +34,7 @@ func checkName(field, name string) error {
 }
 
 // CreateWorkspace creates a workspace owned by the caller.
-func (s *Service) CreateWorkspace(ctx context.Context, a *Actor, name, billingVersion string) (platform.Workspace, error) {
+func (s *Service) CreateWorkspace(ctx context.Context, a *platform.Actor, name, billingVersion string) (platform.Workspace, error) {
 	if err := checkName("name", name); err != nil {
 		return platform.Workspace{}, err
 	}
@@ -53,7 +53,7 @@ func (s *Service) CreateWorkspace(ctx context.Context, a *Actor, name, billingVe
 // workspaceAs loads workspace id and enters it as the actor's workspace. A
 // workspace the account is not a member of is reported as not found, so its
 // existence is not revealed.
-func (s *Service) workspaceAs(ctx context.Context, a *Actor, id string) (platform.Workspace, error) {
+func (s *Service) workspaceAs(ctx context.Context, a *platform.Actor, id string) (platform.Workspace, error) {
 	m, err := s.store.GetMember(ctx, id, a.Account.ID)
 	if err != nil {
 		return platform.Workspace{}, notFound(err, "workspace", id)
@@ -63,11 +63,11 @@ func (s *Service) workspaceAs(ctx context.Context, a *Actor, id string) (platfor
 	return w, notFound(err, "workspace", id)
 }
 
-func (s *Service) GetWorkspace(ctx context.Context, a *Actor, id string) (platform.Workspace, error) {
+func (s *Service) GetWorkspace(ctx context.Context, a *platform.Actor, id string) (platform.Workspace, error) {
 	return s.workspaceAs(ctx, a, id)
 }
 
-func (s *Service) ListWorkspaces(ctx context.Context, a *Actor, f store.WorkspaceFilter) ([]platform.Workspace, string, error) {
+func (s *Service) ListWorkspaces(ctx context.Context, a *platform.Actor, f store.WorkspaceFilter) ([]platform.Workspace, string, error) {
 	return s.store.ListWorkspaces(ctx, a.Account.ID, f)
 }
 
@@ -88,7 +88,7 @@ type WorkspaceUpdate struct {
 var handleRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,48}[a-z0-9]$`)
 
 // UpdateWorkspace needs the administrator role.
-func (s *Service) UpdateWorkspace(ctx context.Context, a *Actor, id string, u WorkspaceUpdate) (platform.Workspace, error) {
+func (s *Service) UpdateWorkspace(ctx context.Context, a *platform.Actor, id string, u WorkspaceUpdate) (platform.Workspace, error) {
 	w, err := s.workspaceAs(ctx, a, id)
 	if err != nil {
 		return w, err
@@ -148,7 +148,7 @@ func (s *Service) UpdateWorkspace(ctx context.Context, a *Actor, id string, u Wo
 }
 
 // DeleteWorkspace needs the owner role and removes the workspace's bots too.
-func (s *Service) DeleteWorkspace(ctx context.Context, a *Actor, id string) error {
+func (s *Service) DeleteWorkspace(ctx context.Context, a *platform.Actor, id string) error {
 	if _, err := s.workspaceAs(ctx, a, id); err != nil {
 		return err
 	}

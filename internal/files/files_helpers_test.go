@@ -31,7 +31,7 @@ type env struct {
 	clock     *platform.ManualClock
 	admin     *admin.Service
 	svc       *files.Service
-	actor     *admin.Actor
+	actor     *platform.Actor
 	workspace string
 	bot       string
 	caller    *files.Caller

@@ -54,11 +54,11 @@ func (a *api) adminRoutes() *http.ServeMux {
 	return m
 }
 
-type actorFunc func(w http.ResponseWriter, r *http.Request, act *admin.Actor) error
+type actorFunc func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error
 
 // authenticate checks the bearer token, then x-workspace-id when required
 // or present. Both failures are 401 (spec sections 5 and 7).
-func (a *api) authenticate(r *http.Request, needWorkspace bool) (*admin.Actor, error) {
+func (a *api) authenticate(r *http.Request, needWorkspace bool) (*platform.Actor, error) {
 	ws := r.Header.Get("x-workspace-id")
 	if ws == "" && needWorkspace {
 		// Check the token first, so a bad token is reported as such.
@@ -89,7 +89,7 @@ var (
 	createPATSchema = schema("create-pat.json", `{"type":"object","additionalProperties":false,"required":["note"],"properties":{"note":{"type":"string"}}}`)
 )
 
-func (a *api) getAccount(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) getAccount(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	acc := act.Account
 	writeJSON(w, http.StatusOK, map[string]any{"account": map[string]any{
 		"id": acc.ID, "email": acc.Email, "displayName": acc.DisplayName, "emailVerified": true,
@@ -98,7 +98,7 @@ func (a *api) getAccount(w http.ResponseWriter, r *http.Request, act *admin.Acto
 	return nil
 }
 
-func (a *api) createPAT(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) createPAT(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in struct{ Note string }
 	if err := decode(r, createPATSchema, &in); err != nil {
 		return err
@@ -111,7 +111,7 @@ func (a *api) createPAT(w http.ResponseWriter, r *http.Request, act *admin.Actor
 	return nil
 }
 
-func (a *api) listPATs(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) listPATs(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	ts, err := a.Admin.ListPATs(r.Context(), act)
 	if err != nil {
 		return err
@@ -128,7 +128,7 @@ func tokensJSON(ts []platform.Token) []tokenJSON {
 	return out
 }
 
-func (a *api) deletePAT(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) deletePAT(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func (a *api) deletePAT(w http.ResponseWriter, r *http.Request, act *admin.Actor
 var createWorkspaceSchema = schema("create-workspace.json", `{"type":"object","additionalProperties":false,"required":["name"],
 	"properties":{"name":{"type":"string"},"billingVersion":{"enum":["v4"]}}}`)
 
-func (a *api) createWorkspace(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) createWorkspace(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in struct{ Name, BillingVersion string }
 	if err := decode(r, createWorkspaceSchema, &in); err != nil {
 		return err
@@ -165,7 +165,7 @@ func page(q query, def int) (store.Page, error) {
 	return store.Page{Token: q.str("nextToken"), Limit: size}, err
 }
 
-func (a *api) listWorkspaces(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) listWorkspaces(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	q := newQuery(r)
 	p, err := page(q, 20)
 	if err != nil {
@@ -183,7 +183,7 @@ func (a *api) listWorkspaces(w http.ResponseWriter, r *http.Request, act *admin.
 	return nil
 }
 
-func (a *api) getWorkspace(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) getWorkspace(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	ws, err := a.Admin.GetWorkspace(r.Context(), act, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -197,7 +197,7 @@ var updateWorkspaceSchema = schema("update-workspace.json", `{"type":"object","a
 	"contactEmail":{"type":"string"},"website":{"type":"string"},"socialAccounts":{"type":"array","items":{"type":"string"},"maxItems":5},
 	"isPublic":{"type":"boolean"},"handle":{"type":"string"}}}`)
 
-func (a *api) updateWorkspace(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) updateWorkspace(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in admin.WorkspaceUpdate
 	if err := decode(r, updateWorkspaceSchema, &in); err != nil {
 		return err
@@ -210,7 +210,7 @@ func (a *api) updateWorkspace(w http.ResponseWriter, r *http.Request, act *admin
 	return nil
 }
 
-func (a *api) deleteWorkspace(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) deleteWorkspace(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (a *api) deleteWorkspace(w http.ResponseWriter, r *http.Request, act *admin
 	return nil
 }
 
-func (a *api) listMembers(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) listMembers(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	p, err := page(newQuery(r), 20)
 	if err != nil {
 		return err
@@ -238,7 +238,7 @@ func (a *api) listMembers(w http.ResponseWriter, r *http.Request, act *admin.Act
 	return nil
 }
 
-func (a *api) getMyMember(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) getMyMember(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	writeJSON(w, http.StatusOK, toMember(act.Member))
 	return nil
 }
@@ -251,7 +251,7 @@ var (
 	updateMemberSchema = schema("update-member.json", `{"type":"object","additionalProperties":false,"properties":{"role":`+roleEnum+`}}`)
 )
 
-func (a *api) addMember(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) addMember(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in struct {
 		Email string
 		Role  platform.Role
@@ -267,7 +267,7 @@ func (a *api) addMember(w http.ResponseWriter, r *http.Request, act *admin.Actor
 	return nil
 }
 
-func (a *api) updateMember(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) updateMember(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in struct{ Role *platform.Role }
 	if err := decode(r, updateMemberSchema, &in); err != nil {
 		return err
@@ -280,7 +280,7 @@ func (a *api) updateMember(w http.ResponseWriter, r *http.Request, act *admin.Ac
 	return nil
 }
 
-func (a *api) removeMember(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) removeMember(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ type env struct {
 	st    *sqlstore.Store
 	admin *admin.Service
 	boot  admin.Bootstrap
-	act   *admin.Actor
+	act   *platform.Actor
 }
 
 func newEnv(t testing.TB, backend string) *env {

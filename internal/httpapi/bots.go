@@ -11,7 +11,7 @@ import (
 
 // Bot, bot API key and bot log handlers of the Admin API (routes in admin.go).
 
-func (a *api) createBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) createBot(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in admin.BotInput
 	if err := decode(r, createBotSchema, &in); err != nil {
 		return err
@@ -24,7 +24,7 @@ func (a *api) createBot(w http.ResponseWriter, r *http.Request, act *admin.Actor
 	return nil
 }
 
-func (a *api) getBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) getBot(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	b, err := a.Admin.GetBot(r.Context(), act, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -33,7 +33,7 @@ func (a *api) getBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) e
 	return nil
 }
 
-func (a *api) updateBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) updateBot(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in admin.BotInput
 	if err := decode(r, updateBotSchema, &in); err != nil {
 		return err
@@ -46,7 +46,7 @@ func (a *api) updateBot(w http.ResponseWriter, r *http.Request, act *admin.Actor
 	return nil
 }
 
-func (a *api) deleteBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) deleteBot(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (a *api) deleteBot(w http.ResponseWriter, r *http.Request, act *admin.Actor
 	return nil
 }
 
-func (a *api) rotateSigningSecret(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) rotateSigningSecret(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (a *api) rotateSigningSecret(w http.ResponseWriter, r *http.Request, act *a
 	return nil
 }
 
-func (a *api) listBots(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) listBots(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	q := newQuery(r)
 	p, err := page(q, 20)
 	if err != nil {
@@ -120,7 +120,7 @@ func parseTime(q query, name string) (time.Time, error) {
 	return t, nil
 }
 
-func (a *api) getBotLogs(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) getBotLogs(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	q := newQuery(r)
 	if q.str("timeStart") == "" {
 		return platform.Errorf(platform.TypeInvalidQuery, "timeStart: is required")
@@ -161,7 +161,7 @@ func (a *api) getBotLogs(w http.ResponseWriter, r *http.Request, act *admin.Acto
 var createBotKeySchema = schema("create-bot-key.json", `{"type":"object","additionalProperties":false,"required":["botId"],
 	"properties":{"botId":{"type":"string"},"note":{"type":"string"}}}`)
 
-func (a *api) createBotKey(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) createBotKey(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in struct{ BotID, Note string }
 	if err := decode(r, createBotKeySchema, &in); err != nil {
 		return err
@@ -174,7 +174,7 @@ func (a *api) createBotKey(w http.ResponseWriter, r *http.Request, act *admin.Ac
 	return nil
 }
 
-func (a *api) listBotKeys(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) listBotKeys(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	botID := newQuery(r).str("botId")
 	if botID == "" {
 		return platform.Errorf(platform.TypeInvalidQuery, "botId: is required")
@@ -187,7 +187,7 @@ func (a *api) listBotKeys(w http.ResponseWriter, r *http.Request, act *admin.Act
 	return nil
 }
 
-func (a *api) deleteBotKey(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) deleteBotKey(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
 		return err
 	}

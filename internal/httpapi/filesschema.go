@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/botplatform/botplatform/internal/platform"
 )
 
 // upsertFileSchema is the body of upsertFile (spec 4.1 and 4.1.1): no
@@ -26,7 +28,7 @@ var upsertFileSchema = func() *jsonschema.Schema {
 			"maximumChunkLength": integer(100, 5000), "embeddedContextLevels": integer(0, 3), "embedBreadcrumb": boolean,
 		}),
 		"summarization": strict(obj{
-			"enable": boolean, "modelType": enum("inexpensive", "balanced", "accurate"),
+			"enable": boolean, "modelType": enum(platform.ModelTypes...),
 			"minimumInputLength": integer(1000, 10000), "outputTokenLimit": integer(1000, 10000), "generateMasterSummary": boolean,
 		}),
 		"stack":  enum("legacy", "realtime-v1"),

@@ -53,7 +53,7 @@ func (a *api) usageType(r *http.Request) (string, error) {
 func (a *api) currentPeriod() string { return aispend.CurrentMonth(a.Clock).String() }
 
 // storageQuota returns the storage quota typ of workspace id.
-func (a *api) storageQuota(r *http.Request, act *admin.Actor, id, typ string) (files.Quota, error) {
+func (a *api) storageQuota(r *http.Request, act *platform.Actor, id, typ string) (files.Quota, error) {
 	qs, err := a.Files.Quotas(r.Context(), act, id)
 	if err != nil {
 		return files.Quota{}, err
@@ -67,7 +67,7 @@ func (a *api) storageQuota(r *http.Request, act *admin.Actor, id, typ string) (f
 }
 
 // aiSpendQuota is the workspace's spending limit, in whole US dollars.
-func (a *api) aiSpendQuota(r *http.Request, act *admin.Actor, id string) (quotaJSON, error) {
+func (a *api) aiSpendQuota(r *http.Request, act *platform.Actor, id string) (quotaJSON, error) {
 	ws, err := a.Admin.GetWorkspace(r.Context(), act, id)
 	if err != nil {
 		return quotaJSON{}, err
@@ -76,7 +76,7 @@ func (a *api) aiSpendQuota(r *http.Request, act *admin.Actor, id string) (quotaJ
 }
 
 // allQuotas lists every quota of workspace id: storage, then ai_spend.
-func (a *api) allQuotas(r *http.Request, act *admin.Actor, id string) ([]quotaJSON, error) {
+func (a *api) allQuotas(r *http.Request, act *platform.Actor, id string) ([]quotaJSON, error) {
 	qs, err := a.Files.Quotas(r.Context(), act, id)
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func (a *api) allQuotas(r *http.Request, act *admin.Actor, id string) ([]quotaJS
 	return append(out, q), nil
 }
 
-func (a *api) listQuotas(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) listQuotas(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	qs, err := a.allQuotas(r, act, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func (a *api) listQuotas(w http.ResponseWriter, r *http.Request, act *admin.Acto
 	return nil
 }
 
-func (a *api) getQuota(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) getQuota(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	typ, err := a.usageType(r)
 	if err != nil {
 		return err
@@ -126,7 +126,7 @@ func (a *api) getQuota(w http.ResponseWriter, r *http.Request, act *admin.Actor)
 // usage reads usage typ of id: a workspace, or for ai_spend a bot too.
 // The period query parameter chooses the month of ai_spend; storage usage
 // is always the current one.
-func (a *api) usage(r *http.Request, act *admin.Actor, id, typ string) (usageJSON, error) {
+func (a *api) usage(r *http.Request, act *platform.Actor, id, typ string) (usageJSON, error) {
 	if typ == typeAISpend {
 		u, err := a.Admin.AISpend(r.Context(), act, id, r.URL.Query().Get("period"))
 		if err != nil {
@@ -145,7 +145,7 @@ func (a *api) usage(r *http.Request, act *admin.Actor, id, typ string) (usageJSO
 }
 
 // listUsages is listWorkspaceUsages: one usage, of the workspace.
-func (a *api) listUsages(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) listUsages(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	typ, err := a.usageType(r)
 	if err != nil {
 		return err
@@ -163,7 +163,7 @@ func (a *api) listUsages(w http.ResponseWriter, r *http.Request, act *admin.Acto
 }
 
 // getUsage reads the usage of a workspace or of a bot (ai_spend only).
-func (a *api) getUsage(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) getUsage(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	typ, err := a.usageType(r)
 	if err != nil {
 		return err
@@ -183,7 +183,7 @@ type botUsageJSON struct {
 
 // usageByBot is breakDownWorkspaceUsageByBot, kept for ai_spend: the
 // dollars each bot spent in the month, most first.
-func (a *api) usageByBot(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) usageByBot(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	typ, err := a.usageType(r)
 	if err != nil {
 		return err
@@ -215,7 +215,7 @@ var changeAISpendSchema = schema("change-ai-spend.json", `{"type":"object","addi
 // changeAISpendQuota sets the spending limit (whole US dollars) of the
 // x-workspace-id workspace, like updateWorkspace's spendingLimit; it needs
 // the administrator role.
-func (a *api) changeAISpendQuota(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) changeAISpendQuota(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in struct{ MonthlySpendingLimit int64 }
 	if err := decode(r, changeAISpendSchema, &in); err != nil {
 		return err
@@ -234,7 +234,7 @@ var setQuotasSchema = schema("set-quotas.json", `{"type":"object","additionalPro
 
 // setQuotas sets storage limits in bytes; null returns a limit to the
 // workspace plan's default. It answers every quota, like listWorkspaceQuotas.
-func (a *api) setQuotas(w http.ResponseWriter, r *http.Request, act *admin.Actor) error {
+func (a *api) setQuotas(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in map[string]*int64
 	if err := decode(r, setQuotasSchema, &in); err != nil {
 		return err

@@ -117,7 +117,7 @@ func configFrom(raw json.RawMessage) config {
 		c.Stack = StackRealtime
 	}
 	if c.Summarization.ModelType == "" {
-		c.Summarization.ModelType = "balanced"
+		c.Summarization.ModelType = platform.ModelBalanced
 	}
 	if c.Summarization.MinimumInputLength == 0 {
 		c.Summarization.MinimumInputLength = defaultMinimumInputLength
