@@ -26,11 +26,18 @@ import (
 // small, so that going over it is cheap.
 const runtimeStateLimit = 1000
 
+// testBotTimeout is the --bot-timeout of the runtime test servers: a
+// deadline no busy machine reaches. An event stopped at its deadline after
+// its reply went out drops its state and its remaining logs, which a test
+// would see as a wrong count or a missing line; tests of deadlines set the
+// bot's maxExecutionTime.
+const testBotTimeout = "60s"
+
 // runtimeFlags are the serve flags of the runtime test servers. The
 // ceiling on maxExecutionTime is high so that bots whose outcome must not
 // depend on the machine's speed (unlimited) can have a deadline no busy
 // machine reaches.
-var runtimeFlags = []string{"--bot-timeout", "5s", "--bot-timeout-max", "120s", "--bot-state-limit", fmt.Sprint(runtimeStateLimit)}
+var runtimeFlags = []string{"--bot-timeout", testBotTimeout, "--bot-timeout-max", "120s", "--bot-state-limit", fmt.Sprint(runtimeStateLimit)}
 
 // unlimited is the spec of a bot whose handlers do little but must never
 // fail at their deadline, however busy the machine: a failed event drops
@@ -66,10 +73,21 @@ func newBotEnv(t *testing.T, s *testServer, code string, extra map[string]any) *
 // signalTimeout with what was awaited.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
+	eventuallyExplained(t, what, cond, nil)
+}
+
+// eventuallyExplained is eventually whose failure also says what explain
+// finds then.
+func eventuallyExplained(t *testing.T, what string, cond func() bool, explain func() string) {
+	t.Helper()
 	deadline := time.Now().Add(signalTimeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, signalTimeout)
+			why := ""
+			if explain != nil {
+				why = "\n" + explain()
+			}
+			t.Fatalf("%s: not within %s%s", what, signalTimeout, why)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -202,7 +220,7 @@ func (e *chatEnv) logs(query string) []logLine {
 func (e *chatEnv) waitLog(query string, parts ...string) logLine {
 	e.t.Helper()
 	var found logLine
-	eventually(e.t, fmt.Sprintf("a log line (%s) containing %q", query, parts), func() bool {
+	eventuallyExplained(e.t, fmt.Sprintf("a log line (%s) containing %q", query, parts), func() bool {
 		for _, l := range e.logs(query) {
 			ok := true
 			for _, p := range parts {
@@ -214,8 +232,19 @@ func (e *chatEnv) waitLog(query string, parts ...string) logLine {
 			}
 		}
 		return false
-	})
+	}, e.errorLogs)
 	return found
+}
+
+// errorLogs lists the bot's error lines (why an event it waits for may
+// never end as expected).
+func (e *chatEnv) errorLogs() string {
+	var b strings.Builder
+	b.WriteString("the bot's error lines:")
+	for _, l := range e.logs("level=error") {
+		fmt.Fprintf(&b, "\n  %s %s (conversation %s)", l.Timestamp, l.Message, l.ConversationID)
+	}
+	return b.String()
 }
 
 // callAction calls POST /v1/chat/actions as c for the env's bot.

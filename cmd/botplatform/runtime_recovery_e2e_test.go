@@ -28,7 +28,7 @@ import (
 func TestRuntimeCrashRecovery(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	flags := []string{"--bot-timeout", "5s", "--log-level", "info"}
+	flags := []string{"--bot-timeout", testBotTimeout, "--log-level", "info"}
 	p1 := startProcess(t, dir, flags...)
 	e := newBotEnv(t, p1.testServer, sayJS+`bot.on.message('text', async ({ message, state, client }) => {
   state.conversation.n = (state.conversation.n || 0) + 1
@@ -243,7 +243,7 @@ func TestRuntimeSequentialRoundTrips(t *testing.T) {
 func TestRuntimeCrashRecoveryPostgres(t *testing.T) {
 	t.Parallel()
 	dir, dbURL := storage(t, "postgres")
-	flags := []string{"--database-url", dbURL, "--bot-timeout", "5s", "--log-level", "info"}
+	flags := []string{"--database-url", dbURL, "--bot-timeout", testBotTimeout, "--log-level", "info"}
 	p1 := startProcess(t, dir, append([]string{"--index-workers", "0"}, flags...)...)
 	p1.DatabaseURL = dbURL // for e.store()
 	e := newBotEnv(t, p1.testServer, sayJS+`bot.on.message('text', async ({ message, client }) => {
