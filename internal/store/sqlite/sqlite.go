@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"embed"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/url"
 	"strings"
@@ -81,6 +82,7 @@ func dsn(path string, readOnly bool) string {
 		q.Add("_pragma", "query_only(1)")
 	} else {
 		q.Set("_txlock", "immediate")
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walBound)) // checkpoint.go
 	}
 	return "file:" + path + "?" + q.Encode()
 }
@@ -117,5 +119,11 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	r.SetConnMaxIdleTime(0)
 	st := sqlstore.New(w, r, Dialect())
 	st.EnableGroupCommit()
+	cp, err := startCheckpointer(path)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	st.OnClose(cp.close)
 	return st, nil
 }

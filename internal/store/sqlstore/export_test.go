@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// ExplainClaim returns the scans and the execution time of the claim query
-// on PostgreSQL, run by EXPLAIN ANALYZE in a transaction that is rolled back
-// ("" on SQLite).
+// ExplainClaim returns the scans and the execution time of the claim
+// statement on PostgreSQL, run by EXPLAIN ANALYZE in a transaction that is
+// rolled back ("" on SQLite).
 func (s *Store) ExplainClaim(ctx context.Context, kind string, now time.Time, limit int) (string, error) {
 	if !s.d.Numbered {
 		return "", nil
@@ -19,7 +19,8 @@ func (s *Store) ExplainClaim(ctx context.Context, kind string, now time.Time, li
 		return "", err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+s.q(claimable+s.d.SkipLocked), claimArgs(kind, now, limit)...)
+	args := append([]any{micros(now.Add(time.Minute)), "explain"}, claimArgs(kind, now)...)
+	rows, err := tx.QueryContext(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+s.q(s.claimQuery(limit)), args...)
 	if err != nil {
 		return "", err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
@@ -72,40 +72,32 @@ const claimable = `SELECT j.id FROM jobs j
 	WHERE j.head = 1 AND j.kind = ? AND j.run_after <= ?
 	  AND ((j.status = 'pending' AND (j.lease_until IS NULL OR j.lease_until <= ?)) OR (j.status = 'running' AND j.lease_until <= ?))
 	  AND NOT EXISTS (SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.subject = j.subject AND o.status = 'running' AND o.lease_until > ? AND o.id <> j.id)
-	ORDER BY j.run_after, j.id LIMIT ?`
+	ORDER BY j.run_after, j.id LIMIT `
 
-func claimArgs(kind string, now time.Time, limit int) []any {
-	return []any{kind, micros(now), micros(now), micros(now), micros(now), limit}
+// claimQuery takes up to limit claimable jobs in one statement. The limit
+// is written into the text, not bound: SQLite plans with a bound LIMIT's
+// value and compiles the statement again whenever it changes (the
+// dispatcher's free workers change from one claim to the next), which cost
+// more than the claim itself. One statement per limit is cached instead.
+func (s *Store) claimQuery(limit int) string {
+	return `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, node_id = ? WHERE id IN (` +
+		claimable + strconv.Itoa(limit) + s.d.SkipLocked + `)
+		RETURNING id, kind, subject, payload, status, attempts, run_after, created_at`
+}
+
+func claimArgs(kind string, now time.Time) []any {
+	return []any{kind, micros(now), micros(now), micros(now), micros(now)}
 }
 
 func (s *Store) ClaimJobs(ctx context.Context, kind, node string, now, leaseUntil time.Time, limit int) ([]platform.Job, error) {
 	var out []platform.Job
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		out = out[:0]
-		st, err := s.txStmt(ctx, tx, claimable+s.d.SkipLocked)
+		st, err := s.txStmt(ctx, tx, s.claimQuery(limit))
 		if err != nil {
 			return err
 		}
-		rows, err := st.QueryContext(ctx, claimArgs(kind, now, limit)...)
-		if err != nil {
-			return err
-		}
-		var ids []any
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			ids = append(ids, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil || len(ids) == 0 {
-			return err
-		}
-		in := strings.Repeat(", ?", len(ids))[2:]
-		rows, err = tx.QueryContext(ctx, s.q(`UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, node_id = ? WHERE id IN (`+in+`)
-			RETURNING id, kind, subject, payload, status, attempts, run_after, created_at`), append([]any{micros(leaseUntil), node}, ids...)...)
+		rows, err := st.QueryContext(ctx, append([]any{micros(leaseUntil), node}, claimArgs(kind, now)...)...)
 		if err != nil {
 			return err
 		}

@@ -92,6 +92,7 @@ type Store struct {
 	wstmts  sync.Map // query text -> *sql.Stmt on w, for fixed transaction statements
 	batch   *batcher // group commit, when enabled
 	counts  termCountCache
+	closers []func() error // what the backend runs beside the pools, stopped first
 }
 
 // maxStmts bounds the statement cache; queries built from filters vary.
@@ -102,8 +103,17 @@ var _ store.Store = (*Store)(nil)
 // New wraps the two pools. It does not migrate; call Migrate.
 func New(w, r *sql.DB, d Dialect) *Store { return &Store{w: w, r: r, d: d} }
 
-// Close stops group commit and closes the cached statements and both pools.
+// OnClose makes Close call f first: it stops what the backend runs beside
+// the pools.
+func (s *Store) OnClose(f func() error) { s.closers = append(s.closers, f) }
+
+// Close stops what OnClose registered and group commit, and closes the
+// cached statements and both pools.
 func (s *Store) Close() error {
+	var errs []error
+	for _, f := range s.closers {
+		errs = append(errs, f())
+	}
 	if s.batch != nil {
 		s.batch.close()
 	}
@@ -115,11 +125,11 @@ func (s *Store) Close() error {
 			return true
 		})
 	}
-	err := s.w.Close()
+	errs = append(errs, s.w.Close())
 	if s.r != s.w {
-		err = errors.Join(err, s.r.Close())
+		errs = append(errs, s.r.Close())
 	}
-	return err
+	return errors.Join(errs...)
 }
 
 // Ping checks that the database answers.
