@@ -34,13 +34,10 @@ type checkpointer struct {
 }
 
 func startCheckpointer(path string) (*checkpointer, error) {
-	db, err := sql.Open("sqlite", dsn(path, false))
+	db, err := pool(path, false, 1)
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxIdleTime(0)
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &checkpointer{db: db, cancel: cancel, done: make(chan struct{})}
 	go c.loop(ctx)

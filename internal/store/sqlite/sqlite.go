@@ -94,29 +94,21 @@ const readers = 3
 
 // Open opens (creating if needed) the database file at path and migrates it.
 func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
-	w, err := sql.Open("sqlite", dsn(path, false))
+	w, err := pool(path, false, 1)
 	if err != nil {
 		return nil, err
 	}
-	w.SetMaxOpenConns(1)
-	w.SetMaxIdleConns(1)
-	w.SetConnMaxLifetime(0)
-	w.SetConnMaxIdleTime(0)
 	// Migrate before opening readers so they never see a half-created schema.
 	s := sqlstore.New(w, w, Dialect())
 	if _, err := s.Migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
 	}
-	r, err := sql.Open("sqlite", dsn(path, true))
+	r, err := pool(path, true, readers)
 	if err != nil {
 		w.Close()
 		return nil, err
 	}
-	n := readers
-	r.SetMaxOpenConns(n)
-	r.SetMaxIdleConns(n)
-	r.SetConnMaxIdleTime(0)
 	st := sqlstore.New(w, r, Dialect())
 	st.EnableGroupCommit()
 	cp, err := startCheckpointer(path)
@@ -126,4 +118,17 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	}
 	st.OnClose(cp.close)
 	return st, nil
+}
+
+// pool opens n connections to the database at path, kept open.
+func pool(path string, readOnly bool, n int) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, readOnly))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	return db, nil
 }
