@@ -76,3 +76,32 @@ func benchClaim(b *testing.B, s *sqlstore.Store, n int) {
 		b.Logf("EXPLAIN ANALYZE with %d pending: %s", n, plan)
 	}
 }
+
+// BenchmarkNextJobAtWithOthersPending measures NextJobAt, which the
+// dispatcher calls between claims to know how long it may sleep, while
+// other bots have n events scheduled in the future (10 subjects of n/10).
+func BenchmarkNextJobAtWithOthersPending(b *testing.B) {
+	for _, backend := range storetest.Backends {
+		for _, n := range []int{0, 1000, 10000} {
+			b.Run(fmt.Sprintf("%s/others=%d", backend, n), func(b *testing.B) {
+				s := storetest.Open(b, backend)
+				ctx := context.Background()
+				now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+				for i := range n {
+					j := platform.Job{ID: fmt.Sprintf("job_other_%06d", i), Kind: platform.JobBotEvent, Subject: platform.JobSubjectBot(fmt.Sprintf("bot_other_%d", i%10)),
+						Payload: []byte(`{"type":"scheduled"}`), RunAfter: now.Add(time.Hour + time.Duration(i)*time.Second), CreatedAt: now}
+					if err := s.EnqueueJob(ctx, j); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ResetTimer()
+				for range b.N {
+					at, ok, err := s.NextJobAt(ctx, platform.JobBotEvent, now)
+					if err != nil || (n > 0 && (!ok || !at.Equal(now.Add(time.Hour)))) {
+						b.Fatalf("NextJobAt = %v, %v, %v; want %v", at, ok, err, now.Add(time.Hour))
+					}
+				}
+			})
+		}
+	}
+}

@@ -217,10 +217,19 @@ func (s *Store) ReleaseJobs(ctx context.Context, kind, node string) (int, error)
 	return int(n), err
 }
 
+// NextJobAt is when the first pending head of kind falls due after after
+// (its run_after, or the end of its retry's back-off). Only heads count: a
+// job queued behind another of its subject cannot run before that one ends,
+// and whoever finishes it looks again. So the cost is that of the heads (one
+// per subject), not of the jobs queued behind them.
+//
+// A head is pending or running (never done): "not running" is "pending",
+// written so that SQLite reads index jobs_heads rather than jobs_ready,
+// whose (kind, status) would lead it through every pending job of the kind.
 func (s *Store) NextJobAt(ctx context.Context, kind string, after time.Time) (time.Time, bool, error) {
 	var at sql.NullInt64
 	if err := s.queryRow(ctx, `SELECT MIN(CASE WHEN lease_until > run_after THEN lease_until ELSE run_after END) FROM jobs
-		WHERE kind = ? AND status = 'pending' AND (run_after > ? OR lease_until > ?)`, kind, micros(after), micros(after)).Scan(&at); err != nil {
+		WHERE head = 1 AND kind = ? AND status <> 'running' AND (run_after > ? OR lease_until > ?)`, kind, micros(after), micros(after)).Scan(&at); err != nil {
 		return time.Time{}, false, err
 	}
 	if !at.Valid {

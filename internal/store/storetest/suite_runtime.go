@@ -669,17 +669,20 @@ func testNextJobAt(t *testing.T, e *env) {
 	check(t, "kind_unknown", now, time.Time{}, false, "unknown kind")
 	// Only what falls due after `after` counts: what was due by then, the
 	// claim made at that moment has seen.
-	check(t, kindA, mt(j2.RunAfter), j3.RunAfter, true, "after j2's time")
 	check(t, kindA, mt(j2.RunAfter).Add(-time.Microsecond), j2.RunAfter, true, "just before j2's time")
 	check(t, kindA, mt(j1.RunAfter), time.Time{}, false, "after every job's time")
+	// Only the first job of each subject counts: j3 waits for j2, and
+	// whoever finishes j2 looks again.
+	check(t, kindA, mt(j2.RunAfter), j1.RunAfter, true, "after j2's time, j3 behind it")
 
-	// Running jobs do not count; pending ones behind them do.
+	// Neither do running jobs, nor the pending ones behind them.
 	e.wantClaim(t, kindA, now.Add(2*time.Second), now.Add(time.Hour), 10, []int{1}, []platform.Job{j2}, "claim j2")
-	check(t, kindA, now.Add(2*time.Second), j3.RunAfter, true, "j2 running")
+	check(t, kindA, now.Add(2*time.Second), j1.RunAfter, true, "j2 running")
 	e.wantClaim(t, kindA, now.Add(5*time.Second), now.Add(time.Hour), 10, []int{1}, []platform.Job{j1}, "claim j1")
-	check(t, kindA, now, j3.RunAfter, true, "j1 and j2 running")
-	check(t, kindA, now.Add(5*time.Second), time.Time{}, false, "j3 due and held by j2")
+	check(t, kindA, now, time.Time{}, false, "j1 and j2 running, j3 behind j2")
 	must(t, e.s.FinishJob(e.ctx, j2.ID, false, nil, nil, now), "FinishJob j2")
+	check(t, kindA, now, j3.RunAfter, true, "j2 finished: j3 first of its subject")
+	check(t, kindA, now.Add(5*time.Second), time.Time{}, false, "j3 due")
 	e.wantClaim(t, kindA, now.Add(5*time.Second), now.Add(time.Hour), 10, []int{1}, []platform.Job{j3}, "claim j3")
 	check(t, kindA, now, time.Time{}, false, "every job running")
 	check(t, kindB, now, k1.RunAfter, true, "kind b untouched")
