@@ -50,26 +50,39 @@ func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, b
 	if err != nil {
 		return f, err
 	}
-	fail := func(t platform.ErrorType, format string, args ...any) (platform.File, error) {
+	// fail records the upload as failed and says why. When it had ended
+	// already (another PUT to this URL, a client's retry or the original,
+	// recorded its content since this one was checked), this PUT is
+	// answered as a retry instead: 200 for the same bytes (sent, read
+	// when the body was stored), else stale.
+	fail := func(sent *blob.Info, t platform.ErrorType, format string, args ...any) (platform.File, error) {
 		reason := fmt.Sprintf(format, args...)
-		if _, err := s.store.FailUpload(ctx, f.ID, f.Generation, reason, s.clock.Now()); err != nil && !errors.Is(err, platform.ErrConflict) {
+		_, err := s.store.FailUpload(ctx, f.ID, f.Generation, reason, s.clock.Now())
+		switch {
+		case errors.Is(err, platform.ErrConflict) && sent != nil:
+			return s.sameContent(ctx, f, *sent)
+		case errors.Is(err, platform.ErrConflict):
+			return s.uploadEnded(ctx, f, body)
+		case err != nil:
 			return f, err
 		}
 		return f, platform.Errorf(t, "upload failed: %s", reason)
 	}
 	if f.DeclaredSize > lim.MaxFile {
-		return fail(platform.TypePayloadTooLarge, "the file's size (%d bytes) exceeds the maximum file size of %d bytes", f.DeclaredSize, lim.MaxFile)
+		return fail(nil, platform.TypePayloadTooLarge, "the file's size (%d bytes) exceeds the maximum file size of %d bytes", f.DeclaredSize, lim.MaxFile)
 	}
 	if free := lim.MaxStorage - lim.UsedStorage; f.DeclaredSize > free {
-		return fail(platform.TypeQuotaExceeded, "file storage quota exceeded: %d bytes used of %d, this file needs %d", lim.UsedStorage, lim.MaxStorage, f.DeclaredSize)
+		return fail(nil, platform.TypeQuotaExceeded, "file storage quota exceeded: %d bytes used of %d, this file needs %d", lim.UsedStorage, lim.MaxStorage, f.DeclaredSize)
 	}
 	if free := lim.MaxVector - lim.UsedVector; f.Index && f.DeclaredSize > free {
-		return fail(platform.TypeQuotaExceeded, "vector storage quota exceeded: %d bytes used of %d, this file needs %d", lim.UsedVector, lim.MaxVector, f.DeclaredSize)
+		return fail(nil, platform.TypeQuotaExceeded, "vector storage quota exceeded: %d bytes used of %d, this file needs %d", lim.UsedVector, lim.MaxVector, f.DeclaredSize)
 	}
 	key := newBlobKey(f)
 	info, err := s.blobs.Put(ctx, key, body, f.DeclaredSize)
 	if errors.Is(err, blob.ErrTooLarge) {
-		return fail(platform.TypePayloadTooLarge, "the content is larger than the declared size of %d bytes", f.DeclaredSize)
+		// More bytes than declared: not the content of any PUT that
+		// could have been recorded.
+		return fail(nil, platform.TypePayloadTooLarge, "the content is larger than the declared size of %d bytes", f.DeclaredSize)
 	}
 	if err != nil {
 		// A cut connection or a storage failure: nothing was kept and the
@@ -94,7 +107,7 @@ func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, b
 	switch {
 	case errors.As(err, &qe):
 		s.removeBlob(ctx, key)
-		return fail(platform.TypeQuotaExceeded, "%s", qe.Error())
+		return fail(&info, platform.TypeQuotaExceeded, "%s", qe.Error())
 	case errors.Is(err, platform.ErrConflict):
 		// Another upload to this URL (a client's retry, or a concurrent
 		// sender) was recorded first; this one's content goes, and the
@@ -128,6 +141,20 @@ func blobKeyOwner(key string) (id string, gen int64, ok bool) {
 	return id, gen, err == nil
 }
 
+// uploadEnded answers a PUT whose upload ended while it was being checked
+// (its body not read yet): as uploadAgain does, if f's generation is still
+// the file's.
+func (s *Service) uploadEnded(ctx context.Context, f platform.File, body io.Reader) (platform.File, error) {
+	cur, err := s.reload(ctx, f)
+	if err != nil {
+		return f, err
+	}
+	if cur.Generation != f.Generation {
+		return cur, errStaleUpload(cur, f.Generation)
+	}
+	return s.uploadAgain(ctx, cur, body)
+}
+
 // uploadAgain answers a PUT to the uploadUrl of a generation whose upload
 // has already ended: a client's retry of the recorded content gets 200
 // (uploads are idempotent), anything else is refused as stale. The body is
@@ -151,10 +178,7 @@ func (s *Service) uploadAgain(ctx context.Context, f platform.File, body io.Read
 // one described by got (same generation, size and SHA-256); else the
 // upload is stale.
 func (s *Service) sameContent(ctx context.Context, f platform.File, got blob.Info) (platform.File, error) {
-	cur, err := s.store.GetFile(ctx, "", f.ID)
-	if errors.Is(err, platform.ErrNotFound) {
-		return f, platform.Errorf(platform.TypeForbidden, "this URL is stale: the file was deleted")
-	}
+	cur, err := s.reload(ctx, f)
 	if err != nil {
 		return f, err
 	}
@@ -162,6 +186,15 @@ func (s *Service) sameContent(ctx context.Context, f platform.File, got blob.Inf
 		return cur, nil
 	}
 	return cur, errStaleUpload(cur, f.Generation)
+}
+
+// reload reads an uploadUrl's file again; gone, the URL is stale.
+func (s *Service) reload(ctx context.Context, f platform.File) (platform.File, error) {
+	cur, err := s.store.GetFile(ctx, "", f.ID)
+	if errors.Is(err, platform.ErrNotFound) {
+		return cur, platform.Errorf(platform.TypeForbidden, "this URL is stale: the file was deleted")
+	}
+	return cur, err
 }
 
 // errStaleUpload says why an upload to generation gen of a file, now cur,
