@@ -178,10 +178,14 @@ func launchServer(t *testing.T, dataDir, databaseURL string, extra ...string) *t
 	return s
 }
 
+// startTimeout is a hang guard on a server's start: migrating a fresh
+// PostgreSQL schema takes seconds on a busy machine.
+const startTimeout = 2 * time.Minute
+
 // waitListening polls stdout for the "listening on" line.
 func (s *testServer) waitListening(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(startTimeout)
 	for {
 		if m := listeningRe.FindStringSubmatch(s.Stdout.String()); m != nil {
 			s.URL = m[2]
@@ -194,7 +198,7 @@ func (s *testServer) waitListening(t *testing.T) {
 		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no \"listening on\" line within 20s; stdout:\n%s\nstderr:\n%s", s.Stdout, s.Stderr)
+			t.Fatalf("no \"listening on\" line within %s; stdout:\n%s\nstderr:\n%s", startTimeout, s.Stdout, s.Stderr)
 		}
 	}
 }
