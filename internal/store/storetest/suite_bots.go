@@ -562,13 +562,6 @@ func testInvalidNextToken(t *testing.T, e *env) {
 	a := e.account(t, "a")
 	w, _ := e.workspace(t, a)
 	b := e.bot(t, w.ID, "b")
-	enc := base64.RawURLEncoding.EncodeToString
-	tokens := map[string]string{
-		"not base64":      "!!not a token!!",
-		"not JSON":        enc([]byte("not json")),
-		"JSON without id": enc([]byte(`{"v":12}`)),
-		"JSON array":      enc([]byte(`[1,2]`)),
-	}
 	lists := map[string]func(token string) error{
 		"ListWorkspaces": func(token string) error {
 			_, _, err := e.s.ListWorkspaces(e.ctx, a.ID, store.WorkspaceFilter{Page: store.Page{Token: token, Limit: 10}})
@@ -590,6 +583,20 @@ func testInvalidNextToken(t *testing.T, e *env) {
 			_, _, err := e.s.ListLogs(e.ctx, store.LogFilter{Page: store.Page{Token: token, Limit: 10}, BotID: b.ID, Start: t0, End: t0.Add(time.Hour)})
 			return err
 		},
+	}
+	wantInvalidTokens(t, lists)
+}
+
+// wantInvalidTokens requires each listing to accept no token and to refuse
+// malformed ones as an invalid query.
+func wantInvalidTokens(t *testing.T, lists map[string]func(token string) error) {
+	t.Helper()
+	enc := base64.RawURLEncoding.EncodeToString
+	tokens := map[string]string{
+		"not base64":      "!!not a token!!",
+		"not JSON":        enc([]byte("not json")),
+		"JSON without id": enc([]byte(`{"v":12,"s":"k"}`)),
+		"JSON array":      enc([]byte(`[1,2]`)),
 	}
 	for lname, list := range lists {
 		must(t, list(""), "%s first page", lname)
