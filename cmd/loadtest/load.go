@@ -161,9 +161,11 @@ func (l *load) openStream(ctx context.Context, u *user) error {
 				continue
 			}
 			u.mu.Lock()
-			if ch, ok := replies[f[1]]; ok {
+			ch := replyChan(replies, f[1])
+			select {
+			case <-ch: // a second reply to one message
+			default:
 				close(ch)
-				delete(replies, f[1])
 			}
 			u.mu.Unlock()
 		}
@@ -208,12 +210,18 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 	if err != nil {
 		return err
 	}
-	// The reply may have come before the message's id was known: look in
-	// the conversation if the stream has not brought it soon.
-	ch := make(chan struct{})
+	// The reply may have come on the stream before createMessage answered
+	// (then it is waiting in replies, and chat.reply is about 0). Should the
+	// stream miss it, the conversation is looked at every second.
 	u.mu.Lock()
-	u.replies[msg.ID] = ch
+	replies := u.replies
+	ch := replyChan(replies, msg.ID)
 	u.mu.Unlock()
+	defer func() {
+		u.mu.Lock()
+		delete(replies, msg.ID)
+		u.mu.Unlock()
+	}()
 	began := time.Now()
 	for {
 		select {
@@ -241,6 +249,18 @@ func (l *load) chatRoundTrip(ctx context.Context, rng *mrand.Rand) error {
 			return err
 		}
 	}
+}
+
+// replyChan returns the channel closed when message id's reply arrives,
+// made by whichever comes first: the reply on the stream, or the round trip
+// that sent the message. Called with the user's mu held.
+func replyChan(replies map[string]chan struct{}, id string) chan struct{} {
+	ch, ok := replies[id]
+	if !ok {
+		ch = make(chan struct{})
+		replies[id] = ch
+	}
+	return ch
 }
 
 var errBusy = errors.New("busy")

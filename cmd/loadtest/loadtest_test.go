@@ -40,3 +40,30 @@ func TestLoadAndSoak(t *testing.T) {
 		t.Errorf("goroutines were not sampled")
 	}
 }
+
+// TestReplyBeforeItsMessageIsKnown: the bot's reply may reach the user's
+// stream before createMessage has answered with the message's id. The round
+// trip then finds it at once; it used to be dropped, and the round trip
+// waited a second for its look at the conversation, which the soak reported
+// as one-second replies.
+func TestReplyBeforeItsMessageIsKnown(t *testing.T) {
+	replies := map[string]chan struct{}{}
+	close(replyChan(replies, "msg_1")) // the stream, first
+	select {
+	case <-replyChan(replies, "msg_1"): // then the round trip
+	default:
+		t.Fatal("the reply that came first is not seen by the round trip")
+	}
+	if ch := replyChan(replies, "msg_2"); isClosed(ch) {
+		t.Fatal("a message without a reply has one")
+	}
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
