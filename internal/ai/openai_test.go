@@ -295,15 +295,21 @@ func TestCompleteBackoffDoubles(t *testing.T) {
 
 func TestCompleteContextCancelDuringBackoff(t *testing.T) {
 	s := aitest.New(t)
-	o := newClient(t, s.URL(), "")
+	// The context ends a second after the first failure's body was read:
+	// in the 10 s wait before the next attempt, however slow the machine.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := &http.Client{Transport: onBodyClose{http.DefaultTransport, func() { time.AfterFunc(time.Second, cancel) }}}
+	o, err := ai.New(ai.Config{URL: s.URL(), Models: models}, client)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o.Backoff = 10 * time.Second
 	s.Fail(4, 503)
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	_, err := o.Complete(ctx, ai.Request{Prompt: "x"})
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("returned after %v", d)
+	_, err = o.Complete(ctx, ai.Request{Prompt: "x"})
+	if d := time.Since(start); d > 9*time.Second {
+		t.Fatalf("returned after %v: the wait was not cut", d)
 	}
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "503") {
 		t.Fatalf("err %v", err)
@@ -323,6 +329,31 @@ func TestCompleteContextCancelDuringBackoff(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 2*time.Second || len(s.Requests()) != 2 {
 		t.Fatalf("%d requests, err %v", len(s.Requests()), err)
 	}
+}
+
+// onBodyClose calls f when the first response's body is closed.
+type onBodyClose struct {
+	http.RoundTripper
+	f func()
+}
+
+func (t onBodyClose) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := t.RoundTripper.RoundTrip(r)
+	if err == nil {
+		res.Body = &closeHook{ReadCloser: res.Body, f: t.f}
+	}
+	return res, err
+}
+
+type closeHook struct {
+	io.ReadCloser
+	f    func()
+	once sync.Once
+}
+
+func (c *closeHook) Close() error {
+	c.once.Do(c.f)
+	return c.ReadCloser.Close()
 }
 
 func TestPostJSONRetryAfterCap(t *testing.T) {
