@@ -19,8 +19,7 @@ func (s *Store) ExplainClaim(ctx context.Context, kind string, now time.Time, li
 		return "", err
 	}
 	defer tx.Rollback()
-	args := append([]any{micros(now.Add(time.Minute)), "explain"}, claimArgs(kind, now)...)
-	rows, err := tx.QueryContext(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+s.q(s.claimQuery(limit)), args...)
+	rows, err := tx.QueryContext(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+s.q(s.claimQuery(limit)), claimArgs(kind, "explain", now, now.Add(time.Minute))...)
 	if err != nil {
 		return "", err
 	}

@@ -72,7 +72,7 @@ const claimable = `SELECT j.id FROM jobs j
 	WHERE j.head = 1 AND j.kind = ? AND j.run_after <= ?
 	  AND ((j.status = 'pending' AND (j.lease_until IS NULL OR j.lease_until <= ?)) OR (j.status = 'running' AND j.lease_until <= ?))
 	  AND NOT EXISTS (SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.subject = j.subject AND o.status = 'running' AND o.lease_until > ? AND o.id <> j.id)
-	ORDER BY j.run_after, j.id LIMIT `
+	ORDER BY j.run_after, j.id`
 
 // claimQuery takes up to limit claimable jobs in one statement. The limit
 // is written into the text, not bound: SQLite plans with a bound LIMIT's
@@ -81,12 +81,12 @@ const claimable = `SELECT j.id FROM jobs j
 // more than the claim itself. One statement per limit is cached instead.
 func (s *Store) claimQuery(limit int) string {
 	return `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, node_id = ? WHERE id IN (` +
-		claimable + strconv.Itoa(limit) + s.d.SkipLocked + `)
+		claimable + " LIMIT " + strconv.Itoa(limit) + s.d.SkipLocked + `)
 		RETURNING id, kind, subject, payload, status, attempts, run_after, created_at`
 }
 
-func claimArgs(kind string, now time.Time) []any {
-	return []any{kind, micros(now), micros(now), micros(now), micros(now)}
+func claimArgs(kind, node string, now, leaseUntil time.Time) []any {
+	return []any{micros(leaseUntil), node, kind, micros(now), micros(now), micros(now), micros(now)}
 }
 
 func (s *Store) ClaimJobs(ctx context.Context, kind, node string, now, leaseUntil time.Time, limit int) ([]platform.Job, error) {
@@ -97,7 +97,7 @@ func (s *Store) ClaimJobs(ctx context.Context, kind, node string, now, leaseUnti
 		if err != nil {
 			return err
 		}
-		rows, err := st.QueryContext(ctx, append([]any{micros(leaseUntil), node}, claimArgs(kind, now)...)...)
+		rows, err := st.QueryContext(ctx, claimArgs(kind, node, now, leaseUntil)...)
 		if err != nil {
 			return err
 		}
