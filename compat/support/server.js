@@ -10,6 +10,10 @@
 // bootstraps an owner account, a workspace and a token into bootstrap.json.
 // The server's stderr goes to <dataDir>/server.log; when startup fails, its
 // tail is printed.
+//
+// startServer({ backend: 'postgres' }) runs it on a fresh schema of the
+// database BOTPLATFORM_TEST_DATABASE_URL names (created with psql, dropped
+// at stop); backends() lists the backends a suite should run on.
 
 import { spawn, execFile } from 'node:child_process'
 import fs from 'node:fs'
@@ -71,18 +75,44 @@ async function tail(file, n = TAIL_LINES) {
   }
 }
 
+/** The backends to run a suite on: SQLite, and PostgreSQL when configured. */
+export function backends() {
+  return process.env.BOTPLATFORM_TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite']
+}
+
+function psql(url, sql) {
+  return new Promise((resolve, reject) => {
+    execFile('psql', [url, '-q', '-v', 'ON_ERROR_STOP=1', '-c', sql], { timeout: 30_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`psql ${sql}: ${err.message}\n${stderr}`))
+      else resolve(stdout)
+    })
+  })
+}
+
+/** A fresh schema of the test database: its URL, and drop() to remove it. */
+async function postgresSchema() {
+  const base = process.env.BOTPLATFORM_TEST_DATABASE_URL
+  if (!base) throw new Error('backend postgres needs BOTPLATFORM_TEST_DATABASE_URL')
+  const name = `compat_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
+  await psql(base, `CREATE SCHEMA "${name}"`)
+  const u = new URL(base)
+  u.searchParams.set('search_path', name)
+  return { url: u.toString(), drop: () => psql(base, `DROP SCHEMA "${name}" CASCADE`) }
+}
+
 /**
  * Spawns `BOTPLATFORM_BIN serve --addr 127.0.0.1:0 --data <fresh tmp dir>`.
  * Options: env (extra environment variables), args (extra serve flags),
- * timeoutMs (startup timeout).
+ * timeoutMs (startup timeout), backend ('sqlite', the default, or 'postgres').
  */
-export async function startServer({ env = {}, args = [], timeoutMs = STARTUP_TIMEOUT_MS } = {}) {
+export async function startServer({ env = {}, args = [], timeoutMs = STARTUP_TIMEOUT_MS, backend = 'sqlite' } = {}) {
   const bin = serverBinary()
+  const schema = backend === 'postgres' ? await postgresSchema() : null
   const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'botplatform-compat-'))
   const logFile = path.join(dataDir, 'server.log')
   const log = fs.createWriteStream(logFile, { flags: 'a' })
 
-  const serveArgs = ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, ...args]
+  const serveArgs = ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, ...(schema ? ['--database-url', schema.url] : []), ...args]
   const child = spawn(bin, serveArgs, {
     env: serverEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -183,6 +213,7 @@ export async function startServer({ env = {}, args = [], timeoutMs = STARTUP_TIM
       }
       if (!process.env.BOTPLATFORM_KEEP_DATA && exited.code === 0) {
         await fsp.rm(dataDir, { recursive: true, force: true })
+        await schema?.drop()
       }
       return exited
     })()
@@ -191,7 +222,7 @@ export async function startServer({ env = {}, args = [], timeoutMs = STARTUP_TIM
 
   /** Runs `botplatform token --email <email> --data <dataDir>` and returns the PAT it prints. */
   const issueToken = async (email, note) => {
-    const tokenArgs = ['token', '--email', email, '--data', dataDir]
+    const tokenArgs = ['token', '--email', email, '--data', dataDir, ...(schema ? ['--database-url', schema.url] : [])]
     if (note) tokenArgs.push('--note', note)
     const { stdout } = await new Promise((resolve, reject) => {
       execFile(bin, tokenArgs, { env: serverEnv(), timeout: 15_000 }, (err, stdout, stderr) => {

@@ -42,22 +42,40 @@ func (s *Service) BotMessage(ctx context.Context, c platform.Conversation, id st
 	if err != nil {
 		return MessageView{}, err
 	}
-	m := platform.Message{ID: id, ConversationID: c.ID, UserID: u.ID, Payload: payload, Metadata: metadata, IsBot: true}
+	return s.SendMessage(ctx, c, u, platform.Message{ID: id, Payload: payload, Metadata: metadata, IsBot: true}, after)
+}
+
+// SendMessage stores m, written by u in c, and signals it to c's listeners,
+// dated no earlier than after. A message whose id exists in c is returned as
+// is, and nothing is sent. Only a user's message (not IsBot) is queued for
+// the bot.
+func (s *Service) SendMessage(ctx context.Context, c platform.Conversation, u platform.ChatUser, m platform.Message, after time.Time) (MessageView, error) {
+	m.ConversationID, m.UserID = c.ID, u.ID
 	unlock := s.lock(c.ID)
 	defer unlock()
-	m.CreatedAt, _ = s.stamp(c.ID, after)
+	var due time.Time
+	m.CreatedAt, due = s.stamp(c.ID, after)
+	if !m.IsBot {
+		m.DueAt = due
+	}
 	if err := s.store.CreateMessage(ctx, m); err != nil {
 		if errors.Is(err, platform.ErrConflict) {
-			if old, gerr := s.store.GetMessage(ctx, id); gerr == nil && old.ConversationID == c.ID {
+			if old, gerr := s.store.GetMessage(ctx, m.ID); gerr == nil && old.ConversationID == c.ID {
 				return MessageView{old, u.FID, c.FID}, nil
 			}
 		}
 		return MessageView{}, deleted(err, c)
 	}
+	if m.Tags == nil {
+		m.Tags = map[string]string{}
+	}
 	v := MessageView{m, u.FID, c.FID}
 	d := MessageJSON(v)
-	d["isBot"] = true
+	d["isBot"] = m.IsBot
 	s.hub.Publish(c.ID, Signal{"message_created", d})
+	if !m.IsBot {
+		s.notify()
+	}
 	return v, nil
 }
 

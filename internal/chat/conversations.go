@@ -178,19 +178,7 @@ func (s *Service) CreateMessage(ctx context.Context, b *Webhook, u platform.Chat
 	if err != nil {
 		return MessageView{}, err
 	}
-	m := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: payload, Metadata: metadata}
-	unlock := s.lock(c.ID)
-	defer unlock()
-	m.CreatedAt, m.DueAt = s.stamp(c.ID, time.Time{})
-	if err := s.store.CreateMessage(ctx, m); err != nil {
-		return MessageView{}, deleted(err, c)
-	}
-	v := MessageView{m, u.FID, c.FID}
-	d := MessageJSON(v)
-	d["isBot"] = m.IsBot
-	s.hub.Publish(c.ID, Signal{"message_created", d})
-	s.notify()
-	return v, nil
+	return s.SendMessage(ctx, c, u, platform.Message{ID: platform.NewID("msg_"), Payload: payload, Metadata: metadata}, time.Time{})
 }
 
 // deleted turns the store's ErrNotFound for a write into a conversation
@@ -235,6 +223,11 @@ func (s *Service) DeleteMessage(ctx context.Context, b *Webhook, u platform.Chat
 	if m.UserID != u.ID {
 		return platform.Errorf(platform.TypeForbidden, "only the sender may delete message %q", id)
 	}
+	return s.RemoveMessage(ctx, c, m.Message)
+}
+
+// RemoveMessage deletes a message of c and signals it.
+func (s *Service) RemoveMessage(ctx context.Context, c platform.Conversation, m platform.Message) error {
 	unlock := s.lock(c.ID)
 	defer unlock()
 	if err := s.store.DeleteMessage(ctx, m.ID); err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store/sqlstore"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
@@ -76,7 +77,8 @@ func (e *env) server(tb testing.TB, log *slog.Logger) server {
 	rt := botruntime.New(e.st, csvc, clock, botruntime.Config{Log: log})
 	h := httpapi.New(httpapi.Deps{
 		Log: log, Clock: clock, Store: e.st, Admin: e.admin, Files: fsvc, Chat: csvc, Indexing: idx, Runtime: rt,
-		ChatPath: "/chat", Version: "test",
+		RuntimeAPI: runtimeapi.New(e.st, csvc, clock),
+		ChatPath:   "/chat", Version: "test",
 	})
 	return server{h, fsvc, csvc}
 }

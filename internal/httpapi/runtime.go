@@ -13,6 +13,7 @@ import (
 func (a *api) runtimeRoutes() *http.ServeMux {
 	m := http.NewServeMux()
 	m.Handle("POST /v1/chat/actions", a.caller(a.callAction))
+	a.runtimeChatRoutes(m)
 	return m
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store"
 )
 
@@ -44,6 +45,8 @@ type Deps struct {
 	Indexing *indexing.Service
 	// Runtime runs bot code.
 	Runtime *botruntime.Runtime
+	// RuntimeAPI is the bot-facing half of the API.
+	RuntimeAPI *runtimeapi.Service
 	// ChatPath is the path of the Chat API's base URL ("/chat").
 	ChatPath string
 	// PingInterval is the longest silence on a signal stream.

@@ -14,18 +14,24 @@ type ChatUser struct {
 	Name       string
 	PictureURL string
 	Profile    string
+	Tags       map[string]string // never nil once read
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 }
 
 // Conversation is a Chat API conversation; its creator owns it.
 type Conversation struct {
-	ID        string
-	BotID     string
-	FID       string
-	OwnerID   string // internal user id
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID      string
+	BotID   string
+	FID     string
+	OwnerID string            // internal user id
+	Tags    map[string]string // never nil once read
+	// Channel and Integration are what the Runtime API shows: "channel"
+	// and "chat" for conversations of the Chat API.
+	Channel     string
+	Integration string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Message is a message of a conversation.
@@ -36,10 +42,15 @@ type Message struct {
 	Payload        json.RawMessage
 	Metadata       json.RawMessage // nil when none
 	IsBot          bool
+	Tags           map[string]string // never nil once read
 	CreatedAt      time.Time
+	UpdatedAt      time.Time // zero: CreatedAt
 	// DueAt is when the bot's event for a user's message is due (zero:
 	// CreatedAt); it is not stored with the message.
 	DueAt time.Time
+	// History marks a message imported as history: a user's is not
+	// queued for the bot.
+	History bool
 }
 
 // ChatEvent is a custom event of a conversation (spec 2.2).

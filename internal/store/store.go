@@ -221,6 +221,20 @@ type Store interface {
 	DeleteMessage(ctx context.Context, id string) error
 	ListMessages(ctx context.Context, conversationID string, p Page) ([]platform.Message, string, error)
 	CreateChatEvent(ctx context.Context, e platform.ChatEvent) error
+
+	// Runtime API: a bot's users, conversations and messages, listed with
+	// filters; CreateChatUser, CreateConversation and CreateMessage store
+	// their tags.
+	ListChatUsers(ctx context.Context, f ChatUserFilter) ([]platform.ChatUser, string, error)
+	ListBotConversations(ctx context.Context, f ConversationFilter) ([]CountedConversation, string, error)
+	CountMessages(ctx context.Context, conversationID string) (int64, error)
+	// UpdateConversation replaces its tags and update date.
+	UpdateConversation(ctx context.Context, c platform.Conversation) error
+	FindMessages(ctx context.Context, f MessageFilter) ([]platform.Message, string, error)
+	// UpdateMessage replaces the payload, tags and update date of a message of botID.
+	UpdateMessage(ctx context.Context, m platform.Message, botID string) error
+	// ListChatTagValues pages through a tag key's values on one kind (TagKind*).
+	ListChatTagValues(ctx context.Context, botID, kind, key string, p Page) ([]string, string, error)
 	GetChatEvent(ctx context.Context, id string) (platform.ChatEvent, error)
 
 	AppendLogs(ctx context.Context, entries []platform.LogEntry) error
@@ -283,6 +297,56 @@ type FileFilter struct {
 	Indexed    *bool
 	SortField  string // key, size, createdAt (default), updatedAt, status
 	Descending bool
+}
+
+// Kinds of tagged chat rows (ListChatTagValues).
+const (
+	TagKindUser         = "user"
+	TagKindConversation = "conversation"
+	TagKindMessage      = "message"
+)
+
+// DateRange bounds a list by date, both ends excluded; nil is unbounded.
+type DateRange struct{ After, Before *time.Time }
+
+// ChatUserFilter narrows the Runtime API's listUsers (which never lists the
+// user a bot speaks as). Ids are internal.
+type ChatUserFilter struct {
+	Page
+	DateRange      // on the sort date
+	BotID          string
+	ConversationID string              // participants of this conversation only
+	Tags           map[string][]string // all keys must match, each with one of its values
+	ByUpdate       bool                // sort by update date, not creation date
+	Descending     bool
+}
+
+// ConversationFilter narrows the Runtime API's listConversations.
+type ConversationFilter struct {
+	Page
+	DateRange
+	BotID                    string
+	ParticipantIDs           []string // all must take part (internal ids)
+	Tags                     map[string][]string
+	Channel, Integration     string
+	MinMessages, MaxMessages *int64
+	ByUpdate                 bool
+	Descending               bool
+}
+
+// CountedConversation is a conversation with its number of messages.
+type CountedConversation struct {
+	platform.Conversation
+	Messages int64
+}
+
+// MessageFilter narrows the Runtime API's listMessages (newest first).
+type MessageFilter struct {
+	Page
+	DateRange
+	BotID          string
+	ConversationID string // internal; empty: every conversation of the bot
+	Tags           map[string][]string
 }
 
 // Upload is the outcome of a finished content upload.

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -10,20 +11,28 @@ import (
 	"github.com/botplatform/botplatform/internal/store"
 )
 
-const chatUserCols = `u.id, u.bot_id, u.fid, u.name, u.picture_url, u.profile, u.created_at, u.updated_at`
+const chatUserCols = `u.id, u.bot_id, u.fid, u.name, u.picture_url, u.profile, u.tags, u.created_at, u.updated_at`
 
 func scanChatUser(sc interface{ Scan(...any) error }) (platform.ChatUser, error) {
 	var u platform.ChatUser
 	var c, up int64
-	err := sc.Scan(&u.ID, &u.BotID, &u.FID, &u.Name, &u.PictureURL, &u.Profile, &c, &up)
+	var tags []byte
+	err := sc.Scan(&u.ID, &u.BotID, &u.FID, &u.Name, &u.PictureURL, &u.Profile, &tags, &c, &up)
 	u.CreatedAt, u.UpdatedAt = fromMicros(c), fromMicros(up)
+	if err == nil {
+		u.Tags, err = readTags(tags)
+	}
 	return u, noRows(err)
 }
 
 func (s *Store) CreateChatUser(ctx context.Context, u platform.ChatUser) error {
-	_, err := s.exec(ctx, s.w, `INSERT INTO chat_users (id, bot_id, fid, name, picture_url, profile, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		u.ID, u.BotID, u.FID, u.Name, u.PictureURL, u.Profile, micros(u.CreatedAt), micros(u.UpdatedAt))
-	return err
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, `INSERT INTO chat_users (id, bot_id, fid, name, picture_url, profile, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			u.ID, u.BotID, u.FID, u.Name, u.PictureURL, u.Profile, tagsJSON(u.Tags), micros(u.CreatedAt), micros(u.UpdatedAt)); err != nil {
+			return err
+		}
+		return s.writeTags(ctx, tx, userTags, u.ID, u.BotID, u.Tags)
+	})
 }
 
 // GetChatUser finds a user of the bot by foreign id, or by internal id.
@@ -35,9 +44,15 @@ func (s *Store) GetChatUser(ctx context.Context, botID, id string) (platform.Cha
 	return u, err
 }
 
+// UpdateChatUser replaces the user's name, picture, profile and tags.
 func (s *Store) UpdateChatUser(ctx context.Context, u platform.ChatUser) error {
-	return s.execOne(ctx, s.w, `UPDATE chat_users SET name = ?, picture_url = ?, profile = ?, updated_at = ? WHERE id = ?`,
-		u.Name, u.PictureURL, u.Profile, micros(u.UpdatedAt), u.ID)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.execOne(ctx, tx, `UPDATE chat_users SET name = ?, picture_url = ?, profile = ?, tags = ?, updated_at = ? WHERE id = ?`,
+			u.Name, u.PictureURL, u.Profile, tagsJSON(u.Tags), micros(u.UpdatedAt), u.ID); err != nil {
+			return err
+		}
+		return s.writeTags(ctx, tx, userTags, u.ID, u.BotID, u.Tags)
+	})
 }
 
 func (s *Store) DeleteChatUser(ctx context.Context, id string) error {
@@ -49,21 +64,28 @@ func (s *Store) DeleteChatUser(ctx context.Context, id string) error {
 	})
 }
 
-const convCols = `c.id, c.bot_id, c.fid, c.owner_id, c.created_at, c.updated_at`
+const convCols = `c.id, c.bot_id, c.fid, c.owner_id, c.tags, c.channel, c.integration, c.created_at, c.updated_at`
 
 func scanConversation(sc interface{ Scan(...any) error }) (platform.Conversation, error) {
 	var c platform.Conversation
 	var cr, up int64
-	err := sc.Scan(&c.ID, &c.BotID, &c.FID, &c.OwnerID, &cr, &up)
+	var tags []byte
+	err := sc.Scan(&c.ID, &c.BotID, &c.FID, &c.OwnerID, &tags, &c.Channel, &c.Integration, &cr, &up)
 	c.CreatedAt, c.UpdatedAt = fromMicros(cr), fromMicros(up)
+	if err == nil {
+		c.Tags, err = readTags(tags)
+	}
 	return c, noRows(err)
 }
 
 // CreateConversation inserts the conversation with its owner as first participant.
 func (s *Store) CreateConversation(ctx context.Context, c platform.Conversation) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := s.exec(ctx, tx, `INSERT INTO conversations (id, bot_id, fid, owner_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			c.ID, c.BotID, c.FID, c.OwnerID, micros(c.CreatedAt), micros(c.UpdatedAt)); err != nil {
+		if _, err := s.exec(ctx, tx, `INSERT INTO conversations (id, bot_id, fid, owner_id, tags, channel, integration, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			c.ID, c.BotID, c.FID, c.OwnerID, tagsJSON(c.Tags), cmp.Or(c.Channel, "channel"), cmp.Or(c.Integration, "chat"), micros(c.CreatedAt), micros(c.UpdatedAt)); err != nil {
+			return err
+		}
+		if err := s.writeTags(ctx, tx, conversationTags, c.ID, c.BotID, c.Tags); err != nil {
 			return err
 		}
 		_, err := s.exec(ctx, tx, `INSERT INTO participants (conversation_id, user_id, created_at) VALUES (?, ?, ?)`, c.ID, c.OwnerID, micros(c.CreatedAt))
@@ -200,28 +222,43 @@ func nullJSON(v json.RawMessage) any {
 // delivery to the bot.
 func (s *Store) CreateMessage(ctx context.Context, m platform.Message) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := s.exec(ctx, tx, `INSERT INTO messages (id, conversation_id, user_id, payload, metadata, is_bot, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			m.ID, m.ConversationID, m.UserID, string(m.Payload), nullJSON(m.Metadata), m.IsBot, micros(m.CreatedAt)); err != nil {
+		if _, err := s.exec(ctx, tx, `INSERT INTO messages (id, conversation_id, user_id, payload, metadata, is_bot, tags, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			m.ID, m.ConversationID, m.UserID, string(m.Payload), nullJSON(m.Metadata), m.IsBot, tagsJSON(m.Tags), micros(m.CreatedAt)); err != nil {
 			return err
 		}
-		if m.IsBot {
+		if len(m.Tags) > 0 {
+			var botID string
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT bot_id FROM conversations WHERE id = ?`), m.ConversationID).Scan(&botID); err != nil {
+				return noRows(err)
+			}
+			if err := s.writeTags(ctx, tx, messageTags, m.ID, botID, m.Tags); err != nil {
+				return err
+			}
+		}
+		if m.IsBot || m.History {
 			return nil
 		}
 		return s.enqueueBotEvent(ctx, tx, platform.BotEventMessage, m.ID, m.ConversationID, m.CreatedAt, m.DueAt)
 	})
 }
 
-const messageCols = `m.id, m.conversation_id, m.user_id, m.payload, m.metadata, m.is_bot, m.created_at`
+const messageCols = `m.id, m.conversation_id, m.user_id, m.payload, m.metadata, m.is_bot, m.tags, m.created_at, m.updated_at`
 
 func scanMessage(sc interface{ Scan(...any) error }) (platform.Message, error) {
 	var m platform.Message
-	var payload []byte
+	var payload, tags []byte
 	var meta sql.NullString
-	var at int64
-	err := sc.Scan(&m.ID, &m.ConversationID, &m.UserID, &payload, &meta, &m.IsBot, &at)
+	var at, up int64
+	err := sc.Scan(&m.ID, &m.ConversationID, &m.UserID, &payload, &meta, &m.IsBot, &tags, &at, &up)
 	m.Payload, m.CreatedAt = payload, fromMicros(at)
+	if up != 0 {
+		m.UpdatedAt = fromMicros(up)
+	}
 	if meta.Valid {
 		m.Metadata = json.RawMessage(meta.String)
+	}
+	if err == nil {
+		m.Tags, err = readTags(tags)
 	}
 	return m, noRows(err)
 }

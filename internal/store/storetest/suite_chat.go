@@ -27,7 +27,7 @@ func (e *env) newChatUser(botID, fid string) platform.ChatUser {
 	now := e.now()
 	u := platform.ChatUser{ID: platform.NewID("user_"), BotID: botID, FID: fid,
 		Name: fmt.Sprintf("User %d", e.next()), PictureURL: "https://example.com/p.png", Profile: "profile ünïcødé",
-		CreatedAt: now, UpdatedAt: now}
+		Tags: map[string]string{}, CreatedAt: now, UpdatedAt: now}
 	if fid == "" {
 		u.FID = u.ID
 	}
@@ -43,7 +43,8 @@ func (e *env) chatUser(t *testing.T, botID, fid string) platform.ChatUser {
 
 func (e *env) newConversation(botID, ownerID, fid string) platform.Conversation {
 	now := e.now()
-	c := platform.Conversation{ID: platform.NewID("conv_"), BotID: botID, FID: fid, OwnerID: ownerID, CreatedAt: now, UpdatedAt: now}
+	c := platform.Conversation{ID: platform.NewID("conv_"), BotID: botID, FID: fid, OwnerID: ownerID, Tags: map[string]string{},
+		Channel: "channel", Integration: "chat", CreatedAt: now, UpdatedAt: now}
 	if fid == "" {
 		c.FID = c.ID
 	}
@@ -60,7 +61,7 @@ func (e *env) conversation(t *testing.T, botID, ownerID, fid string) platform.Co
 func (e *env) newMessage(convID, userID string, isBot bool) platform.Message {
 	n := e.next()
 	return platform.Message{ID: platform.NewID("msg_"), ConversationID: convID, UserID: userID,
-		Payload: json.RawMessage(fmt.Sprintf(`{"type":"text","text":"message %d ünïcødé"}`, n)), IsBot: isBot, CreatedAt: e.now()}
+		Payload: json.RawMessage(fmt.Sprintf(`{"type":"text","text":"message %d ünïcødé"}`, n)), IsBot: isBot, Tags: map[string]string{}, CreatedAt: e.now()}
 }
 
 func (e *env) message(t *testing.T, convID, userID string, isBot bool) platform.Message {
@@ -620,8 +621,8 @@ func testListMessages(t *testing.T, e *env) {
 	}
 	// Two messages at the same time: the later id comes first.
 	at := e.now()
-	tieA := platform.Message{ID: "msg_tie_a", ConversationID: c.ID, UserID: u.ID, Payload: json.RawMessage(`{"type":"text","text":"a"}`), CreatedAt: at}
-	tieB := platform.Message{ID: "msg_tie_b", ConversationID: c.ID, UserID: u.ID, Payload: json.RawMessage(`{"type":"text","text":"b"}`), CreatedAt: at}
+	tieA := platform.Message{ID: "msg_tie_a", ConversationID: c.ID, UserID: u.ID, Payload: json.RawMessage(`{"type":"text","text":"a"}`), Tags: map[string]string{}, CreatedAt: at}
+	tieB := platform.Message{ID: "msg_tie_b", ConversationID: c.ID, UserID: u.ID, Payload: json.RawMessage(`{"type":"text","text":"b"}`), Tags: map[string]string{}, CreatedAt: at}
 	must(t, e.s.CreateMessage(e.ctx, tieB), "CreateMessage")
 	must(t, e.s.CreateMessage(e.ctx, tieA), "CreateMessage")
 	ms = append(ms, tieA, tieB)

@@ -1,0 +1,358 @@
+package main
+
+// The Runtime API end-to-end: a bot's users, conversations, participants,
+// messages and tag values, called with a bot API key as a bot served
+// elsewhere calls them, on each database.
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+)
+
+func TestRuntimeAPI(t *testing.T) {
+	runScenarios(t, []scenario{
+		{"users", testRuntimeUsers},
+		{"conversations", testRuntimeConversations},
+		{"messages", testRuntimeMessages},
+		{"import_and_tags", testRuntimeImportAndTags},
+		{"other_bots", testRuntimeOtherBots},
+		{"bad_input", testRuntimeBadInput},
+		{"roles", testRuntimeRoles},
+	})
+}
+
+// rtEnv is a bot with its Chat API and a Runtime API caller holding one of
+// its bot API keys.
+type rtEnv struct {
+	*chatEnv
+	rt filesClient
+}
+
+func newRuntimeEnv(t *testing.T, s *testServer) rtEnv {
+	t.Helper()
+	e := newChatEnv(t, s)
+	key := str(t, e.admin.post("/v1/admin/bots/baks", map[string]any{"botId": e.botID}).ok(), "value")
+	return rtEnv{e, s.files(t, key, e.botID)}
+}
+
+func (e rtEnv) do(method, path string, body any) *response {
+	e.t.Helper()
+	return e.rt.do(method, "/v1/chat"+path, body)
+}
+
+func testRuntimeUsers(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	u := field(t, e.do(http.MethodPost, "/users", map[string]any{"name": "Ada", "tags": map[string]any{"crm": "42", "empty": ""}}).status(201), "user").(map[string]any)
+	id := str(t, u, "id")
+	wantEqual(t, u["tags"], map[string]any{"crm": "42"}, "createUser's tags (an empty value is no tag)")
+	if u["name"] != "Ada" || u["createdAt"] == nil || u["updatedAt"] == nil {
+		t.Errorf("createUser returned %v", u)
+	}
+	wantEqual(t, field(t, e.do(http.MethodGet, "/users/"+id, nil).ok(), "user"), u, "getUser")
+
+	// getOrCreate finds by the discriminating tags, else creates.
+	r := e.do(http.MethodPost, "/users/get-or-create", map[string]any{"tags": map[string]any{"crm": "42", "x": "1"}, "discriminateByTags": []string{"crm"}}).ok()
+	if str(t, r, "user", "id") != id || field(t, r, "meta", "created") != false {
+		t.Errorf("getOrCreateUser by crm=42: %v, want the existing user %s", r, id)
+	}
+	r = e.do(http.MethodPost, "/users/get-or-create", map[string]any{"tags": map[string]any{"crm": "43"}, "name": "Bob"}).ok()
+	other := str(t, r, "user", "id")
+	if other == id || field(t, r, "meta", "created") != true {
+		t.Errorf("getOrCreateUser by crm=43: %v, want a new user", r)
+	}
+
+	// update merges tags; an empty value removes one.
+	up := field(t, e.do(http.MethodPut, "/users/"+id, map[string]any{"tags": map[string]any{"crm": "", "plan": "pro"}, "pictureUrl": "https://example.test/a.png"}).ok(), "user").(map[string]any)
+	wantEqual(t, up["tags"], map[string]any{"plan": "pro"}, "updateUser's tags")
+	if up["pictureUrl"] != "https://example.test/a.png" || up["name"] != "Ada" {
+		t.Errorf("updateUser returned %v", up)
+	}
+
+	// list: by tag, all, paged; the bot's own user is never listed.
+	list := func(q string) []string {
+		t.Helper()
+		var ids []string
+		for _, u := range field(t, e.do(http.MethodGet, "/users"+q, nil).ok(), "users").([]any) {
+			ids = append(ids, u.(map[string]any)["id"].(string))
+		}
+		return ids
+	}
+	wantEqual(t, list("?tags.plan=pro"), []string{id}, "listUsers by tag")
+	wantEqual(t, list(""), []string{id, other}, "listUsers")
+	wantEqual(t, list("?sortDirection=desc"), []string{other, id}, "listUsers newest first")
+	p1 := e.do(http.MethodGet, "/users?pageSize=1", nil).ok()
+	next := str(t, p1, "meta", "nextToken")
+	wantEqual(t, list("?pageSize=1&nextToken="+url.QueryEscape(next)), []string{other}, "listUsers' second page")
+
+	e.do(http.MethodDelete, "/users/"+other, nil).ok()
+	e.do(http.MethodGet, "/users/"+other, nil).fail(404, "ResourceNotFound", other)
+	e.do(http.MethodDelete, "/users/"+other, nil).fail(404, "ResourceNotFound")
+	e.do(http.MethodGet, "/users/"+e.botID, nil).fail(404, "ResourceNotFound")
+}
+
+func testRuntimeConversations(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	c := field(t, e.do(http.MethodPost, "/conversations", map[string]any{"channel": "web", "tags": map[string]any{"topic": "billing"}}).status(201), "conversation").(map[string]any)
+	id := str(t, c, "id")
+	if c["channel"] != "web" || c["integration"] != "chat" || c["messageCount"] != 0.0 {
+		t.Errorf("createConversation returned %v", c)
+	}
+	r := e.do(http.MethodPost, "/conversations/get-or-create", map[string]any{"channel": "web", "tags": map[string]any{"topic": "billing"}}).ok()
+	if str(t, r, "conversation", "id") != id || field(t, r, "meta", "created") != false {
+		t.Errorf("getOrCreateConversation: %v, want %s", r, id)
+	}
+	up := field(t, e.do(http.MethodPut, "/conversations/"+id, map[string]any{"tags": map[string]any{"topic": "", "lang": "fr"}}).ok(), "conversation")
+	wantEqual(t, field(t, up, "tags"), map[string]any{"lang": "fr"}, "updateConversation's tags")
+
+	// A chat user added by the bot takes part, and lists it.
+	u := e.user("rt-participant")
+	rtUser := str(t, e.do(http.MethodGet, "/users/"+u.ID, nil).ok(), "user", "id")
+	p := e.do(http.MethodPost, "/conversations/"+id+"/participants", map[string]any{"userId": rtUser}).ok()
+	if str(t, p, "participant", "id") != u.ID {
+		t.Errorf("addParticipant returned %v", p)
+	}
+	e.do(http.MethodGet, "/conversations/"+id+"/participants/"+u.ID, nil).ok()
+	parts := field(t, e.do(http.MethodGet, "/conversations/"+id+"/participants", nil).ok(), "participants").([]any)
+	if len(parts) != 2 { // the bot, which owns it, and the user
+		t.Errorf("listParticipants: %v, want the bot and %s", parts, u.ID)
+	}
+	e.call(http.MethodGet, "/conversations/"+id, u.Key, nil).ok()
+
+	own := e.conversation(u, "") // the user's own, through the Chat API
+	byUser := field(t, e.do(http.MethodGet, "/conversations?participantIds="+u.ID, nil).ok(), "conversations").([]any)
+	if len(byUser) != 2 {
+		t.Errorf("listConversations by participant: %v, want 2", byUser)
+	}
+	byTag := field(t, e.do(http.MethodGet, "/conversations?tags.lang=fr", nil).ok(), "conversations").([]any)
+	if len(byTag) != 1 || byTag[0].(map[string]any)["id"] != id {
+		t.Errorf("listConversations by tag: %v, want %s", byTag, id)
+	}
+	onWeb := field(t, e.do(http.MethodGet, "/conversations?channel=web", nil).ok(), "conversations").([]any)
+	if len(onWeb) != 1 {
+		t.Errorf("listConversations on channel web: %v", onWeb)
+	}
+	e.send(u, own, "hello")
+	withMessages := field(t, e.do(http.MethodGet, "/conversations?minMessageCount=1", nil).ok(), "conversations").([]any)
+	if len(withMessages) != 1 || withMessages[0].(map[string]any)["id"] != own || withMessages[0].(map[string]any)["messageCount"] != 1.0 {
+		t.Errorf("listConversations with a message: %v, want %s with 1", withMessages, own)
+	}
+
+	e.do(http.MethodDelete, "/conversations/"+id+"/participants/"+u.ID, nil).ok()
+	e.do(http.MethodGet, "/conversations/"+id+"/participants/"+u.ID, nil).fail(404, "ResourceNotFound")
+	e.call(http.MethodGet, "/conversations/"+id, u.Key, nil).fail(403, "Forbidden")
+	e.do(http.MethodDelete, "/conversations/"+id, nil).ok()
+	e.do(http.MethodGet, "/conversations/"+id, nil).fail(404, "ResourceNotFound", id)
+}
+
+func testRuntimeMessages(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	u := e.user("rt-reader")
+	conv := e.conversation(u, "rt-conv")
+	st := e.listenTo(u, conv)
+	defer st.close()
+
+	// A message the bot creates reaches the chat user's stream as a reply does.
+	m := field(t, e.do(http.MethodPost, "/messages", map[string]any{
+		"conversationId": conv, "userId": e.botID, "type": "text", "payload": map[string]any{"text": "hi from the bot"}, "tags": map[string]any{"kind": "greeting"},
+	}).status(201), "message").(map[string]any)
+	if m["direction"] != "outgoing" || m["type"] != "text" || m["userId"] != e.botID || m["conversationId"] != conv {
+		t.Errorf("createMessage returned %v", m)
+	}
+	wantEqual(t, m["payload"], map[string]any{"text": "hi from the bot"}, "the Runtime payload (its type apart)")
+	sig := st.expect(t, "message_created")
+	if sig["isBot"] != true || sig["id"] != m["id"] {
+		t.Errorf("signal %v, want the bot's message %v", sig, m["id"])
+	}
+	wantEqual(t, sig["payload"], map[string]any{"type": "text", "text": "hi from the bot"}, "the chat payload")
+
+	// The user's message is incoming; both are listed newest first.
+	um := e.send(u, conv, "hello bot")
+	st.expect(t, "message_created")
+	msgs := field(t, e.do(http.MethodGet, "/messages?conversationId="+conv, nil).ok(), "messages").([]any)
+	if len(msgs) != 2 || msgs[0].(map[string]any)["id"] != um["id"] || msgs[0].(map[string]any)["direction"] != "incoming" || msgs[0].(map[string]any)["userId"] != u.ID {
+		t.Fatalf("listMessages: %v", msgs)
+	}
+	wantEqual(t, msgs[1], m, "the bot's message in listMessages")
+	tagged := field(t, e.do(http.MethodGet, "/messages?tags.kind=greeting", nil).ok(), "messages").([]any)
+	if len(tagged) != 1 || tagged[0].(map[string]any)["id"] != m["id"] {
+		t.Errorf("listMessages by tag: %v", tagged)
+	}
+
+	// getOrCreate finds the greeting again instead of sending it twice.
+	again := e.do(http.MethodPost, "/messages/get-or-create", map[string]any{
+		"conversationId": conv, "userId": e.botID, "type": "text", "payload": map[string]any{"text": "again"}, "tags": map[string]any{"kind": "greeting"},
+	}).ok()
+	if str(t, again, "message", "id") != m["id"] || field(t, again, "meta", "created") != false {
+		t.Errorf("getOrCreateMessage: %v, want %v", again, m["id"])
+	}
+
+	id := str(t, m, "id")
+	up := field(t, e.do(http.MethodPut, "/messages/"+id, map[string]any{"payload": map[string]any{"text": "edited"}, "tags": map[string]any{"edited": "yes"}}).ok(), "message").(map[string]any)
+	wantEqual(t, up["payload"], map[string]any{"text": "edited"}, "updateMessage's payload")
+	wantEqual(t, up["tags"], map[string]any{"kind": "greeting", "edited": "yes"}, "updateMessage's tags")
+	wantEqual(t, field(t, e.do(http.MethodGet, "/messages/"+id, nil).ok(), "message"), up, "getMessage after the update")
+	e.do(http.MethodPut, "/messages/"+id, map[string]any{"payload": map[string]any{"markdown": "x"}}).fail(400, "InvalidPayload", "text")
+
+	e.do(http.MethodDelete, "/messages/"+id, nil).ok()
+	if sig := st.expect(t, "message_deleted"); sig["id"] != id {
+		t.Errorf("message_deleted signal %v, want %s", sig, id)
+	}
+	e.do(http.MethodGet, "/messages/"+id, nil).fail(404, "ResourceNotFound", id)
+}
+
+func testRuntimeImportAndTags(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	u := str(t, e.do(http.MethodPost, "/users", map[string]any{"tags": map[string]any{"src": "legacy"}}).status(201), "user", "id")
+	conv := str(t, e.do(http.MethodPost, "/conversations", map[string]any{"channel": "import", "tags": map[string]any{"src": "legacy"}}).status(201), "conversation", "id")
+	past := time.Now().Add(-48 * time.Hour).UTC().Truncate(time.Millisecond)
+	batch := []map[string]any{
+		{"conversationId": conv, "userId": u, "type": "text", "payload": map[string]any{"text": "old question"}, "tags": map[string]any{"legacyId": "1"},
+			"createdAt": past.Format(time.RFC3339Nano), "discriminateByTags": []string{"legacyId"}},
+		{"conversationId": conv, "userId": e.botID, "type": "text", "payload": map[string]any{"text": "old answer"}, "tags": map[string]any{"legacyId": "2"},
+			"createdAt": past.Add(time.Second).Format(time.RFC3339Nano), "discriminateByTags": []string{"legacyId"}},
+	}
+	first := field(t, e.do(http.MethodPost, "/messages/import-messages", map[string]any{"messages": batch}).ok(), "messages").([]any)
+	if len(first) != 2 || first[0].(map[string]any)["createdAt"] != past.Format("2006-01-02T15:04:05.000Z") ||
+		first[0].(map[string]any)["direction"] != "incoming" || first[1].(map[string]any)["direction"] != "outgoing" {
+		t.Fatalf("importMessages: %v", first)
+	}
+	// Run again: the same messages, nothing added.
+	second := field(t, e.do(http.MethodPost, "/messages/import-messages", map[string]any{"messages": batch}).ok(), "messages").([]any)
+	wantEqual(t, second, first, "importMessages run twice")
+	if n := field(t, e.do(http.MethodGet, "/conversations/"+conv, nil).ok(), "conversation", "messageCount"); n != 2.0 {
+		t.Errorf("messageCount after two imports: %v, want 2", n)
+	}
+	// History is not delivered to the bot (it has no code here) nor signalled;
+	// listTagValues sees each kind apart.
+	for kind, want := range map[string][]any{
+		"user": {map[string]any{"value": "legacy"}}, "conversation": {map[string]any{"value": "legacy"}}, "message": {},
+	} {
+		got := field(t, e.do(http.MethodGet, "/tags/src/values?type="+kind, nil).ok(), "tags")
+		wantEqual(t, got, want, "listTagValues src of %s", kind)
+	}
+	got := field(t, e.do(http.MethodGet, "/tags/legacyId/values?type=message", nil).ok(), "tags")
+	wantEqual(t, got, []any{map[string]any{"value": "1"}, map[string]any{"value": "2"}}, "listTagValues legacyId of messages")
+	e.do(http.MethodGet, "/tags/src/values", nil).fail(400, "InvalidQuery", "type")
+	e.do(http.MethodGet, "/tags/src/values?type=bot", nil).fail(400, "InvalidQuery", "type")
+}
+
+// testRuntimeOtherBots: every operation on another bot's rows is a 404 (as
+// if they did not exist), and changes nothing.
+func testRuntimeOtherBots(t *testing.T, s *testServer) {
+	mine := newRuntimeEnv(t, s)
+	theirs := newRuntimeEnv(t, s)
+	u := theirs.user("their-user")
+	conv := theirs.conversation(u, "their-conv")
+	msg := str(t, theirs.send(u, conv, "private"), "id")
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{
+		{http.MethodGet, "/users/" + u.ID, nil},
+		{http.MethodPut, "/users/" + u.ID, map[string]any{"name": "pwned"}},
+		{http.MethodDelete, "/users/" + u.ID, nil},
+		{http.MethodGet, "/conversations/" + conv, nil},
+		{http.MethodPut, "/conversations/" + conv, map[string]any{"tags": map[string]any{"x": "y"}}},
+		{http.MethodDelete, "/conversations/" + conv, nil},
+		{http.MethodGet, "/conversations/" + conv + "/participants", nil},
+		{http.MethodPost, "/conversations/" + conv + "/participants", map[string]any{"userId": u.ID}},
+		{http.MethodGet, "/conversations/" + conv + "/participants/" + u.ID, nil},
+		{http.MethodDelete, "/conversations/" + conv + "/participants/" + u.ID, nil},
+		{http.MethodGet, "/messages?conversationId=" + conv, nil},
+		{http.MethodGet, "/users?conversationId=" + conv, nil},
+		{http.MethodPost, "/messages", map[string]any{"conversationId": conv, "userId": mine.botID, "type": "text", "payload": map[string]any{"text": "intrusion"}, "tags": map[string]any{}}},
+		{http.MethodGet, "/messages/" + msg, nil},
+		{http.MethodPut, "/messages/" + msg, map[string]any{"tags": map[string]any{"x": "y"}}},
+		{http.MethodDelete, "/messages/" + msg, nil},
+	} {
+		mine.do(c.method, c.path, c.body).fail(404, "ResourceNotFound")
+	}
+	if got := field(t, mine.do(http.MethodGet, "/messages", nil).ok(), "messages").([]any); len(got) != 0 {
+		t.Errorf("listMessages of a bot without messages: %v", got)
+	}
+	if got := field(t, mine.do(http.MethodGet, "/users", nil).ok(), "users").([]any); len(got) != 0 {
+		t.Errorf("listUsers of a bot without users: %v", got)
+	}
+	// A key of one bot with x-bot-id of another is refused.
+	mine.rt.with("x-bot-id", theirs.botID).do(http.MethodGet, "/v1/chat/users/"+u.ID, nil).fail(403, "Forbidden")
+	// Nothing changed.
+	msgs := theirs.messages(u, conv)
+	if len(msgs) != 1 || theirs.do(http.MethodGet, "/users/"+u.ID, nil).ok() == nil {
+		t.Errorf("the other bot's data changed: %v", msgs)
+	}
+}
+
+func testRuntimeBadInput(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	u := e.user("bad-input")
+	conv := e.conversation(u, "")
+	long := make([]byte, 1001)
+	for i := range long {
+		long[i] = 'x'
+	}
+	for _, c := range []struct {
+		method, path string
+		body         any
+		status       int
+		typ          string
+		mentions     string
+	}{
+		{http.MethodPost, "/users", map[string]any{"tags": map[string]any{"a": 1}}, 400, "InvalidPayload", "tags"},
+		{http.MethodPost, "/users", map[string]any{"tags": map[string]any{"a": string(long)}}, 400, "InvalidPayload", "tags.a"},
+		{http.MethodPost, "/users", map[string]any{"nickname": "x"}, 400, "InvalidPayload", "nickname"},
+		{http.MethodPost, "/users", map[string]any{"tags": map[string]any{"a\u0000": "x"}}, 400, "InvalidPayload", "NUL"},
+		{http.MethodPost, "/users/get-or-create", map[string]any{"tags": map[string]any{"a": "x\u0000"}}, 400, "InvalidPayload", "NUL"},
+		{http.MethodPost, "/users", map[string]any{"discriminateByTags": []string{"a"}}, 400, "InvalidPayload", "discriminateByTags"},
+		{http.MethodPost, "/users/get-or-create", map[string]any{"tags": map[string]any{"a": "1"}, "discriminateByTags": []string{"b"}}, 400, "InvalidPayload", "discriminateByTags"},
+		{http.MethodPost, "/conversations", map[string]any{"tags": map[string]any{}}, 400, "InvalidPayload", "channel"},
+		{http.MethodPost, "/conversations", map[string]any{"channel": ""}, 400, "InvalidPayload", "channel"},
+		{http.MethodPost, "/conversations/" + conv + "/participants", map[string]any{"userId": "nobody"}, 404, "ResourceNotFound", "nobody"},
+		{http.MethodPost, "/messages", map[string]any{"conversationId": conv, "userId": e.botID, "type": "text", "payload": map[string]any{}}, 400, "InvalidPayload", "text"},
+		{http.MethodPost, "/messages", map[string]any{"conversationId": conv, "userId": e.botID, "type": "hologram", "payload": map[string]any{}}, 400, "InvalidPayload", "type"},
+		{http.MethodPost, "/messages", map[string]any{"conversationId": conv, "userId": "nobody", "type": "text", "payload": map[string]any{"text": "x"}}, 400, "ReferenceNotFound", "userId"},
+		{http.MethodPost, "/messages", map[string]any{"conversationId": "nowhere", "userId": e.botID, "type": "text", "payload": map[string]any{"text": "x"}}, 404, "ResourceNotFound", "nowhere"},
+		{http.MethodPost, "/messages", map[string]any{"conversationId": conv, "userId": e.botID, "type": "text", "payload": "hi"}, 400, "InvalidPayload", "payload"},
+		{http.MethodPost, "/messages", map[string]any{"conversationId": conv, "userId": e.botID, "type": "text", "payload": map[string]any{"text": "x"}, "schedule": map[string]any{"delay": 1000}}, 400, "InvalidPayload", "schedule"},
+		{http.MethodPost, "/messages/import-messages", map[string]any{"messages": []any{map[string]any{"conversationId": conv, "userId": e.botID, "type": "text", "payload": map[string]any{"text": "x"}, "createdAt": "yesterday"}}}, 400, "InvalidPayload", "messages[0].createdAt"},
+		{http.MethodPost, "/messages/import-messages", map[string]any{"messages": []any{map[string]any{"conversationId": conv, "userId": e.botID, "type": "text", "payload": map[string]any{"text": "x"}, "createdAt": time.Now().Add(time.Hour).Format(time.RFC3339)}}}, 400, "InvalidPayload", "future"},
+		{http.MethodGet, "/users?pageSize=0", nil, 400, "InvalidQuery", "pageSize"},
+		{http.MethodGet, "/users?afterDate=soon", nil, 400, "InvalidQuery", "afterDate"},
+		{http.MethodGet, "/users?sortField=name", nil, 400, "InvalidQuery", "sortField"},
+		{http.MethodGet, "/users?nextToken=garbage", nil, 400, "", ""},
+		{http.MethodGet, "/conversations?minMessageCount=many", nil, 400, "InvalidQuery", "minMessageCount"},
+		{http.MethodGet, "/messages?tags=notjson", nil, 400, "InvalidQuery", "tags"},
+	} {
+		r := e.do(c.method, c.path, c.body)
+		if c.typ == "" {
+			if r.Status != c.status {
+				t.Errorf("%s %s: status %d, want %d: %s", c.method, c.path, r.Status, c.status, r.Body)
+			}
+			continue
+		}
+		r.fail(c.status, c.typ, c.mentions)
+	}
+	// Nothing was stored by the refused calls.
+	if got := field(t, e.do(http.MethodGet, "/users", nil).ok(), "users").([]any); len(got) != 1 {
+		t.Errorf("users after refused calls: %v, want only %s", got, u.ID)
+	}
+	if n := field(t, e.do(http.MethodGet, "/conversations/"+conv, nil).ok(), "conversation", "messageCount"); n != 0.0 {
+		t.Errorf("messageCount after refused messages: %v", n)
+	}
+}
+
+// testRuntimeRoles: a viewer's token reads but does not write; a developer's
+// token with x-bot-id does both; no token is refused.
+func testRuntimeRoles(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	viewer, _ := e.admin.addMember("viewer")
+	dev, _ := e.admin.addMember("developer")
+	asViewer := s.files(t, viewer.token, e.botID)
+	asDev := s.files(t, dev.token, e.botID)
+	id := str(t, asDev.do(http.MethodPost, "/v1/chat/users", map[string]any{"name": "by dev"}).status(201), "user", "id")
+	asViewer.do(http.MethodGet, "/v1/chat/users/"+id, nil).ok()
+	asViewer.do(http.MethodPost, "/v1/chat/users", map[string]any{}).fail(403, "Forbidden")
+	asViewer.do(http.MethodDelete, "/v1/chat/users/"+id, nil).fail(403, "Forbidden")
+	s.files(t, "", e.botID).do(http.MethodGet, "/v1/chat/users", nil).fail(401, "Unauthorized")
+}

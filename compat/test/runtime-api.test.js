@@ -1,0 +1,171 @@
+// Runtime API compatibility: a bot served elsewhere calls the bot-facing
+// operations of @botpress/client with a bot API key (docs/runtime-api.md),
+// on SQLite and on PostgreSQL.
+
+import { describe, test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client as ChatClient } from '@botpress/chat'
+import { Client, InvalidPayloadError, InvalidQueryError, ReferenceNotFoundError, ResourceNotFoundError, ForbiddenError } from '@botpress/client'
+import { startServer, backends } from '../support/server.js'
+
+for (const k of Object.keys(process.env)) {
+  if (k.startsWith('BP_')) delete process.env[k]
+}
+
+for (const backend of backends()) {
+  describe(`Runtime API (${backend})`, () => {
+    let server, admin, bot, rt, other, otherKey
+
+    before(async () => {
+      server = await startServer({ backend })
+      admin = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
+      ;({ bot } = await admin.createBot({ name: 'runtime api' }))
+      const key = await admin.createBotApiKey({ botId: bot.id })
+      rt = new Client({ apiUrl: server.apiUrl, token: key.value, botId: bot.id })
+      const { bot: bot2 } = await admin.createBot({ name: 'another' })
+      otherKey = (await admin.createBotApiKey({ botId: bot2.id })).value
+      other = new Client({ apiUrl: server.apiUrl, token: otherKey, botId: bot2.id })
+    })
+
+    after(async () => {
+      await server?.stop()
+    })
+
+    test('users: create, get-or-create by tags, get, update, list, delete', async () => {
+      const { user } = await rt.createUser({ tags: { crm: '7' }, name: 'Ada' })
+      assert.equal(user.name, 'Ada')
+      assert.deepEqual(user.tags, { crm: '7' })
+      const found = await rt.getOrCreateUser({ tags: { crm: '7', extra: 'x' }, discriminateByTags: ['crm'] })
+      assert.equal(found.user.id, user.id)
+      assert.equal(found.meta.created, false)
+      const made = await rt.getOrCreateUser({ tags: { crm: '8' } })
+      assert.equal(made.meta.created, true)
+      assert.deepEqual((await rt.getUser({ id: user.id })).user, user)
+      const { user: updated } = await rt.updateUser({ id: user.id, tags: { crm: '', plan: 'pro' }, pictureUrl: 'https://example.test/p.png' })
+      assert.deepEqual(updated.tags, { plan: 'pro' })
+      assert.equal(updated.pictureUrl, 'https://example.test/p.png')
+      const { users } = await rt.listUsers({ tags: { plan: 'pro' } })
+      assert.deepEqual(users.map((u) => u.id), [user.id])
+      const all = await rt.list.users({}).collect()
+      assert.deepEqual(all.map((u) => u.id).sort(), [user.id, made.user.id].sort())
+      await rt.deleteUser({ id: made.user.id })
+      await assert.rejects(rt.getUser({ id: made.user.id }), ResourceNotFoundError)
+    })
+
+    test('conversations and participants', async () => {
+      const { conversation } = await rt.createConversation({ channel: 'web', tags: { topic: 'billing' } })
+      assert.equal(conversation.channel, 'web')
+      assert.equal(conversation.integration, 'chat')
+      assert.equal(conversation.messageCount, 0)
+      const again = await rt.getOrCreateConversation({ channel: 'web', tags: { topic: 'billing' }, discriminateByTags: ['topic'] })
+      assert.equal(again.conversation.id, conversation.id)
+      assert.equal(again.meta.created, false)
+      const { conversation: updated } = await rt.updateConversation({ id: conversation.id, tags: { topic: '', lang: 'fr' } })
+      assert.deepEqual(updated.tags, { lang: 'fr' })
+      const { user } = await rt.createUser({ tags: {} })
+      const { participant } = await rt.addParticipant({ id: conversation.id, userId: user.id })
+      assert.equal(participant.id, user.id)
+      assert.equal((await rt.getParticipant({ id: conversation.id, userId: user.id })).participant.id, user.id)
+      const { participants } = await rt.listParticipants({ id: conversation.id })
+      assert.ok(participants.some((p) => p.id === user.id))
+      const { conversations } = await rt.listConversations({ participantIds: [user.id] })
+      assert.deepEqual(conversations.map((c) => c.id), [conversation.id])
+      const byTag = await rt.listConversations({ tags: { lang: 'fr' } })
+      assert.deepEqual(byTag.conversations.map((c) => c.id), [conversation.id])
+      await rt.removeParticipant({ id: conversation.id, userId: user.id })
+      await assert.rejects(rt.getParticipant({ id: conversation.id, userId: user.id }), ResourceNotFoundError)
+      await rt.deleteConversation({ id: conversation.id })
+      await assert.rejects(rt.getConversation({ id: conversation.id }), ResourceNotFoundError)
+    })
+
+    test('a message the bot creates reaches the chat user, then is listed, updated and deleted', async () => {
+      const chat = await ChatClient.connect({ apiUrl: bot.integrations.chat.webhookUrl })
+      const { conversation } = await chat.createConversation({})
+      const listener = await chat.listenConversation({ id: conversation.id })
+      try {
+        const received = new Promise((resolve, reject) => {
+          listener.on('message_created', (m) => m.isBot && resolve(m))
+          listener.on('error', reject)
+        })
+        const { message } = await rt.createMessage({
+          conversationId: conversation.id, userId: bot.id, type: 'text', payload: { text: 'proactive hello' }, tags: { kind: 'greeting' },
+        })
+        assert.equal(message.direction, 'outgoing')
+        assert.deepEqual(message.payload, { text: 'proactive hello' })
+        const signal = await received
+        assert.equal(signal.id, message.id)
+        assert.deepEqual(signal.payload, { type: 'text', text: 'proactive hello' })
+        const { messages } = await rt.listMessages({ conversationId: conversation.id, tags: { kind: 'greeting' } })
+        assert.deepEqual(messages, [message])
+        const same = await rt.getOrCreateMessage({
+          conversationId: conversation.id, userId: bot.id, type: 'text', payload: { text: 'twice?' }, tags: { kind: 'greeting' }, discriminateByTags: ['kind'],
+        })
+        assert.equal(same.message.id, message.id)
+        const { message: edited } = await rt.updateMessage({ id: message.id, payload: { text: 'edited' }, tags: {} })
+        assert.deepEqual(edited.payload, { text: 'edited' })
+        assert.deepEqual((await rt.getMessage({ id: message.id })).message, edited)
+        await rt.deleteMessage({ id: message.id })
+        await assert.rejects(rt.getMessage({ id: message.id }), ResourceNotFoundError)
+      } finally {
+        await listener.disconnect()
+        listener.cleanup()
+      }
+    })
+
+    test('importMessages keeps dates and runs again without duplicates; listTagValues', async () => {
+      const { user } = await rt.createUser({ tags: { src: 'legacy' } })
+      const { conversation } = await rt.createConversation({ channel: 'import', tags: {} })
+      const createdAt = new Date(Date.now() - 86_400_000).toISOString()
+      const messages = [
+        { conversationId: conversation.id, userId: user.id, type: 'text', payload: { text: 'old' }, tags: { legacyId: 'a' }, createdAt, discriminateByTags: ['legacyId'] },
+      ]
+      const first = await rt.importMessages({ messages })
+      assert.equal(first.messages[0].createdAt, createdAt)
+      assert.equal(first.messages[0].direction, 'incoming')
+      const second = await rt.importMessages({ messages })
+      assert.deepEqual(second.messages, first.messages)
+      assert.equal((await rt.getConversation({ id: conversation.id })).conversation.messageCount, 1)
+      const { tags } = await rt.listTagValues({ key: 'src', type: 'user' })
+      assert.deepEqual(tags, [{ value: 'legacy' }])
+    })
+
+    test('bad input is refused with the right error type', async () => {
+      const { conversation } = await rt.createConversation({ channel: 'web', tags: {} })
+      await assert.rejects(rt.createConversation({ tags: {} }), InvalidPayloadError)
+      await assert.rejects(
+        rt.createMessage({ conversationId: conversation.id, userId: bot.id, type: 'text', payload: {}, tags: {} }),
+        InvalidPayloadError
+      )
+      await assert.rejects(
+        rt.createMessage({ conversationId: conversation.id, userId: 'nobody', type: 'text', payload: { text: 'x' }, tags: {} }),
+        ReferenceNotFoundError
+      )
+      await assert.rejects(rt.listUsers({ sortField: 'name' }), InvalidQueryError)
+      await assert.rejects(rt.listTagValues({ key: 'k', type: 'bot' }), InvalidQueryError)
+      await assert.rejects(rt.getOrCreateUser({ tags: { a: '1' }, discriminateByTags: ['b'] }), InvalidPayloadError)
+    })
+
+    test("another bot's key reaches none of this bot's data", async () => {
+      const { user } = await rt.createUser({ tags: {} })
+      const { conversation } = await rt.createConversation({ channel: 'web', tags: {} })
+      const { message } = await rt.createMessage({ conversationId: conversation.id, userId: bot.id, type: 'text', payload: { text: 'mine' }, tags: {} })
+      for (const call of [
+        () => other.getUser({ id: user.id }),
+        () => other.updateUser({ id: user.id, name: 'x' }),
+        () => other.deleteUser({ id: user.id }),
+        () => other.getConversation({ id: conversation.id }),
+        () => other.deleteConversation({ id: conversation.id }),
+        () => other.addParticipant({ id: conversation.id, userId: user.id }),
+        () => other.getMessage({ id: message.id }),
+        () => other.updateMessage({ id: message.id, tags: { x: 'y' } }),
+        () => other.deleteMessage({ id: message.id }),
+        () => other.listMessages({ conversationId: conversation.id }),
+      ]) {
+        await assert.rejects(call(), ResourceNotFoundError)
+      }
+      const wrongBot = new Client({ apiUrl: server.apiUrl, token: otherKey, botId: bot.id })
+      await assert.rejects(wrongBot.getUser({ id: user.id }), ForbiddenError)
+      assert.equal((await rt.getMessage({ id: message.id })).message.id, message.id)
+    })
+  })
+}

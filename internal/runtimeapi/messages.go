@@ -1,0 +1,342 @@
+package runtimeapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// A Runtime message is a Chat API message seen from the bot: its type is
+// the chat payload's "type", its payload the rest; it is outgoing when the
+// bot wrote it, incoming when a user did.
+
+// MessageInput is the body of createMessage and getOrCreateMessage, and one
+// message of importMessages.
+type MessageInput struct {
+	Payload            json.RawMessage   `json:"payload"`
+	UserID             string            `json:"userId"`
+	ConversationID     string            `json:"conversationId"`
+	Type               string            `json:"type"`
+	Tags               map[string]string `json:"tags"`
+	Origin             string            `json:"origin"`
+	CreatedAt          string            `json:"createdAt"` // importMessages only
+	DiscriminateByTags []string          `json:"discriminateByTags"`
+	Schedule           json.RawMessage   `json:"schedule"` // refused: not supported
+}
+
+// MessageView is a message with the ids the bot sees.
+type MessageView struct {
+	platform.Message
+	UserFID, ConversationFID string
+}
+
+// MessageJSON renders a message as the Runtime API returns it.
+func MessageJSON(m MessageView) map[string]any {
+	var payload map[string]json.RawMessage
+	_ = json.Unmarshal(m.Payload, &payload)
+	var typ string
+	_ = json.Unmarshal(payload["type"], &typ)
+	delete(payload, "type")
+	if payload == nil {
+		payload = map[string]json.RawMessage{}
+	}
+	direction := "incoming"
+	if m.IsBot {
+		direction = "outgoing"
+	}
+	updated := m.UpdatedAt
+	if updated.IsZero() {
+		updated = m.CreatedAt
+	}
+	tags := m.Tags
+	if tags == nil {
+		tags = map[string]string{}
+	}
+	return map[string]any{
+		"id": m.ID, "createdAt": platform.FormatTime(m.CreatedAt), "updatedAt": platform.FormatTime(updated),
+		"type": typ, "payload": payload, "direction": direction, "userId": m.UserFID, "conversationId": m.ConversationFID, "tags": tags,
+	}
+}
+
+// chatPayload joins a Runtime type and payload into the chat payload it is
+// stored as, checked as chat messages are.
+func chatPayload(field, typ string, payload json.RawMessage) (json.RawMessage, error) {
+	if typ == "" {
+		return nil, platform.Invalid("type", "is required")
+	}
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(payload, &p); err != nil || p == nil {
+		return nil, platform.Invalid(field+"payload", "must be an object")
+	}
+	t, _ := json.Marshal(typ)
+	p["type"] = t
+	out, _ := json.Marshal(p)
+	if _, err := chat.CheckMessage(chat.MessageInput{ConversationID: "-", Payload: out}); err != nil {
+		var e *platform.Error
+		if errors.As(err, &e) {
+			return nil, platform.Invalid(field+"payload", "%s", e.Message)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// author resolves the writer of a message: the bot itself (its id) or one
+// of its users.
+func (s *Service) author(ctx context.Context, botID, field, id string) (platform.ChatUser, error) {
+	if id == "" {
+		return platform.ChatUser{}, platform.Invalid(field, "is required")
+	}
+	if id == botID {
+		return s.chat.BotUser(ctx, botID)
+	}
+	u, err := s.store.GetChatUser(ctx, botID, id)
+	if errors.Is(err, platform.ErrNotFound) {
+		return u, platform.Errorf(platform.TypeReferenceNotFound, "%s: user %q not found", field, id)
+	}
+	return u, err
+}
+
+// CreateMessage writes a message of the bot in one of its conversations;
+// chat users listening to it receive it as they receive the bot's replies.
+// The message is outgoing (written by the bot) whoever userId names.
+func (s *Service) CreateMessage(ctx context.Context, botID string, in MessageInput) (MessageView, error) {
+	if in.Schedule != nil {
+		return MessageView{}, platform.Invalid("schedule", "scheduled messages are not supported; send the message when it is due")
+	}
+	if in.DiscriminateByTags != nil {
+		return MessageView{}, platform.Invalid("discriminateByTags", "is only for getOrCreateMessage")
+	}
+	if err := checkTags("tags", in.Tags); err != nil {
+		return MessageView{}, err
+	}
+	payload, err := chatPayload("", in.Type, in.Payload)
+	if err != nil {
+		return MessageView{}, err
+	}
+	c, err := s.Conversation(ctx, botID, in.ConversationID)
+	if err != nil {
+		return MessageView{}, err
+	}
+	u, err := s.author(ctx, botID, "userId", in.UserID)
+	if err != nil {
+		return MessageView{}, err
+	}
+	m := platform.Message{ID: platform.NewID("msg_"), Payload: payload, IsBot: true, Tags: created(in.Tags)}
+	v, err := s.chat.SendMessage(ctx, c, u, m, time.Time{})
+	return MessageView{v.Message, v.UserFID, v.ConversationFID}, err
+}
+
+// GetOrCreateMessage returns the conversation's newest message whose tags
+// match the discriminating tags, or creates one.
+func (s *Service) GetOrCreateMessage(ctx context.Context, botID string, in MessageInput) (MessageView, bool, error) {
+	if err := checkTags("tags", in.Tags); err != nil {
+		return MessageView{}, false, err
+	}
+	by, err := discriminators(in.Tags, in.DiscriminateByTags)
+	if err != nil {
+		return MessageView{}, false, err
+	}
+	if len(by) > 0 {
+		c, err := s.Conversation(ctx, botID, in.ConversationID)
+		if err != nil {
+			return MessageView{}, false, err
+		}
+		defer s.lock(botID, "message")()
+		found, _, err := s.store.FindMessages(ctx, store.MessageFilter{BotID: botID, ConversationID: c.ID, Tags: anyOf(by), Page: store.Page{Limit: 1}})
+		if err != nil {
+			return MessageView{}, false, err
+		}
+		if len(found) > 0 {
+			return s.view(ctx, botID, c, found[0]), false, nil
+		}
+	}
+	in.DiscriminateByTags = nil
+	v, err := s.CreateMessage(ctx, botID, in)
+	return v, true, err
+}
+
+func (s *Service) view(ctx context.Context, botID string, c platform.Conversation, m platform.Message) MessageView {
+	fid := m.UserID
+	if u, err := s.store.GetChatUser(ctx, botID, m.UserID); err == nil {
+		fid = u.FID
+	}
+	return MessageView{m, fid, c.FID}
+}
+
+// message loads a message of one of the bot's conversations.
+func (s *Service) message(ctx context.Context, botID, id string) (platform.Message, platform.Conversation, error) {
+	m, err := s.store.GetMessage(ctx, id)
+	if err != nil {
+		return m, platform.Conversation{}, notFound(err, "message", id)
+	}
+	c, err := s.store.GetConversationByID(ctx, m.ConversationID)
+	if err == nil && c.BotID != botID {
+		err = platform.ErrNotFound // another bot's message
+	}
+	return m, c, notFound(err, "message", id)
+}
+
+// Message returns a message of the bot.
+func (s *Service) Message(ctx context.Context, botID, id string) (MessageView, error) {
+	m, c, err := s.message(ctx, botID, id)
+	if err != nil {
+		return MessageView{}, err
+	}
+	return s.view(ctx, botID, c, m), nil
+}
+
+// MessageUpdate is the body of updateMessage.
+type MessageUpdate struct {
+	Tags    map[string]string `json:"tags"`
+	Payload json.RawMessage   `json:"payload"`
+}
+
+// UpdateMessage replaces a message's payload (same type) and merges its
+// tags (an empty value removes a tag).
+func (s *Service) UpdateMessage(ctx context.Context, botID, id string, in MessageUpdate) (MessageView, error) {
+	if err := checkTags("tags", in.Tags); err != nil {
+		return MessageView{}, err
+	}
+	m, c, err := s.message(ctx, botID, id)
+	if err != nil {
+		return MessageView{}, err
+	}
+	if in.Payload != nil {
+		var old struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(m.Payload, &old)
+		if m.Payload, err = chatPayload("", old.Type, in.Payload); err != nil {
+			return MessageView{}, err
+		}
+	}
+	m.Tags = merged(m.Tags, in.Tags)
+	m.UpdatedAt = s.clock.Now()
+	if err := s.store.UpdateMessage(ctx, m, botID); err != nil {
+		return MessageView{}, notFound(err, "message", id)
+	}
+	return s.view(ctx, botID, c, m), nil
+}
+
+// DeleteMessage deletes a message of the bot, signalling it to listeners.
+func (s *Service) DeleteMessage(ctx context.Context, botID, id string) error {
+	m, c, err := s.message(ctx, botID, id)
+	if err != nil {
+		return err
+	}
+	return notFound(s.chat.RemoveMessage(ctx, c, m), "message", id)
+}
+
+// MessageFilter is listMessages' query.
+type MessageFilter struct {
+	store.Page
+	store.DateRange
+	ConversationID string
+	Tags           map[string][]string
+}
+
+// ListMessages lists the bot's messages, newest first.
+func (s *Service) ListMessages(ctx context.Context, botID string, f MessageFilter) ([]MessageView, string, error) {
+	sf := store.MessageFilter{Page: f.Page, DateRange: f.DateRange, BotID: botID, Tags: f.Tags}
+	convs := map[string]platform.Conversation{}
+	if f.ConversationID != "" {
+		c, err := s.Conversation(ctx, botID, f.ConversationID)
+		if err != nil {
+			return nil, "", err
+		}
+		sf.ConversationID = c.ID
+		convs[c.ID] = c
+	}
+	ms, next, err := s.store.FindMessages(ctx, sf)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]MessageView, 0, len(ms))
+	for _, m := range ms {
+		c, ok := convs[m.ConversationID]
+		if !ok {
+			if c, err = s.store.GetConversationByID(ctx, m.ConversationID); err != nil {
+				return nil, "", err
+			}
+			convs[c.ID] = c
+		}
+		out = append(out, s.view(ctx, botID, c, m))
+	}
+	return out, next, nil
+}
+
+// ImportMessages stores messages as history, with their own dates: nothing
+// is signalled and no user's message goes to the bot. A message whose
+// discriminating tags match one already in its conversation is returned as
+// it is, so that an import can be run again.
+func (s *Service) ImportMessages(ctx context.Context, botID string, in []MessageInput) ([]MessageView, error) {
+	if len(in) > MaxImport {
+		return nil, platform.Invalid("messages", "at most %d messages per call (got %d)", MaxImport, len(in))
+	}
+	defer s.lock(botID, "message")()
+	out := make([]MessageView, 0, len(in))
+	for i, m := range in {
+		field := fmt.Sprintf("messages[%d].", i)
+		if err := checkTags(field+"tags", m.Tags); err != nil {
+			return nil, err
+		}
+		payload, err := chatPayload(field, m.Type, m.Payload)
+		if err != nil {
+			return nil, err
+		}
+		at, err := time.Parse(time.RFC3339Nano, m.CreatedAt)
+		if err != nil {
+			return nil, platform.Invalid(field+"createdAt", "must be an ISO 8601 date-time")
+		}
+		if at.After(s.clock.Now()) {
+			return nil, platform.Invalid(field+"createdAt", "must not be in the future")
+		}
+		c, err := s.Conversation(ctx, botID, m.ConversationID)
+		if err != nil {
+			return nil, err
+		}
+		u, err := s.author(ctx, botID, field+"userId", m.UserID)
+		if err != nil {
+			return nil, err
+		}
+		by, err := discriminators(m.Tags, m.DiscriminateByTags)
+		if err != nil {
+			return nil, err
+		}
+		if len(by) > 0 && m.DiscriminateByTags != nil {
+			found, _, err := s.store.FindMessages(ctx, store.MessageFilter{BotID: botID, ConversationID: c.ID, Tags: anyOf(by), Page: store.Page{Limit: 1}})
+			if err != nil {
+				return nil, err
+			}
+			if len(found) > 0 {
+				out = append(out, s.view(ctx, botID, c, found[0]))
+				continue
+			}
+		}
+		msg := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: payload,
+			IsBot: u.ID == botID, History: true, Tags: created(m.Tags), CreatedAt: at.UTC()}
+		if err := s.store.CreateMessage(ctx, msg); err != nil {
+			return nil, notFound(err, "conversation", m.ConversationID)
+		}
+		out = append(out, MessageView{msg, u.FID, c.FID})
+	}
+	return out, nil
+}
+
+// ListTagValues pages through the values of a tag key on the bot's users,
+// conversations or messages.
+func (s *Service) ListTagValues(ctx context.Context, botID, kind, key string, p store.Page) ([]string, string, error) {
+	switch kind {
+	case store.TagKindUser, store.TagKindConversation, store.TagKindMessage:
+	default:
+		return nil, "", platform.Invalid("type", "must be one of user, conversation, message")
+	}
+	return s.store.ListChatTagValues(ctx, botID, kind, key, p)
+}

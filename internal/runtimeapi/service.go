@@ -1,0 +1,147 @@
+// Package runtimeapi holds the rules of the Runtime API, the bot-facing
+// half of the client: what a bot reads and writes about its own users,
+// conversations, participants and messages, by tags.
+package runtimeapi
+
+import (
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"sync"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Chat is what the Runtime API needs of the Chat API: the user a bot speaks
+// as, and the writes whose signals reach chat users' streams.
+type Chat interface {
+	BotUser(ctx context.Context, botID string) (platform.ChatUser, error)
+	SendMessage(ctx context.Context, c platform.Conversation, u platform.ChatUser, m platform.Message, after time.Time) (chat.MessageView, error)
+	RemoveMessage(ctx context.Context, c platform.Conversation, m platform.Message) error
+	DeleteUser(ctx context.Context, u platform.ChatUser) error
+}
+
+var _ Chat = (*chat.Service)(nil)
+
+// Service implements the Runtime API for one bot at a time: every method
+// takes the calling bot's id and reaches only that bot's rows.
+type Service struct {
+	store store.Store
+	chat  Chat
+	clock platform.Clock
+	// locks serialize getOrCreate calls of a bot and kind, so that two
+	// concurrent calls with the same tags create one row.
+	locks [64]sync.Mutex
+}
+
+// New returns the Runtime API's service.
+func New(st store.Store, c Chat, clock platform.Clock) *Service {
+	return &Service{store: st, chat: c, clock: clock}
+}
+
+func (s *Service) lock(botID, kind string) func() {
+	h := fnv.New32a()
+	h.Write([]byte(botID + "\x00" + kind))
+	m := &s.locks[h.Sum32()%uint32(len(s.locks))]
+	m.Lock()
+	return m.Unlock
+}
+
+// Limits of tags on users, conversations and messages.
+const (
+	MaxTags        = 50
+	MaxTagKey      = 100
+	MaxTagValue    = 1000
+	MaxImport      = 100 // messages per importMessages call
+	MaxChannelName = 200
+)
+
+// checkTags checks a tags object; empty values are allowed when unset is
+// (updates: an empty value removes the key).
+func checkTags(field string, tags map[string]string) error {
+	if len(tags) > MaxTags {
+		return platform.Invalid(field, "at most %d tags (got %d)", MaxTags, len(tags))
+	}
+	for k, v := range tags {
+		if k == "" || len(k) > MaxTagKey {
+			return platform.Invalid(field, "tag names must have 1 to %d characters", MaxTagKey)
+		}
+		if n := len([]rune(v)); n > MaxTagValue {
+			return platform.Invalid(field+"."+k, "at most %d characters (got %d)", MaxTagValue, n)
+		}
+	}
+	return nil
+}
+
+// created drops the empty values of tags given at creation: an empty
+// value means no tag.
+func created(tags map[string]string) map[string]string {
+	out := make(map[string]string, len(tags))
+	for k, v := range tags {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// merged applies an update's tags: a key with an empty value is removed.
+func merged(old, patch map[string]string) map[string]string {
+	out := make(map[string]string, len(old)+len(patch))
+	for k, v := range old {
+		out[k] = v
+	}
+	for k, v := range patch {
+		if v == "" {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// discriminators returns the tags a getOrCreate looks up by: those named by
+// discriminateByTags (each must be given), else every tag given.
+func discriminators(tags map[string]string, by []string) (map[string]string, error) {
+	if by == nil {
+		return created(tags), nil
+	}
+	out := make(map[string]string, len(by))
+	for _, k := range by {
+		v, ok := tags[k]
+		if !ok || v == "" {
+			return nil, platform.Invalid("discriminateByTags", "tag %q is not among the tags given", k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// anyOf is tags as a filter: every key with its one value.
+func anyOf(tags map[string]string) map[string][]string {
+	out := make(map[string][]string, len(tags))
+	for k, v := range tags {
+		out[k] = []string{v}
+	}
+	return out
+}
+
+// notFound turns the store's ErrNotFound into a 404 naming the resource.
+func notFound(err error, kind, id string) error {
+	if err == platform.ErrNotFound {
+		return platform.NotFound(kind, id)
+	}
+	return err
+}
+
+// rawObject is a JSON object as the API returns it, never null.
+func rawObject(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 || string(v) == "null" {
+		return json.RawMessage(`{}`)
+	}
+	return v
+}

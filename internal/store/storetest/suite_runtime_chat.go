@@ -1,0 +1,200 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// The Runtime API's queries: tags on users, conversations and messages,
+// lists of a bot's rows with filters, updates, tag values.
+
+func testRuntimeChatTags(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	u := e.newChatUser(b.ID, "")
+	u.Tags = map[string]string{"crm": "42", "plan": "pro ünï"}
+	must(t, e.s.CreateChatUser(e.ctx, u), "CreateChatUser with tags")
+	same(t, normChatUser(e.getChatUser(t, b.ID, u.ID)), normChatUser(u), "user read back with its tags")
+	u.Tags = map[string]string{"plan": "free"}
+	u.UpdatedAt = e.now()
+	must(t, e.s.UpdateChatUser(e.ctx, u), "UpdateChatUser tags")
+	same(t, normChatUser(e.getChatUser(t, b.ID, u.ID)), normChatUser(u), "user after its tags changed")
+
+	c := e.newConversation(b.ID, u.ID, "")
+	c.Tags, c.Channel, c.Integration = map[string]string{"topic": "billing"}, "web", "chat"
+	must(t, e.s.CreateConversation(e.ctx, c), "CreateConversation with tags")
+	got, err := e.s.GetConversation(e.ctx, b.ID, c.ID)
+	must(t, err, "GetConversation")
+	same(t, normConversation(got), normConversation(c), "conversation read back")
+	c.Tags = map[string]string{}
+	c.UpdatedAt = e.now()
+	must(t, e.s.UpdateConversation(e.ctx, c), "UpdateConversation")
+	got, _ = e.s.GetConversation(e.ctx, b.ID, c.ID)
+	same(t, normConversation(got), normConversation(c), "conversation after its tags were removed")
+
+	m := e.newMessage(c.ID, u.ID, true)
+	m.Tags = map[string]string{"kind": "greeting"}
+	must(t, e.s.CreateMessage(e.ctx, m), "CreateMessage with tags")
+	gm, err := e.s.GetMessage(e.ctx, m.ID)
+	must(t, err, "GetMessage")
+	same(t, normMessage(gm), normMessage(m), "message read back")
+	m.Payload = []byte(`{"type":"text","text":"edited"}`)
+	m.Tags = map[string]string{"kind": "greeting", "edited": "1"}
+	m.UpdatedAt = e.now()
+	must(t, e.s.UpdateMessage(e.ctx, m, b.ID), "UpdateMessage")
+	gm, _ = e.s.GetMessage(e.ctx, m.ID)
+	if string(gm.Payload) != string(m.Payload) || len(gm.Tags) != 2 || !mt(gm.UpdatedAt).Equal(mt(m.UpdatedAt)) {
+		t.Errorf("message after UpdateMessage: %+v", gm)
+	}
+	if err := e.s.UpdateMessage(e.ctx, platform.Message{ID: "msg_missing", Payload: []byte(`{}`), UpdatedAt: e.now()}, b.ID); err != platform.ErrNotFound {
+		t.Errorf("UpdateMessage of a missing message: %v, want ErrNotFound", err)
+	}
+}
+
+func testListChatUsersFilters(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	other := e.chatBot(t)
+	e.chatUser(t, other.ID, "") // another bot's user is never listed
+	var ids []string
+	for i, tags := range []map[string]string{{"tier": "gold"}, {"tier": "silver"}, {"tier": "gold", "vip": "y"}} {
+		u := e.newChatUser(b.ID, "")
+		u.Tags = tags
+		u.CreatedAt = t0.Add(time.Duration(i) * time.Minute)
+		u.UpdatedAt = t0.Add(time.Duration(10-i) * time.Minute)
+		must(t, e.s.CreateChatUser(e.ctx, u), "CreateChatUser")
+		ids = append(ids, u.ID)
+	}
+	// The user a bot speaks as (its id is the bot's) is not one of its users.
+	bu := e.newChatUser(b.ID, b.ID)
+	bu.ID = b.ID
+	must(t, e.s.CreateChatUser(e.ctx, bu), "CreateChatUser for the bot")
+	c := e.conversation(t, b.ID, ids[1], "")
+
+	list := func(f store.ChatUserFilter) []string {
+		t.Helper()
+		f.BotID = b.ID
+		if f.Limit == 0 {
+			f.Limit = 100
+		}
+		us, _, err := e.s.ListChatUsers(e.ctx, f)
+		must(t, err, "ListChatUsers %+v", f)
+		return chatUserIDs(us)
+	}
+	same(t, list(store.ChatUserFilter{}), ids, "every user, by creation")
+	same(t, list(store.ChatUserFilter{Descending: true}), []string{ids[2], ids[1], ids[0]}, "newest first")
+	same(t, list(store.ChatUserFilter{ByUpdate: true}), []string{ids[2], ids[1], ids[0]}, "by update date")
+	same(t, list(store.ChatUserFilter{Tags: map[string][]string{"tier": {"gold"}}}), []string{ids[0], ids[2]}, "tier=gold")
+	same(t, list(store.ChatUserFilter{Tags: map[string][]string{"tier": {"gold"}, "vip": {"y"}}}), []string{ids[2]}, "tier=gold and vip=y")
+	same(t, list(store.ChatUserFilter{Tags: map[string][]string{"tier": {"gold", "silver"}}}), ids, "tier gold or silver")
+	same(t, list(store.ChatUserFilter{ConversationID: c.ID}), []string{ids[1]}, "participants")
+	after := t0.Add(30 * time.Second)
+	same(t, list(store.ChatUserFilter{DateRange: store.DateRange{After: &after}}), ids[1:], "created after")
+
+	page, next, err := e.s.ListChatUsers(e.ctx, store.ChatUserFilter{BotID: b.ID, Page: store.Page{Limit: 2}})
+	must(t, err, "first page")
+	same(t, chatUserIDs(page), ids[:2], "first page")
+	same(t, list(store.ChatUserFilter{Page: store.Page{Token: next, Limit: 2}}), ids[2:], "second page")
+}
+
+func testListBotConversations(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	u := e.chatUser(t, b.ID, "")
+	v := e.chatUser(t, b.ID, "")
+	mk := func(channel string, tags map[string]string, owner string, messages int) platform.Conversation {
+		c := e.newConversation(b.ID, owner, "")
+		c.Channel, c.Tags = channel, tags
+		must(t, e.s.CreateConversation(e.ctx, c), "CreateConversation")
+		for range messages {
+			e.message(t, c.ID, owner, false)
+		}
+		return c
+	}
+	c1 := mk("web", map[string]string{"lang": "fr"}, u.ID, 2)
+	c2 := mk("sms", map[string]string{"lang": "en"}, v.ID, 0)
+	c3 := mk("web", map[string]string{}, v.ID, 1)
+	must(t, e.s.AddParticipant(e.ctx, c3.ID, u.ID, e.now().UnixMicro()), "AddParticipant")
+
+	list := func(f store.ConversationFilter) ([]string, []int64) {
+		t.Helper()
+		f.BotID, f.Limit = b.ID, 100
+		cs, _, err := e.s.ListBotConversations(e.ctx, f)
+		must(t, err, "ListBotConversations %+v", f)
+		var ids []string
+		var counts []int64
+		for _, c := range cs {
+			ids = append(ids, c.ID)
+			counts = append(counts, c.Messages)
+		}
+		return ids, counts
+	}
+	ids, counts := list(store.ConversationFilter{})
+	same(t, ids, []string{c1.ID, c2.ID, c3.ID}, "every conversation")
+	same(t, counts, []int64{2, 0, 1}, "their message counts")
+	ids, _ = list(store.ConversationFilter{Channel: "web"})
+	same(t, ids, []string{c1.ID, c3.ID}, "channel web")
+	ids, _ = list(store.ConversationFilter{ParticipantIDs: []string{u.ID}})
+	same(t, ids, []string{c1.ID, c3.ID}, "u takes part")
+	ids, _ = list(store.ConversationFilter{ParticipantIDs: []string{u.ID, v.ID}})
+	same(t, ids, []string{c3.ID}, "both take part")
+	ids, _ = list(store.ConversationFilter{Tags: map[string][]string{"lang": {"en"}}})
+	same(t, ids, []string{c2.ID}, "lang=en")
+	one := int64(1)
+	ids, _ = list(store.ConversationFilter{MinMessages: &one})
+	same(t, ids, []string{c1.ID, c3.ID}, "at least one message")
+	ids, _ = list(store.ConversationFilter{MaxMessages: &one})
+	same(t, ids, []string{c2.ID, c3.ID}, "at most one message")
+	n, err := e.s.CountMessages(e.ctx, c1.ID)
+	must(t, err, "CountMessages")
+	if n != 2 {
+		t.Errorf("CountMessages: %d, want 2", n)
+	}
+}
+
+func testFindMessagesAndTagValues(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	other := e.chatBot(t)
+	u := e.chatUser(t, b.ID, "")
+	c1 := e.conversation(t, b.ID, u.ID, "")
+	c2 := e.conversation(t, b.ID, u.ID, "")
+	mk := func(c string, tags map[string]string) platform.Message {
+		m := e.newMessage(c, u.ID, true)
+		m.Tags = tags
+		must(t, e.s.CreateMessage(e.ctx, m), "CreateMessage")
+		return m
+	}
+	m1 := mk(c1.ID, map[string]string{"kind": "a"})
+	m2 := mk(c2.ID, map[string]string{"kind": "b"})
+	m3 := mk(c1.ID, map[string]string{"kind": "b"})
+	ou := e.chatUser(t, other.ID, "")
+	oc := e.conversation(t, other.ID, ou.ID, "")
+	om := e.newMessage(oc.ID, ou.ID, true)
+	om.Tags = map[string]string{"kind": "z"}
+	must(t, e.s.CreateMessage(e.ctx, om), "another bot's message")
+
+	find := func(f store.MessageFilter) []string {
+		t.Helper()
+		f.BotID, f.Limit = b.ID, 100
+		ms, _, err := e.s.FindMessages(e.ctx, f)
+		must(t, err, "FindMessages %+v", f)
+		return messageIDs(ms)
+	}
+	same(t, find(store.MessageFilter{}), []string{m3.ID, m2.ID, m1.ID}, "the bot's messages, newest first")
+	same(t, find(store.MessageFilter{ConversationID: c1.ID}), []string{m3.ID, m1.ID}, "of c1")
+	same(t, find(store.MessageFilter{Tags: map[string][]string{"kind": {"b"}}}), []string{m3.ID, m2.ID}, "kind=b")
+
+	values := func(kind, key string) []string {
+		t.Helper()
+		vs, _, err := e.s.ListChatTagValues(e.ctx, b.ID, kind, key, store.Page{Limit: 100})
+		must(t, err, "ListChatTagValues %s %s", kind, key)
+		return vs
+	}
+	same(t, values(store.TagKindMessage, "kind"), []string{"a", "b"}, "message tag values (not another bot's)")
+	same(t, values(store.TagKindUser, "kind"), []string{}, "user tag values")
+	// Deleting a conversation takes its messages' tags with it.
+	must(t, e.s.DeleteConversation(e.ctx, c2.ID), "DeleteConversation")
+	same(t, find(store.MessageFilter{Tags: map[string][]string{"kind": {"b"}}}), []string{m3.ID}, "kind=b after c2 went")
+	must(t, e.s.DeleteConversation(e.ctx, c1.ID), "DeleteConversation")
+	same(t, values(store.TagKindMessage, "kind"), []string{}, "message tag values after both went")
+}
