@@ -5,8 +5,10 @@ package main
 // elsewhere calls them, on each database.
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 )
@@ -20,6 +22,8 @@ func TestRuntimeAPI(t *testing.T) {
 		{"other_bots", testRuntimeOtherBots},
 		{"bad_input", testRuntimeBadInput},
 		{"roles", testRuntimeRoles},
+		{"states", testRuntimeStates},
+		{"declared_states", testRuntimeDeclaredStates},
 	})
 }
 
@@ -355,4 +359,116 @@ func testRuntimeRoles(t *testing.T, s *testServer) {
 	asViewer.do(http.MethodPost, "/v1/chat/users", map[string]any{}).fail(403, "Forbidden")
 	asViewer.do(http.MethodDelete, "/v1/chat/users/"+id, nil).fail(403, "Forbidden")
 	s.files(t, "", e.botID).do(http.MethodGet, "/v1/chat/users", nil).fail(401, "Unauthorized")
+}
+
+func testRuntimeStates(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	u := e.user("state-user")
+	conv := e.conversation(u, "state-conv")
+	path := "/states/conversation/" + conv + "/progress"
+	e.do(http.MethodGet, path, nil).fail(404, "ResourceNotFound", "progress")
+
+	st := field(t, e.do(http.MethodPost, path, map[string]any{"payload": map[string]any{"step": 1, "name": "x"}}).ok(), "state").(map[string]any)
+	if st["type"] != "conversation" || st["conversationId"] != conv || st["botId"] != e.botID || st["name"] != "progress" || st["expiresAt"] != nil {
+		t.Errorf("setState returned %v", st)
+	}
+	got := e.do(http.MethodGet, path, nil).ok()
+	wantEqual(t, got["state"], st, "getState")
+	wantEqual(t, got["meta"], map[string]any{"cached": false}, "getState's meta")
+
+	// getOrSet returns what is there; patch merges (null removes a key).
+	again := field(t, e.do(http.MethodPost, path+"/get-or-set", map[string]any{"payload": map[string]any{"step": 99}}).ok(), "state", "payload")
+	wantEqual(t, again, map[string]any{"step": 1, "name": "x"}, "getOrSetState of an existing state")
+	patched := field(t, e.do(http.MethodPatch, path, map[string]any{"payload": map[string]any{"step": 2, "name": nil}}).ok(), "state").(map[string]any)
+	wantEqual(t, patched["payload"], map[string]any{"step": 2}, "patchState")
+	if patched["id"] != st["id"] || patched["createdAt"] != st["createdAt"] {
+		t.Errorf("patchState changed the state's identity: %v, was %v", patched, st)
+	}
+
+	// An expiry is idle time: the state lapses once left unwritten that long.
+	withExpiry := field(t, e.do(http.MethodPost, path+"/expiry", map[string]any{"expiry": 3_600_000}).ok(), "state").(map[string]any)
+	if withExpiry["expiry"] != 3_600_000.0 || withExpiry["expiresAt"] == nil {
+		t.Errorf("setStateExpiry returned %v", withExpiry)
+	}
+	e.do(http.MethodPost, path+"/expiry", map[string]any{"expiry": 1}).ok()
+	time.Sleep(20 * time.Millisecond)
+	e.do(http.MethodGet, path, nil).fail(404, "ResourceNotFound")
+	e.do(http.MethodPatch, path, map[string]any{"payload": map[string]any{}}).fail(404, "ResourceNotFound")
+	fresh := field(t, e.do(http.MethodPost, path+"/get-or-set", map[string]any{"payload": map[string]any{"step": 0}}).ok(), "state").(map[string]any)
+	if fresh["id"] == st["id"] || fresh["expiry"] != nil {
+		t.Errorf("getOrSetState after the state lapsed: %v, want a new state without expiry", fresh)
+	}
+	// Concurrent patches lose none of each other's keys.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			r := e.do(http.MethodPatch, path, map[string]any{"payload": map[string]any{fmt.Sprint("k", i): i}})
+			if r.Status != http.StatusOK {
+				t.Errorf("concurrent patch %d: %d %s", i, r.Status, r.Body)
+			}
+		})
+	}
+	wg.Wait()
+	if keys := field(t, e.do(http.MethodGet, path, nil).ok(), "state", "payload").(map[string]any); len(keys) != 9 {
+		t.Errorf("after 8 concurrent patches: %v, want step and k0…k7", keys)
+	}
+	// A null payload deletes it.
+	e.do(http.MethodPost, path, map[string]any{"payload": nil}).ok()
+	e.do(http.MethodGet, path, nil).fail(404, "ResourceNotFound")
+
+	// User, bot and workflow states; each is its own.
+	e.do(http.MethodPost, "/states/user/"+u.ID+"/progress", map[string]any{"payload": map[string]any{"who": "user"}}).ok()
+	e.do(http.MethodPost, "/states/bot/"+e.botID+"/progress", map[string]any{"payload": map[string]any{"who": "bot"}}).ok()
+	e.do(http.MethodPost, "/states/workflow/wf-1/progress", map[string]any{"payload": map[string]any{"who": "workflow"}}).ok()
+	for p, want := range map[string]string{"/states/user/" + u.ID: "user", "/states/bot/" + e.botID: "bot", "/states/workflow/wf-1": "workflow"} {
+		if got := field(t, e.do(http.MethodGet, p+"/progress", nil).ok(), "state", "payload", "who"); got != want {
+			t.Errorf("%s: %v, want %s", p, got, want)
+		}
+	}
+	// Bad keys and bodies.
+	e.do(http.MethodPost, "/states/session/x/progress", map[string]any{"payload": map[string]any{}}).fail(400, "InvalidPayload", "type")
+	e.do(http.MethodGet, "/states/bot/"+"bot_other/progress", nil).fail(404, "ResourceNotFound")
+	e.do(http.MethodGet, "/states/user/nobody/progress", nil).fail(404, "ResourceNotFound", "nobody")
+	e.do(http.MethodPost, "/states/user/"+u.ID+"/progress", map[string]any{"payload": []any{1}}).fail(400, "InvalidPayload", "payload")
+	e.do(http.MethodPost, "/states/user/"+u.ID+"/progress", map[string]any{"payload": map[string]any{}, "expiry": -5}).fail(400, "InvalidPayload", "expiry")
+	e.do(http.MethodPost, "/states/user/"+u.ID+"/progress/expiry", map[string]any{}).fail(400, "InvalidPayload", "expiry")
+
+	// Another bot reaches none of them, even with the same names.
+	other := newRuntimeEnv(t, s)
+	other.do(http.MethodGet, "/states/user/"+u.ID+"/progress", nil).fail(404, "ResourceNotFound")
+	other.do(http.MethodPost, "/states/user/"+u.ID+"/progress", map[string]any{"payload": map[string]any{}}).fail(404, "ResourceNotFound")
+	other.do(http.MethodGet, "/states/workflow/wf-1/progress", nil).fail(404, "ResourceNotFound")
+	other.do(http.MethodGet, "/states/bot/"+e.botID+"/progress", nil).fail(404, "ResourceNotFound")
+	if got := field(t, e.do(http.MethodGet, "/states/user/"+u.ID+"/progress", nil).ok(), "state", "payload", "who"); got != "user" {
+		t.Errorf("the user's state after another bot's calls: %v", got)
+	}
+}
+
+// testRuntimeDeclaredStates: states the bot declares are checked against
+// their schema and type, and get their declared expiry.
+func testRuntimeDeclaredStates(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	e.admin.put("/v1/admin/bots/"+e.botID, map[string]any{"states": map[string]any{
+		"profile": map[string]any{"type": "user", "schema": map[string]any{
+			"type": "object", "additionalProperties": false, "properties": map[string]any{"age": map[string]any{"type": "integer", "minimum": 0}},
+		}},
+		"session": map[string]any{"type": "conversation", "schema": map[string]any{"type": "object"}, "expiry": 60_000},
+		"broken":  map[string]any{"type": "bot", "schema": map[string]any{"type": 12}},
+	}}).ok()
+	u := e.user("declared")
+	conv := e.conversation(u, "")
+	p := "/states/user/" + u.ID + "/profile"
+	e.do(http.MethodPost, p, map[string]any{"payload": map[string]any{"age": 30}}).ok()
+	e.do(http.MethodPost, p, map[string]any{"payload": map[string]any{"age": "thirty"}}).fail(400, "InvalidPayload", "payload", "age")
+	e.do(http.MethodPost, p, map[string]any{"payload": map[string]any{"height": 2}}).fail(400, "InvalidPayload", "height")
+	e.do(http.MethodPatch, p, map[string]any{"payload": map[string]any{"age": -1}}).fail(400, "InvalidPayload", "age")
+	if got := field(t, e.do(http.MethodGet, p, nil).ok(), "state", "payload", "age"); got != 30.0 {
+		t.Errorf("profile after refused writes: age %v, want 30", got)
+	}
+	e.do(http.MethodPost, "/states/conversation/"+conv+"/profile", map[string]any{"payload": map[string]any{}}).fail(400, "InvalidPayload", "type")
+	sess := field(t, e.do(http.MethodPost, "/states/conversation/"+conv+"/session", map[string]any{"payload": map[string]any{}}).ok(), "state").(map[string]any)
+	if sess["expiry"] != 60_000.0 || sess["expiresAt"] == nil {
+		t.Errorf("a declared expiry: %v", sess)
+	}
+	e.do(http.MethodPost, "/states/bot/"+e.botID+"/broken", map[string]any{"payload": map[string]any{}}).fail(400, "InvalidJsonSchema", "broken")
 }

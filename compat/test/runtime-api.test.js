@@ -129,6 +129,30 @@ for (const backend of backends()) {
       assert.deepEqual(tags, [{ value: 'legacy' }])
     })
 
+    test('states: set, get, get-or-set, patch, expiry; declared schemas are enforced', async () => {
+      const { conversation } = await rt.createConversation({ channel: 'web', tags: {} })
+      const key = { type: 'conversation', id: conversation.id, name: 'progress' }
+      await assert.rejects(rt.getState(key), ResourceNotFoundError)
+      const { state } = await rt.setState({ ...key, payload: { step: 1 } })
+      assert.equal(state.conversationId, conversation.id)
+      assert.deepEqual((await rt.getState(key)).state, state)
+      const kept = await rt.getOrSetState({ ...key, payload: { step: 9 } })
+      assert.deepEqual(kept.state.payload, { step: 1 })
+      const { state: patched } = await rt.patchState({ ...key, payload: { done: true } })
+      assert.deepEqual(patched.payload, { step: 1, done: true })
+      const { state: expiring } = await rt.setStateExpiry({ ...key, expiry: 60_000 })
+      assert.equal(expiring.expiry, 60_000)
+      assert.ok(new Date(expiring.expiresAt) > new Date())
+      await assert.rejects(rt.getState({ type: 'session', id: 'x', name: 'y' }), InvalidPayloadError)
+
+      await admin.updateBot({ id: bot.id, states: { profile: { type: 'user', schema: { type: 'object', properties: { age: { type: 'integer' } } } } } })
+      const { user } = await rt.createUser({ tags: {} })
+      await rt.setState({ type: 'user', id: user.id, name: 'profile', payload: { age: 3 } })
+      await assert.rejects(rt.setState({ type: 'user', id: user.id, name: 'profile', payload: { age: 'three' } }), InvalidPayloadError)
+      await assert.rejects(other.getState({ type: 'user', id: user.id, name: 'profile' }), ResourceNotFoundError)
+      assert.deepEqual((await rt.getState({ type: 'user', id: user.id, name: 'profile' })).state.payload, { age: 3 })
+    })
+
     test('bad input is refused with the right error type', async () => {
       const { conversation } = await rt.createConversation({ channel: 'web', tags: {} })
       await assert.rejects(rt.createConversation({ tags: {} }), InvalidPayloadError)

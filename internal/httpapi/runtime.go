@@ -14,6 +14,7 @@ func (a *api) runtimeRoutes() *http.ServeMux {
 	m := http.NewServeMux()
 	m.Handle("POST /v1/chat/actions", a.caller(a.callAction))
 	a.runtimeChatRoutes(m)
+	a.runtimeStateRoutes(m)
 	return m
 }
 

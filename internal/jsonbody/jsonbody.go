@@ -90,3 +90,26 @@ func validationError(ve *jsonschema.ValidationError) error {
 	}
 	return platform.Invalid(path, "%s", ve.ErrorKind.LocalizedString(printer))
 }
+
+// CompileUser compiles a JSON Schema a user gave (a bot's declarations); a
+// schema that does not compile is an error, not a panic. Schemas may not
+// load other documents.
+func CompileUser(name string, src []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(name, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(name)
+}
+
+// noLoader refuses every reference to a document other than the schema.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s: schemas may not refer to other documents", url)
+}

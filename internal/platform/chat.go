@@ -99,3 +99,21 @@ type BotEventJob struct {
 func (p BotEventJob) Keep() bool {
 	return p.Type == BotEventRecurring || p.Type == BotEventScheduled
 }
+
+// RuntimeState is a named state of the Runtime API: a JSON object kept for
+// a bot, one of its users or conversations (ScopeID is the internal id), or
+// a workflow. With an Expiry (milliseconds), it lapses when left unwritten
+// that long: ExpiresAt is the last write plus Expiry.
+type RuntimeState struct {
+	ID        string
+	BotID     string
+	Type      string
+	ScopeID   string
+	Name      string
+	Payload   json.RawMessage
+	Expiry    *int64
+	ExpiresAt *time.Time
+	Version   int64 // counts writes
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}

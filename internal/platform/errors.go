@@ -31,6 +31,11 @@ const (
 	TypeResourceGone      ErrorType = "ResourceGone"
 	TypeOperationTimeout  ErrorType = "OperationTimeout"
 	TypeRuntime           ErrorType = "Runtime"
+	// TypeInvalidJSONSchema: a JSON Schema a bot declared does not compile.
+	TypeInvalidJSONSchema ErrorType = "InvalidJsonSchema"
+	// TypeResourceLocked: others kept writing the resource while this
+	// write retried.
+	TypeResourceLocked ErrorType = "ResourceLockedConflict"
 )
 
 // Status is the HTTP status that goes with each error type (compat-notes §3).
@@ -42,7 +47,7 @@ func (t ErrorType) Status() int {
 		return 403
 	case TypePayloadTooLarge, TypeLimitExceeded:
 		return 413
-	case TypeInvalidPayload, TypeInvalidQuery, TypeReferenceNotFound, TypeRuntime:
+	case TypeInvalidPayload, TypeInvalidQuery, TypeReferenceNotFound, TypeRuntime, TypeInvalidJSONSchema:
 		return 400
 	case TypeUnsupportedMedia:
 		return 415
@@ -50,7 +55,7 @@ func (t ErrorType) Status() int {
 		return 405
 	case TypeResourceNotFound:
 		return 404
-	case TypeAlreadyExists:
+	case TypeAlreadyExists, TypeResourceLocked:
 		return 409
 	case TypeResourceGone:
 		return 410

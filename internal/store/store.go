@@ -233,6 +233,14 @@ type Store interface {
 	FindMessages(ctx context.Context, f MessageFilter) ([]platform.Message, string, error)
 	// UpdateMessage replaces the payload, tags and update date of a message of botID.
 	UpdateMessage(ctx context.Context, m platform.Message, botID string) error
+	// GetRuntimeState returns a named state not lapsed at now.
+	GetRuntimeState(ctx context.Context, botID, typ, scopeID, name string, now time.Time) (platform.RuntimeState, error)
+	// PutRuntimeState creates or replaces a named state (onlyIfAbsent: unless
+	// one exists that has not lapsed) and returns it as stored.
+	PutRuntimeState(ctx context.Context, st platform.RuntimeState, onlyIfAbsent bool) (platform.RuntimeState, error)
+	// UpdateRuntimeState writes st if it is still at st.Version, else ErrConflict.
+	UpdateRuntimeState(ctx context.Context, st platform.RuntimeState) error
+	DeleteRuntimeState(ctx context.Context, botID, typ, scopeID, name string) error
 	// ListChatTagValues pages through a tag key's values on one kind (TagKind*).
 	ListChatTagValues(ctx context.Context, botID, kind, key string, p Page) ([]string, string, error)
 	GetChatEvent(ctx context.Context, id string) (platform.ChatEvent, error)

@@ -82,6 +82,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ListChatUsersFilters", testListChatUsersFilters},
 		{"ListBotConversations", testListBotConversations},
 		{"FindMessagesAndTagValues", testFindMessagesAndTagValues},
+		{"RuntimeStates", testRuntimeStates},
 		{"EnqueueJob", testEnqueueJob},
 		{"ClaimJobs", testClaimJobs},
 		{"ClaimJobsLimit", testClaimJobsLimit},

@@ -198,3 +198,72 @@ func testFindMessagesAndTagValues(t *testing.T, e *env) {
 	must(t, e.s.DeleteConversation(e.ctx, c1.ID), "DeleteConversation")
 	same(t, values(store.TagKindMessage, "kind"), []string{}, "message tag values after both went")
 }
+
+func testRuntimeStates(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	u := e.chatUser(t, b.ID, "")
+	c := e.conversation(t, b.ID, u.ID, "")
+	now := e.now()
+	hour := int64(3_600_000)
+	st := platform.RuntimeState{ID: platform.NewID("state_"), BotID: b.ID, Type: "conversation", ScopeID: c.ID, Name: "s",
+		Payload: []byte(`{"n":1}`), CreatedAt: now, UpdatedAt: now}
+	got, err := e.s.PutRuntimeState(e.ctx, st, false)
+	must(t, err, "PutRuntimeState")
+	if got.ID != st.ID || got.Version != 1 || string(got.Payload) != `{"n":1}` || got.Expiry != nil || got.ExpiresAt != nil {
+		t.Fatalf("stored state %+v", got)
+	}
+	// onlyIfAbsent keeps a state that has not lapsed.
+	other := st
+	other.ID, other.Payload = platform.NewID("state_"), []byte(`{"n":2}`)
+	got, err = e.s.PutRuntimeState(e.ctx, other, true)
+	must(t, err, "PutRuntimeState onlyIfAbsent")
+	if got.ID != st.ID || string(got.Payload) != `{"n":1}` {
+		t.Errorf("onlyIfAbsent over a live state: %+v", got)
+	}
+	// A replacing put keeps the id and counts a write.
+	other.Expiry = &hour
+	exp := now.Add(time.Hour)
+	other.ExpiresAt = &exp
+	got, err = e.s.PutRuntimeState(e.ctx, other, false)
+	must(t, err, "PutRuntimeState replace")
+	if got.ID != st.ID || got.Version != 2 || string(got.Payload) != `{"n":2}` || *got.Expiry != hour || !got.ExpiresAt.Equal(mt(exp)) {
+		t.Errorf("replaced state %+v", got)
+	}
+	// Lapsed: not found, and replaced by a new state.
+	if _, err := e.s.GetRuntimeState(e.ctx, b.ID, "conversation", c.ID, "s", exp.Add(time.Second)); err != platform.ErrNotFound {
+		t.Errorf("GetRuntimeState after it lapsed: %v", err)
+	}
+	later := other
+	later.ID, later.Payload, later.Expiry, later.ExpiresAt = platform.NewID("state_"), []byte(`{"n":3}`), nil, nil
+	later.CreatedAt, later.UpdatedAt = exp.Add(time.Minute), exp.Add(time.Minute)
+	got, err = e.s.PutRuntimeState(e.ctx, later, true)
+	must(t, err, "PutRuntimeState onlyIfAbsent over a lapsed state")
+	if got.ID != later.ID || string(got.Payload) != `{"n":3}` || !got.CreatedAt.Equal(mt(later.CreatedAt)) || got.ExpiresAt != nil {
+		t.Errorf("state put over a lapsed one: %+v", got)
+	}
+	// UpdateRuntimeState writes only over the version it read.
+	cur, err := e.s.GetRuntimeState(e.ctx, b.ID, "conversation", c.ID, "s", later.UpdatedAt)
+	must(t, err, "GetRuntimeState")
+	stale := cur
+	cur.Payload = []byte(`{"n":4}`)
+	must(t, e.s.UpdateRuntimeState(e.ctx, cur), "UpdateRuntimeState")
+	stale.Payload = []byte(`{"n":5}`)
+	wantErr(t, e.s.UpdateRuntimeState(e.ctx, stale), platform.ErrConflict, "UpdateRuntimeState over a newer write")
+	cur, _ = e.s.GetRuntimeState(e.ctx, b.ID, "conversation", c.ID, "s", later.UpdatedAt)
+	if string(cur.Payload) != `{"n":4}` {
+		t.Errorf("payload after a refused stale write: %s", cur.Payload)
+	}
+	// States go with what they belong to.
+	us := st
+	us.ID, us.Type, us.ScopeID = platform.NewID("state_"), "user", u.ID
+	_, err = e.s.PutRuntimeState(e.ctx, us, false)
+	must(t, err, "PutRuntimeState of a user")
+	must(t, e.s.DeleteConversation(e.ctx, c.ID), "DeleteConversation")
+	must(t, e.s.DeleteChatUser(e.ctx, u.ID), "DeleteChatUser")
+	for _, k := range [][2]string{{"conversation", c.ID}, {"user", u.ID}} {
+		if _, err := e.s.GetRuntimeState(e.ctx, b.ID, k[0], k[1], "s", now); err != platform.ErrNotFound {
+			t.Errorf("%s state after its %s was deleted: %v", k[0], k[0], err)
+		}
+	}
+	wantErr(t, e.s.DeleteRuntimeState(e.ctx, b.ID, "user", u.ID, "s"), platform.ErrNotFound, "DeleteRuntimeState of a gone state")
+}
