@@ -90,7 +90,14 @@ bot.action('slow', async () => { const end = Date.now() + 3000; while (Date.now(
 	for _, name := range []string{"regex", "deep", "getter"} {
 		_, err := action(t, r, b, name)
 		var de *DeadlineError
-		if !errors.As(err, &de) || de.Error() != "stopped after 1s: the bot's maxExecutionTime was reached" {
+		var ce *CrashError
+		switch {
+		case errors.As(err, &de) && de.Error() == "stopped after 1s: the bot's maxExecutionTime was reached":
+		case name == "deep" && errors.As(err, &ce) && ce.Reason == "stopped: the bot used more than 256 MiB of memory":
+			// deep grows its memory as it runs: on a fast machine it
+			// passes the memory limit before the deadline. Either way
+			// its process is killed, which is what this test is about.
+		default:
 			t.Errorf("%s: %v, want the deadline error", name, err)
 		}
 		if got, err := action(t, r, b, "ok"); err != nil || got != `{"ok":true}` {
