@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ func TestRuntimeAPI(t *testing.T) {
 		{"roles", testRuntimeRoles},
 		{"states", testRuntimeStates},
 		{"declared_states", testRuntimeDeclaredStates},
+		{"events", testRuntimeEvents},
 	})
 }
 
@@ -471,4 +473,86 @@ func testRuntimeDeclaredStates(t *testing.T, s *testServer) {
 		t.Errorf("a declared expiry: %v", sess)
 	}
 	e.do(http.MethodPost, "/states/bot/"+e.botID+"/broken", map[string]any{"payload": map[string]any{}}).fail(400, "InvalidJsonSchema", "broken")
+}
+
+const eventsJS = `bot.on.event('reminder', async ({ event, client }) => {
+  await client.createMessage({ conversationId: event.conversationId,
+    payload: { type: 'text', text: 'reminder ' + event.payload.n + (event.messageId ? ' about ' + event.messageId : '') } })
+})
+bot.on.event('boom', async () => { throw new Error('kaboom') })
+`
+
+// testRuntimeEvents: events a bot creates reach its own handlers, in order
+// per conversation, and end processed or failed; scheduled ones wait and can
+// be canceled.
+func testRuntimeEvents(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	e.deploy(eventsJS, nil)
+	u := e.user("events-user")
+	conv := e.conversation(u, "")
+	m := e.send(u, conv, "hello")
+	var ids []string
+	for n := 1; n <= 3; n++ {
+		body := map[string]any{"type": "reminder", "payload": map[string]any{"n": n}, "conversationId": conv, "userId": u.ID}
+		if n == 2 {
+			body["messageId"] = m["id"]
+		}
+		ev := field(t, e.do(http.MethodPost, "/events", body).status(201), "event").(map[string]any)
+		if ev["type"] != "reminder" || ev["status"] != "pending" || ev["conversationId"] != conv || ev["userId"] != u.ID || ev["failureReason"] != nil {
+			t.Errorf("createEvent returned %v", ev)
+		}
+		ids = append(ids, ev["id"].(string))
+	}
+	replies := e.waitReplies(u, conv, 3)
+	wantEqual(t, texts(replies), []string{"reminder 1", "reminder 2 about " + m["id"].(string), "reminder 3"}, "replies to the events, in order")
+	for _, id := range ids {
+		eventually(t, "event "+id+" processed", func() bool {
+			return field(t, e.do(http.MethodGet, "/events/"+id, nil).ok(), "event", "status") == "processed"
+		})
+	}
+	boom := str(t, e.do(http.MethodPost, "/events", map[string]any{"type": "boom", "payload": map[string]any{}}).status(201), "event", "id")
+	var failed map[string]any
+	eventually(t, "the failing event ends failed", func() bool {
+		failed = field(t, e.do(http.MethodGet, "/events/"+boom, nil).ok(), "event").(map[string]any)
+		return failed["status"] == "failed"
+	})
+	if reason, _ := failed["failureReason"].(string); !strings.Contains(reason, "kaboom") {
+		t.Errorf("failureReason %q does not say why", reason)
+	}
+
+	// Scheduled: it waits, is listed as scheduled, and can be canceled once.
+	later := str(t, e.do(http.MethodPost, "/events", map[string]any{"type": "reminder", "payload": map[string]any{"n": 9},
+		"conversationId": conv, "schedule": map[string]any{"delay": 3_600_000}}).status(201), "event", "id")
+	if st := field(t, e.do(http.MethodGet, "/events/"+later, nil).ok(), "event", "status"); st != "scheduled" {
+		t.Errorf("an event an hour ahead is %v, want scheduled", st)
+	}
+	sched := field(t, e.do(http.MethodGet, "/events?status=scheduled", nil).ok(), "events").([]any)
+	if len(sched) != 1 || sched[0].(map[string]any)["id"] != later {
+		t.Errorf("listEvents status=scheduled: %v", sched)
+	}
+	byConv := field(t, e.do(http.MethodGet, "/events?conversationId="+conv+"&type=reminder", nil).ok(), "events").([]any)
+	if len(byConv) != 4 || byConv[0].(map[string]any)["id"] != later {
+		t.Errorf("listEvents of the conversation, newest first: %v", byConv)
+	}
+	other := newRuntimeEnv(t, s)
+	other.do(http.MethodGet, "/events/"+later, nil).fail(404, "ResourceNotFound")
+	other.do(http.MethodDelete, "/events/scheduled/"+later, nil).fail(404, "ResourceNotFound")
+	e.do(http.MethodDelete, "/events/scheduled/"+later, nil).ok()
+	if st := field(t, e.do(http.MethodGet, "/events/"+later, nil).ok(), "event", "status"); st != "canceled" {
+		t.Errorf("a canceled event is %v", st)
+	}
+	e.do(http.MethodDelete, "/events/scheduled/"+later, nil).fail(400, "InvalidPayload", "canceled")
+	e.do(http.MethodDelete, "/events/scheduled/"+ids[0], nil).fail(400, "InvalidPayload", "processed")
+
+	// Bad input.
+	e.do(http.MethodPost, "/events", map[string]any{"payload": map[string]any{}}).fail(400, "InvalidPayload", "type")
+	e.do(http.MethodPost, "/events", map[string]any{"type": "x", "payload": map[string]any{}, "schedule": map[string]any{"delay": 1, "dateTime": "2030-01-01T00:00:00Z"}}).fail(400, "InvalidPayload", "schedule")
+	e.do(http.MethodPost, "/events", map[string]any{"type": "x", "payload": map[string]any{}, "schedule": map[string]any{"delay": 100 * 24 * 3_600_000}}).fail(400, "InvalidPayload", "90 days")
+	e.do(http.MethodPost, "/events", map[string]any{"type": "x", "payload": map[string]any{}, "conversationId": "nowhere"}).fail(404, "ResourceNotFound", "nowhere")
+	e.do(http.MethodPost, "/events", map[string]any{"type": "x", "payload": map[string]any{}, "messageId": "msg_nothing"}).fail(404, "ResourceNotFound")
+	e.do(http.MethodGet, "/events?status=done", nil).fail(400, "InvalidQuery", "status")
+	// The reply to the canceled event never came.
+	if got := len(e.fromBot(e.messages(u, conv))); got != 3 {
+		t.Errorf("%d bot messages, want 3", got)
+	}
 }

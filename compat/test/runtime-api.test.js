@@ -153,6 +153,28 @@ for (const backend of backends()) {
       assert.deepEqual((await rt.getState({ type: 'user', id: user.id, name: 'profile' })).state.payload, { age: 3 })
     })
 
+    test('events: create, get, list, cancel a scheduled one', async () => {
+      const { conversation } = await rt.createConversation({ channel: 'web', tags: {} })
+      const { event: later } = await rt.createEvent({ type: 'reminder', payload: { n: 1 }, conversationId: conversation.id, schedule: { delay: 3_600_000 } })
+      assert.equal(later.status, 'scheduled')
+      assert.equal(later.failureReason, null)
+      const { events } = await rt.listEvents({ status: 'scheduled' })
+      assert.deepEqual(events.map((e) => e.id), [later.id])
+      await rt.cancelScheduledEvent({ id: later.id })
+      assert.equal((await rt.getEvent({ id: later.id })).event.status, 'canceled')
+      await assert.rejects(rt.cancelScheduledEvent({ id: later.id }), InvalidPayloadError)
+      await assert.rejects(other.getEvent({ id: later.id }), ResourceNotFoundError)
+      // This bot has no code: an event due now ends ignored.
+      const { event: now } = await rt.createEvent({ type: 'ping', payload: {} })
+      const deadline = Date.now() + 30_000
+      let status = now.status
+      while (status === 'pending' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50))
+        status = (await rt.getEvent({ id: now.id })).event.status
+      }
+      assert.equal(status, 'ignored')
+    })
+
     test('bad input is refused with the right error type', async () => {
       const { conversation } = await rt.createConversation({ channel: 'web', tags: {} })
       await assert.rejects(rt.createConversation({ tags: {} }), InvalidPayloadError)

@@ -107,6 +107,7 @@ func (r *Runtime) process(ctx context.Context, j platform.Job) {
 	}
 	if j.Attempts >= maxAttempts {
 		r.log.Error("bot runtime: giving up on an event", "job", j.ID, "attempts", j.Attempts, "err", err)
+		r.endEvent(ctx, j, platform.EventFailed, fmt.Sprintf("gave up after %d attempts", j.Attempts))
 		if ferr := r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now()); ferr != nil {
 			r.log.Error("bot runtime: dropping an event", "job", j.ID, "err", ferr)
 		}
@@ -143,12 +144,14 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 	}
 	in, err := r.load(ctx, j, p)
 	if errors.Is(err, errGone) || errors.Is(err, platform.ErrNotFound) {
+		r.endEvent(ctx, j, platform.EventIgnored, "what the event is about no longer exists")
 		return r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now())
 	}
 	if err != nil {
 		return err
 	}
 	if in.bot.Code == "" {
+		r.endEvent(ctx, j, platform.EventIgnored, "the bot has no code to handle it")
 		return r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now())
 	}
 	saved, err := r.store.BotStates(ctx, in.bot.ID, in.userID, in.convID)
@@ -189,8 +192,24 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 		// stays sent. Both must be plain to the bot's developer, who may
 		// otherwise see a counter repeat after a failure.
 		runErr = fmt.Errorf("%w (its state changes were dropped; messages it sent stay sent)", runErr)
+		r.endEvent(ctx, j, platform.EventFailed, runErr.Error())
+	} else {
+		r.endEvent(ctx, j, platform.EventProcessed, "")
 	}
 	return r.store.FinishJob(ctx, j.ID, keepJob(j), states, c.finish(in.what, runErr), r.clock.Now())
+}
+
+// endEvent records how the delivery of an event the bot created through the
+// Runtime API ended (its getEvent status), before its job is finished: if
+// the finish does not happen, the event is handled again and its outcome
+// recorded again.
+func (r *Runtime) endEvent(ctx context.Context, j platform.Job, status, reason string) {
+	if !keepJob(j) {
+		return // only scheduled events (and recurring firings) are recorded
+	}
+	if err := r.store.EndRuntimeEvent(ctx, j.ID, status, reason); err != nil {
+		r.log.Warn("bot runtime: recording an event's outcome", "job", j.ID, "err", err)
+	}
 }
 
 // retryCrash tells whether an event whose bot process died of something
@@ -331,6 +350,9 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p platform.BotEventJ
 			fid := r.chat.UserFID(ctx, b.ID, p.UserID)
 			in.userID = p.UserID
 			ev["userId"], trigger["userId"] = fid, fid
+		}
+		if p.MessageID != "" {
+			ev["messageId"] = p.MessageID
 		}
 		ev["trigger"] = trigger
 		in.event = ev

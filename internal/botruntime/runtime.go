@@ -148,6 +148,9 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 		wake: make(chan struct{}, 1), recurringChanged: make(chan struct{}, 1), bots: map[string]*botInfo{}, hosts: map[string]*host{}, suspects: map[string]bool{}}
 }
 
+// MaxScheduled is the cap on a bot's pending scheduled events.
+func (r *Runtime) MaxScheduled() int { return r.cfg.MaxScheduled }
+
 // Notify tells the dispatcher that work was queued.
 func (r *Runtime) Notify() {
 	select {

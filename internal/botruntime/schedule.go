@@ -15,9 +15,6 @@ import (
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-// maxScheduleAhead is how far ahead code may schedule an event.
-const maxScheduleAhead = 90 * 24 * time.Hour
-
 // scheduleEvent queues an event for the bot's own handlers, to run after a
 // delay (milliseconds) or at a date.
 func (c *call) scheduleEvent(in []byte) (any, error) {
@@ -42,26 +39,13 @@ func (c *call) scheduleEvent(in []byte) (any, error) {
 		return nil, err
 	}
 	now := c.r.clock.Now()
-	at := now
-	switch {
-	case a.Delay != nil && a.DateTime != "":
-		return nil, platform.Invalid("delay", "give delay or dateTime, not both")
-	case a.Delay != nil:
-		if *a.Delay < 0 {
-			return nil, platform.Invalid("delay", "must be at least 0 (milliseconds)")
-		}
-		at = now.Add(time.Duration(*a.Delay * float64(time.Millisecond)))
-	case a.DateTime != "":
-		t, err := time.Parse(time.RFC3339Nano, a.DateTime)
-		if err != nil {
-			return nil, platform.Invalid("dateTime", "must be an ISO 8601 date and time, e.g. 2026-01-02T15:04:05Z")
-		}
-		if t.After(now) {
-			at = t
-		}
+	var dateTime *string
+	if a.DateTime != "" {
+		dateTime = &a.DateTime
 	}
-	if at.Sub(now) > maxScheduleAhead {
-		return nil, platform.Invalid("delay", "an event may be scheduled at most 90 days ahead")
+	at, err := platform.ScheduleAt("", a.Delay, dateTime, now)
+	if err != nil {
+		return nil, err
 	}
 	p := platform.BotEventJob{Type: platform.BotEventScheduled, BotID: c.bot.ID, EventType: a.Type, Payload: a.Payload}
 	subject := platform.JobSubjectBot(c.bot.ID)
@@ -89,7 +73,7 @@ func (c *call) scheduleEvent(in []byte) (any, error) {
 	if err := c.checkScheduled(); err != nil {
 		return nil, err
 	}
-	err := c.r.store.EnqueueJob(c.ctx, platform.Job{ID: id, Kind: platform.JobBotEvent, Subject: subject,
+	err = c.r.store.EnqueueJob(c.ctx, platform.Job{ID: id, Kind: platform.JobBotEvent, Subject: subject,
 		Payload: payload, RunAfter: at, CreatedAt: now, Owner: c.bot.ID})
 	if err != nil && !errors.Is(err, platform.ErrConflict) { // a conflict: queued by an earlier delivery
 		return nil, err
@@ -192,6 +176,9 @@ func (r *Runtime) recurring(ctx context.Context) {
 			r.forgetIdle(time.Now())
 			if _, err := r.store.PurgeJobs(ctx, platform.JobBotEvent, now.Add(-doneRetention)); err != nil && ctx.Err() == nil {
 				r.log.Error("bot runtime: purging done events", "err", err)
+			}
+			if _, err := r.store.PurgeRuntimeEvents(ctx, now.Add(-platform.EventRetention)); err != nil && ctx.Err() == nil {
+				r.log.Error("bot runtime: purging ended Runtime API events", "err", err)
 			}
 		}
 		fired := false

@@ -15,6 +15,7 @@ func (a *api) runtimeRoutes() *http.ServeMux {
 	m.Handle("POST /v1/chat/actions", a.caller(a.callAction))
 	a.runtimeChatRoutes(m)
 	a.runtimeStateRoutes(m)
+	a.runtimeEventRoutes(m)
 	return m
 }
 

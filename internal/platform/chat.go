@@ -88,6 +88,7 @@ type BotEventJob struct {
 	BotID          string          `json:"botId,omitempty"`
 	EventID        string          `json:"eventId,omitempty"`
 	EventType      string          `json:"eventType,omitempty"`
+	MessageID      string          `json:"messageId,omitempty"`
 	Name           string          `json:"name,omitempty"` // the recurring event's key
 	Payload        json.RawMessage `json:"payload,omitempty"`
 }
@@ -117,3 +118,36 @@ type RuntimeState struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
+
+// RuntimeEvent is an event a bot created through the Runtime API, for its
+// own handlers. ConversationID and UserID are internal ids.
+type RuntimeEvent struct {
+	ID             string
+	BotID          string
+	Type           string
+	Payload        json.RawMessage
+	ConversationID string
+	UserID         string
+	MessageID      string
+	WorkflowID     string
+	JobID          string // the job that delivers it
+	Status         string // EventPending, EventProcessed, …
+	FailureReason  string
+	RunAt          time.Time
+	CreatedAt      time.Time
+}
+
+// EventRetention is how long a RuntimeEvent stays readable once it has
+// ended (processed, failed, ignored or canceled), from its RunAt.
+const EventRetention = 7 * 24 * time.Hour
+
+// Statuses of a RuntimeEvent. A pending event whose RunAt is ahead is shown
+// as scheduled.
+const (
+	EventPending   = "pending"
+	EventScheduled = "scheduled"
+	EventProcessed = "processed"
+	EventFailed    = "failed"
+	EventIgnored   = "ignored"
+	EventCanceled  = "canceled"
+)

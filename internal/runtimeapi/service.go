@@ -29,17 +29,18 @@ var _ Chat = (*chat.Service)(nil)
 // Service implements the Runtime API for one bot at a time: every method
 // takes the calling bot's id and reaches only that bot's rows.
 type Service struct {
-	store store.Store
-	chat  Chat
-	clock platform.Clock
+	store   store.Store
+	chat    Chat
+	runtime Dispatcher
+	clock   platform.Clock
 	// locks serialize getOrCreate calls of a bot and kind, so that two
 	// concurrent calls with the same tags create one row.
 	locks [64]sync.Mutex
 }
 
 // New returns the Runtime API's service.
-func New(st store.Store, c Chat, clock platform.Clock) *Service {
-	return &Service{store: st, chat: c, clock: clock}
+func New(st store.Store, c Chat, d Dispatcher, clock platform.Clock) *Service {
+	return &Service{store: st, chat: c, runtime: d, clock: clock}
 }
 
 func (s *Service) lock(botID, kind string) func() {

@@ -241,6 +241,18 @@ type Store interface {
 	// UpdateRuntimeState writes st if it is still at st.Version, else ErrConflict.
 	UpdateRuntimeState(ctx context.Context, st platform.RuntimeState) error
 	DeleteRuntimeState(ctx context.Context, botID, typ, scopeID, name string) error
+	// CreateRuntimeEvent records an event and queues the job that delivers it.
+	CreateRuntimeEvent(ctx context.Context, ev platform.RuntimeEvent, j platform.Job) error
+	GetRuntimeEvent(ctx context.Context, botID, id string) (platform.RuntimeEvent, error)
+	ListRuntimeEvents(ctx context.Context, f EventFilter) ([]platform.RuntimeEvent, string, error)
+	// EndRuntimeEvent records the outcome of the delivery by a job (a no-op
+	// for jobs that deliver no recorded event).
+	EndRuntimeEvent(ctx context.Context, jobID, status, reason string) error
+	// CancelRuntimeEvent cancels an event whose delivery has not started
+	// (ErrConflict otherwise).
+	CancelRuntimeEvent(ctx context.Context, botID, id string) (platform.RuntimeEvent, error)
+	// PurgeRuntimeEvents deletes the events that ended and were due before before.
+	PurgeRuntimeEvents(ctx context.Context, before time.Time) (int, error)
 	// ListChatTagValues pages through a tag key's values on one kind (TagKind*).
 	ListChatTagValues(ctx context.Context, botID, kind, key string, p Page) ([]string, string, error)
 	GetChatEvent(ctx context.Context, id string) (platform.ChatEvent, error)
@@ -340,6 +352,15 @@ type ConversationFilter struct {
 	MinMessages, MaxMessages *int64
 	ByUpdate                 bool
 	Descending               bool
+}
+
+// EventFilter narrows the Runtime API's listEvents (newest first). Status
+// scheduled and pending are told apart by Now.
+type EventFilter struct {
+	Page
+	BotID                                                       string
+	Type, ConversationID, UserID, MessageID, WorkflowID, Status string
+	Now                                                         time.Time
 }
 
 // CountedConversation is a conversation with its number of messages.

@@ -83,6 +83,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ListBotConversations", testListBotConversations},
 		{"FindMessagesAndTagValues", testFindMessagesAndTagValues},
 		{"RuntimeStates", testRuntimeStates},
+		{"RuntimeEvents", testRuntimeEvents},
 		{"EnqueueJob", testEnqueueJob},
 		{"ClaimJobs", testClaimJobs},
 		{"ClaimJobsLimit", testClaimJobsLimit},

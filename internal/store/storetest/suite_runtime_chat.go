@@ -267,3 +267,69 @@ func testRuntimeStates(t *testing.T, e *env) {
 	}
 	wantErr(t, e.s.DeleteRuntimeState(e.ctx, b.ID, "user", u.ID, "s"), platform.ErrNotFound, "DeleteRuntimeState of a gone state")
 }
+
+func testRuntimeEvents(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	u := e.chatUser(t, b.ID, "")
+	c := e.conversation(t, b.ID, u.ID, "")
+	now := e.now()
+	mk := func(typ, conv string, at time.Time) platform.RuntimeEvent {
+		t.Helper()
+		ev := platform.RuntimeEvent{ID: platform.NewID("evt_"), BotID: b.ID, Type: typ, Payload: []byte(`{"a":1}`), ConversationID: conv,
+			Status: platform.EventPending, RunAt: at, CreatedAt: e.now()}
+		ev.JobID = "job_" + ev.ID[4:]
+		subject := platform.JobSubjectBot(b.ID)
+		if conv != "" {
+			subject = conv
+		}
+		j := platform.Job{ID: ev.JobID, Kind: platform.JobBotEvent, Subject: subject, Payload: []byte(`{"type":"scheduled"}`), RunAfter: at, CreatedAt: ev.CreatedAt, Owner: b.ID}
+		must(t, e.s.CreateRuntimeEvent(e.ctx, ev, j), "CreateRuntimeEvent")
+		return ev
+	}
+	now1 := mk("a", c.ID, now)
+	later := mk("b", c.ID, now.Add(time.Hour))
+	botwide := mk("a", "", now)
+	got, err := e.s.GetRuntimeEvent(e.ctx, b.ID, now1.ID)
+	must(t, err, "GetRuntimeEvent")
+	same(t, string(got.Payload), `{"a":1}`, "payload")
+	if _, err := e.s.GetRuntimeEvent(e.ctx, e.chatBot(t).ID, now1.ID); err != platform.ErrNotFound {
+		t.Errorf("another bot's GetRuntimeEvent: %v", err)
+	}
+	list := func(f store.EventFilter) []string {
+		t.Helper()
+		f.BotID, f.Limit, f.Now = b.ID, 100, now
+		evs, _, err := e.s.ListRuntimeEvents(e.ctx, f)
+		must(t, err, "ListRuntimeEvents %+v", f)
+		return mapSlice(evs, func(ev platform.RuntimeEvent) string { return ev.ID })
+	}
+	same(t, list(store.EventFilter{}), []string{botwide.ID, later.ID, now1.ID}, "every event, newest first")
+	same(t, list(store.EventFilter{Status: platform.EventScheduled}), []string{later.ID}, "scheduled")
+	same(t, list(store.EventFilter{Status: platform.EventPending}), []string{botwide.ID, now1.ID}, "pending (due)")
+	same(t, list(store.EventFilter{Type: "a", ConversationID: c.ID}), []string{now1.ID}, "type a of the conversation")
+
+	must(t, e.s.EndRuntimeEvent(e.ctx, now1.JobID, platform.EventFailed, "it broke"), "EndRuntimeEvent")
+	must(t, e.s.EndRuntimeEvent(e.ctx, now1.JobID, platform.EventProcessed, ""), "EndRuntimeEvent again")
+	got, _ = e.s.GetRuntimeEvent(e.ctx, b.ID, now1.ID)
+	if got.Status != platform.EventFailed || got.FailureReason != "it broke" {
+		t.Errorf("an ended event: %+v, want the first outcome kept", got)
+	}
+	// Cancel: only a waiting event, once; its job goes.
+	ev, err := e.s.CancelRuntimeEvent(e.ctx, b.ID, later.ID)
+	must(t, err, "CancelRuntimeEvent")
+	same(t, ev.Status, platform.EventCanceled, "status after cancel")
+	wantErr(t, func() error { _, err := e.s.CancelRuntimeEvent(e.ctx, b.ID, later.ID); return err }(), platform.ErrConflict, "cancel twice")
+	wantErr(t, func() error { _, err := e.s.CancelRuntimeEvent(e.ctx, b.ID, now1.ID); return err }(), platform.ErrConflict, "cancel an ended event")
+	wantErr(t, func() error { _, err := e.s.CancelRuntimeEvent(e.ctx, b.ID, "evt_nothing"); return err }(), platform.ErrNotFound, "cancel a missing event")
+	jobs, err := e.s.ClaimJobs(e.ctx, platform.JobBotEvent, "n", now.Add(2*time.Hour), now.Add(3*time.Hour), 10)
+	must(t, err, "ClaimJobs")
+	same(t, mapSlice(jobs, func(j platform.Job) string { return j.ID }), []string{now1.JobID, botwide.JobID}, "the jobs left to deliver")
+	// Purge: ended events due before the bound go; pending ones stay.
+	n, err := e.s.PurgeRuntimeEvents(e.ctx, now.Add(2*time.Hour))
+	must(t, err, "PurgeRuntimeEvents")
+	same(t, n, 2, "events purged (the failed and the canceled one)")
+	same(t, list(store.EventFilter{}), []string{botwide.ID}, "events left")
+	// A conversation's events go with it.
+	mk("c", c.ID, now)
+	must(t, e.s.DeleteConversation(e.ctx, c.ID), "DeleteConversation")
+	same(t, list(store.EventFilter{}), []string{botwide.ID}, "events after the conversation went")
+}
