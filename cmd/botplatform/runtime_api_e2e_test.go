@@ -26,6 +26,7 @@ func TestRuntimeAPI(t *testing.T) {
 		{"states", testRuntimeStates},
 		{"declared_states", testRuntimeDeclaredStates},
 		{"events", testRuntimeEvents},
+		{"workflows", testRuntimeWorkflows},
 	})
 }
 
@@ -555,4 +556,96 @@ func testRuntimeEvents(t *testing.T, s *testServer) {
 	if got := len(e.fromBot(e.messages(u, conv))); got != 3 {
 		t.Errorf("%d bot messages, want 3", got)
 	}
+}
+
+const workflowsJS = `bot.on.event('workflow_update', async ({ event, client }) => {
+  const wf = event.payload.workflow
+  await client.createMessage({ conversationId: event.conversationId,
+    payload: { type: 'text', text: [event.payload.type, wf.name, wf.status, event.payload.conversation.id, event.workflowId].join(' ') } })
+})
+`
+
+// testRuntimeWorkflows: workflows are kept, found and updated; one created
+// pending is started in the bot's handlers, and one past its timeoutAt is
+// timed out and reported to them.
+func testRuntimeWorkflows(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	e.deploy(workflowsJS, nil)
+	u := e.user("wf-user")
+	conv := e.conversation(u, "wf-conv")
+	wf := field(t, e.do(http.MethodPost, "/workflows", map[string]any{"name": "onboard", "status": "pending", "conversationId": conv,
+		"userId": u.ID, "input": map[string]any{"a": 1}, "tags": map[string]any{"k": "v"}}).status(201), "workflow").(map[string]any)
+	id := str(t, wf, "id")
+	if wf["status"] != "pending" || wf["conversationId"] != conv || wf["userId"] != u.ID || wf["completedAt"] != nil {
+		t.Errorf("createWorkflow returned %v", wf)
+	}
+	wantEqual(t, wf["output"], map[string]any{}, "a new workflow's output")
+	if at, err := time.Parse(time.RFC3339, wf["timeoutAt"].(string)); err != nil || time.Until(at) < 6*24*time.Hour {
+		t.Errorf("default timeoutAt %v, want about a week ahead", wf["timeoutAt"])
+	}
+	started := e.waitReplies(u, conv, 1)
+	wantEqual(t, texts(started), []string{"workflow_started onboard pending " + conv + " " + id}, "the start delivered to the bot")
+
+	up := field(t, e.do(http.MethodPut, "/workflows/"+id, map[string]any{"status": "in_progress", "output": map[string]any{"step": 1},
+		"tags": map[string]any{"k": nil, "z": "1"}}).ok(), "workflow").(map[string]any)
+	if up["status"] != "in_progress" {
+		t.Errorf("updateWorkflow: %v", up)
+	}
+	wantEqual(t, up["tags"], map[string]any{"z": "1"}, "tags after the update")
+	got := e.do(http.MethodPost, "/workflows/get-or-create", map[string]any{"name": "onboard", "status": "pending", "tags": map[string]any{"z": "1"}}).ok()
+	if str(t, got, "workflow", "id") != id || field(t, got, "meta", "created") != false {
+		t.Errorf("getOrCreateWorkflow by tag: %v", got)
+	}
+	second := e.do(http.MethodPost, "/workflows/get-or-create", map[string]any{"name": "onboard", "status": "in_progress",
+		"tags": map[string]any{"z": "1"}, "discriminateByStatusGroup": "finished"}).ok()
+	if str(t, second, "workflow", "id") == id || field(t, second, "meta", "created") != true {
+		t.Errorf("getOrCreateWorkflow among finished ones: %v, want a new one", second)
+	}
+	done := field(t, e.do(http.MethodPut, "/workflows/"+id, map[string]any{"status": "completed"}).ok(), "workflow").(map[string]any)
+	if done["completedAt"] == nil {
+		t.Errorf("a completed workflow has no completedAt: %v", done)
+	}
+	e.do(http.MethodPut, "/workflows/"+id, map[string]any{"status": "in_progress"}).fail(400, "InvalidPayload", "finished")
+	list := func(q string) []any {
+		t.Helper()
+		return field(t, e.do(http.MethodGet, "/workflows"+q, nil).ok(), "workflows").([]any)
+	}
+	if ws := list("?statuses=completed"); len(ws) != 1 || ws[0].(map[string]any)["id"] != id {
+		t.Errorf("listWorkflows completed: %v", ws)
+	}
+	if ws := list("?statuses=completed&statuses=in_progress&name=onboard"); len(ws) != 2 {
+		t.Errorf("listWorkflows of two statuses: %v", ws)
+	}
+	if ws := list("?conversationId=" + conv); len(ws) != 1 {
+		t.Errorf("listWorkflows of the conversation: %v", ws)
+	}
+
+	// Past its timeoutAt, a workflow still active times out and the bot hears of it.
+	soon := time.Now().Add(2500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	late := str(t, e.do(http.MethodPost, "/workflows", map[string]any{"name": "wait", "status": "listening", "conversationId": conv, "timeoutAt": soon}).status(201), "workflow", "id")
+	var timed map[string]any
+	eventually(t, "the workflow timed out", func() bool {
+		timed = field(t, e.do(http.MethodGet, "/workflows/"+late, nil).ok(), "workflow").(map[string]any)
+		return timed["status"] == "timedout"
+	})
+	if timed["failureReason"] == nil || timed["completedAt"] == nil {
+		t.Errorf("a timed-out workflow: %v", timed)
+	}
+	replies := e.waitReplies(u, conv, 2)
+	if got := texts(replies)[1]; got != "workflow_timedout wait timedout "+conv+" "+late {
+		t.Errorf("the time-out delivered to the bot: %q", got)
+	}
+
+	// Bad input, and another bot.
+	e.do(http.MethodPost, "/workflows", map[string]any{"name": "x", "status": "done"}).fail(400, "InvalidPayload", "status")
+	e.do(http.MethodPost, "/workflows", map[string]any{"name": "x", "status": "pending", "timeoutAt": "2001-01-01T00:00:00Z"}).fail(400, "InvalidPayload", "timeoutAt")
+	e.do(http.MethodPost, "/workflows", map[string]any{"name": "x", "status": "pending", "parentWorkflowId": "wfl_none"}).fail(400, "ReferenceNotFound", "parentWorkflowId")
+	e.do(http.MethodPost, "/workflows", map[string]any{"status": "pending"}).fail(400, "InvalidPayload", "name")
+	e.do(http.MethodGet, "/workflows?statuses=asleep", nil).fail(400, "InvalidQuery", "statuses")
+	other := newRuntimeEnv(t, s)
+	other.do(http.MethodGet, "/workflows/"+id, nil).fail(404, "ResourceNotFound")
+	other.do(http.MethodPut, "/workflows/"+id, map[string]any{"status": "failed"}).fail(404, "ResourceNotFound")
+	other.do(http.MethodDelete, "/workflows/"+id, nil).fail(404, "ResourceNotFound")
+	e.do(http.MethodDelete, "/workflows/"+id, nil).ok()
+	e.do(http.MethodGet, "/workflows/"+id, nil).fail(404, "ResourceNotFound", id)
 }

@@ -204,6 +204,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	chatSvc.OnQueued(rt.Notify)
 	rt.SetSearcher(botSearch{idx})
 	adm.OnBotsChanged(rt.RecurringChanged)
+	rtAPI := runtimeapi.New(st, chatSvc, rt, platform.SystemClock{})
+	rt.SetWorkflows(rtAPI)
 	runtimeCtx, stopRuntime := context.WithCancel(context.Background())
 	var runtimeDone sync.WaitGroup
 	runtimeDone.Go(func() { rt.Run(runtimeCtx) })
@@ -213,7 +215,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv := &http.Server{
 		Handler: httpapi.New(httpapi.Deps{
 			Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
-			Chat: chatSvc, RuntimeAPI: runtimeapi.New(st, chatSvc, rt, platform.SystemClock{}), ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
+			Chat: chatSvc, RuntimeAPI: rtAPI, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
 			StreamWriteTimeout: cfg.SSEWriteTimeout,
 		}),
 		// Uploads and event streams extend their own deadlines.

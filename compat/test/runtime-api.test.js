@@ -175,6 +175,26 @@ for (const backend of backends()) {
       assert.equal(status, 'ignored')
     })
 
+    test('workflows: create, get, get-or-create, update, list, delete', async () => {
+      const { workflow } = await rt.createWorkflow({ name: 'onboard', status: 'in_progress', input: { a: 1 }, tags: { k: 'v' } })
+      assert.equal(workflow.status, 'in_progress')
+      assert.deepEqual(workflow.input, { a: 1 })
+      assert.deepEqual((await rt.getWorkflow({ id: workflow.id })).workflow, workflow)
+      const found = await rt.getOrCreateWorkflow({ name: 'onboard', status: 'pending', tags: { k: 'v' }, discriminateByTags: ['k'] })
+      assert.equal(found.workflow.id, workflow.id)
+      assert.equal(found.meta.created, false)
+      const { workflow: done } = await rt.updateWorkflow({ id: workflow.id, status: 'completed', output: { ok: true }, tags: { k: null } })
+      assert.equal(done.status, 'completed')
+      assert.ok(done.completedAt)
+      assert.deepEqual(done.tags, {})
+      const { workflows } = await rt.listWorkflows({ statuses: ['completed'], name: 'onboard' })
+      assert.deepEqual(workflows.map((w) => w.id), [workflow.id])
+      await assert.rejects(rt.updateWorkflow({ id: workflow.id, status: 'in_progress' }), InvalidPayloadError)
+      await assert.rejects(other.getWorkflow({ id: workflow.id }), ResourceNotFoundError)
+      await rt.deleteWorkflow({ id: workflow.id })
+      await assert.rejects(rt.getWorkflow({ id: workflow.id }), ResourceNotFoundError)
+    })
+
     test('bad input is refused with the right error type', async () => {
       const { conversation } = await rt.createConversation({ channel: 'web', tags: {} })
       await assert.rejects(rt.createConversation({ tags: {} }), InvalidPayloadError)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -321,6 +322,22 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p platform.BotEventJ
 		ev["direction"], ev["id"], ev["integration"] = "incoming", p.ID, "chat"
 		ev["payload"], ev["preview"], ev["tags"] = payload, Preview(payload), emptyTags()
 		return in, nil
+	case platform.BotEventWorkflow:
+		// A workflow_update: the Runtime API says what it carries (and
+		// times the workflow out, for a time-out), then it is delivered as
+		// a scheduled event is.
+		if r.workflows == nil {
+			return nil, fmt.Errorf("%w: workflows are not served", errGone)
+		}
+		payload, err := r.workflows.WorkflowEvent(ctx, p.BotID, p.WorkflowID, p.Update)
+		if errors.Is(err, platform.ErrNotFound) {
+			return nil, fmt.Errorf("%w: workflow %s has nothing to deliver", errGone, p.WorkflowID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.EventType, p.Payload, p.EventID = "workflow_update", payload, "evt_"+strings.TrimPrefix(j.ID, "job_")
+		fallthrough
 	case platform.BotEventRecurring, platform.BotEventScheduled:
 		b, err := r.botInfo(ctx, p.BotID)
 		if err != nil {
@@ -331,9 +348,13 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p platform.BotEventJ
 		ev := map[string]any{"botId": b.ID, "createdOn": platform.FormatTime(j.RunAfter), "direction": "incoming",
 			"id": p.EventID, "payload": payload, "preview": Preview(payload), "tags": emptyTags(), "type": p.EventType}
 		trigger := map[string]any{"eventName": p.EventType}
-		if p.Type == platform.BotEventRecurring {
+		switch p.Type {
+		case platform.BotEventRecurring:
 			trigger["flowId"], trigger["nodeId"] = "recurring", p.Name
-		} else {
+		case platform.BotEventWorkflow:
+			trigger["flowId"], trigger["nodeId"] = "workflow", p.WorkflowID
+			ev["workflowId"] = p.WorkflowID
+		default:
 			trigger["flowId"], trigger["nodeId"] = "schedule", p.EventID
 		}
 		if p.ConversationID != "" {

@@ -59,9 +59,11 @@ func DefaultMemory() int64 { return int64(config.Defaults().BotMemory) << 20 }
 type Runtime struct {
 	store store.Store
 	chat  *chat.Service
-	clock platform.Clock
-	cfg   Config
-	log   *slog.Logger
+	// workflows prepares workflow_update events (nil: none are delivered).
+	workflows Workflows
+	clock     platform.Clock
+	cfg       Config
+	log       *slog.Logger
 
 	wake             chan struct{}
 	recurringChanged chan struct{}
@@ -147,6 +149,15 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 	return &Runtime{store: st, chat: cs, clock: clock, cfg: cfg, log: cfg.Log,
 		wake: make(chan struct{}, 1), recurringChanged: make(chan struct{}, 1), bots: map[string]*botInfo{}, hosts: map[string]*host{}, suspects: map[string]bool{}}
 }
+
+// Workflows prepares the workflow_update events the runtime delivers to
+// bot code (the Runtime API's workflows).
+type Workflows interface {
+	WorkflowEvent(ctx context.Context, botID, id, update string) (json.RawMessage, error)
+}
+
+// SetWorkflows sets where workflow_update events come from; call it before Run.
+func (r *Runtime) SetWorkflows(w Workflows) { r.workflows = w }
 
 // MaxScheduled is the cap on a bot's pending scheduled events.
 func (r *Runtime) MaxScheduled() int { return r.cfg.MaxScheduled }

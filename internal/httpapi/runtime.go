@@ -16,6 +16,7 @@ func (a *api) runtimeRoutes() *http.ServeMux {
 	a.runtimeChatRoutes(m)
 	a.runtimeStateRoutes(m)
 	a.runtimeEventRoutes(m)
+	a.runtimeWorkflowRoutes(m)
 	return m
 }
 

@@ -74,6 +74,7 @@ const (
 	BotEventChat      = "event"     // a user's custom chat event
 	BotEventRecurring = "recurring" // a firing of one of the bot's recurringEvents
 	BotEventScheduled = "scheduled" // an event the bot's code scheduled
+	BotEventWorkflow  = "workflow"  // a workflow_update for one of the bot's workflows
 )
 
 // BotEventJob is the payload of a JobBotEvent job. Chat messages and events
@@ -89,7 +90,9 @@ type BotEventJob struct {
 	EventID        string          `json:"eventId,omitempty"`
 	EventType      string          `json:"eventType,omitempty"`
 	MessageID      string          `json:"messageId,omitempty"`
-	Name           string          `json:"name,omitempty"` // the recurring event's key
+	WorkflowID     string          `json:"workflowId,omitempty"`
+	Update         string          `json:"update,omitempty"` // a workflow's: workflow_started, workflow_timedout
+	Name           string          `json:"name,omitempty"`   // the recurring event's key
 	Payload        json.RawMessage `json:"payload,omitempty"`
 }
 
@@ -98,7 +101,7 @@ type BotEventJob struct {
 // so that another server's firing, or a redelivered event scheduling them
 // again, is a conflict rather than a second run.
 func (p BotEventJob) Keep() bool {
-	return p.Type == BotEventRecurring || p.Type == BotEventScheduled
+	return p.Type == BotEventRecurring || p.Type == BotEventScheduled || p.Type == BotEventWorkflow
 }
 
 // RuntimeState is a named state of the Runtime API: a JSON object kept for
@@ -151,3 +154,42 @@ const (
 	EventIgnored   = "ignored"
 	EventCanceled  = "canceled"
 )
+
+// Workflow is a Runtime API workflow: a durable record of a bot's
+// long-running work. ConversationID and UserID are internal ids.
+type Workflow struct {
+	ID             string
+	BotID          string
+	Name           string
+	Status         string
+	Input          json.RawMessage
+	Output         json.RawMessage
+	ParentID       string
+	ConversationID string
+	UserID         string
+	Tags           map[string]string
+	FailureReason  string
+	EventID        string
+	TimeoutAt      time.Time
+	CompletedAt    *time.Time
+	Version        int64 // counts writes
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// Statuses of a workflow: active ones, then finished ones.
+const (
+	WorkflowPending    = "pending"
+	WorkflowInProgress = "in_progress"
+	WorkflowListening  = "listening"
+	WorkflowPaused     = "paused"
+	WorkflowCompleted  = "completed"
+	WorkflowFailed     = "failed"
+	WorkflowTimedOut   = "timedout"
+	WorkflowCancelled  = "cancelled"
+)
+
+// WorkflowActive reports whether a workflow in status st has not finished.
+func WorkflowActive(st string) bool {
+	return st == WorkflowPending || st == WorkflowInProgress || st == WorkflowListening || st == WorkflowPaused
+}

@@ -121,18 +121,7 @@ func (s *Service) CreateEvent(ctx context.Context, botID string, in EventInput) 
 
 func (s *Service) eventView(ctx context.Context, botID string, ev platform.RuntimeEvent) EventView {
 	v := EventView{RuntimeEvent: ev, Now: s.clock.Now()}
-	if ev.ConversationID != "" {
-		v.ConversationFID = ev.ConversationID
-		if c, err := s.store.GetConversationByID(ctx, ev.ConversationID); err == nil {
-			v.ConversationFID = c.FID
-		}
-	}
-	if ev.UserID != "" {
-		v.UserFID = ev.UserID
-		if u, err := s.store.GetChatUser(ctx, botID, ev.UserID); err == nil {
-			v.UserFID = u.FID
-		}
-	}
+	v.ConversationFID, v.UserFID = s.visibleIDs(ctx, botID, ev.ConversationID, ev.UserID)
 	return v
 }
 
@@ -171,19 +160,9 @@ type EventFilter struct {
 func (s *Service) ListEvents(ctx context.Context, botID string, f EventFilter) ([]EventView, string, error) {
 	now := s.clock.Now()
 	sf := store.EventFilter{Page: f.Page, BotID: botID, Type: f.Type, MessageID: f.MessageID, WorkflowID: f.WorkflowID, Status: f.Status, Now: now}
-	if f.ConversationID != "" {
-		c, err := s.Conversation(ctx, botID, f.ConversationID)
-		if err != nil {
-			return nil, "", err
-		}
-		sf.ConversationID = c.ID
-	}
-	if f.UserID != "" {
-		u, err := s.User(ctx, botID, f.UserID)
-		if err != nil {
-			return nil, "", err
-		}
-		sf.UserID = u.ID
+	var err error
+	if sf.ConversationID, sf.UserID, err = s.internalIDs(ctx, botID, f.ConversationID, f.UserID); err != nil {
+		return nil, "", err
 	}
 	evs, next, err := s.store.ListRuntimeEvents(ctx, sf)
 	if err != nil {

@@ -146,3 +146,40 @@ func rawObject(v json.RawMessage) json.RawMessage {
 	}
 	return v
 }
+
+// internalIDs resolves an optional conversation id and user id of the bot
+// (as the bot sees them) to internal ids; "" stays "".
+func (s *Service) internalIDs(ctx context.Context, botID, convID, userID string) (conv, user string, err error) {
+	if convID != "" {
+		c, err := s.Conversation(ctx, botID, convID)
+		if err != nil {
+			return "", "", err
+		}
+		conv = c.ID
+	}
+	if userID != "" {
+		u, err := s.User(ctx, botID, userID)
+		if err != nil {
+			return "", "", err
+		}
+		user = u.ID
+	}
+	return conv, user, nil
+}
+
+// visibleIDs maps an optional internal conversation id and user id to the
+// ids the bot sees (the internal id when the row has gone).
+func (s *Service) visibleIDs(ctx context.Context, botID, convID, userID string) (conv, user string) {
+	conv, user = convID, userID
+	if convID != "" {
+		if c, err := s.store.GetConversationByID(ctx, convID); err == nil {
+			conv = c.FID
+		}
+	}
+	if userID != "" {
+		if u, err := s.store.GetChatUser(ctx, botID, userID); err == nil {
+			user = u.FID
+		}
+	}
+	return conv, user
+}

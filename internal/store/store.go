@@ -253,6 +253,14 @@ type Store interface {
 	CancelRuntimeEvent(ctx context.Context, botID, id string) (platform.RuntimeEvent, error)
 	// PurgeRuntimeEvents deletes the events that ended and were due before before.
 	PurgeRuntimeEvents(ctx context.Context, before time.Time) (int, error)
+	// CreateWorkflow inserts a workflow and queues jobs with it.
+	CreateWorkflow(ctx context.Context, w platform.Workflow, jobs ...platform.Job) error
+	GetWorkflow(ctx context.Context, botID, id string) (platform.Workflow, error)
+	// UpdateWorkflow writes w if it is still at w.Version (else ErrConflict)
+	// and queues jobs with it (a job whose id exists is already queued).
+	UpdateWorkflow(ctx context.Context, w platform.Workflow, jobs ...platform.Job) error
+	DeleteWorkflow(ctx context.Context, botID, id string) error
+	ListWorkflows(ctx context.Context, f WorkflowFilter) ([]platform.Workflow, string, error)
 	// ListChatTagValues pages through a tag key's values on one kind (TagKind*).
 	ListChatTagValues(ctx context.Context, botID, kind, key string, p Page) ([]string, string, error)
 	GetChatEvent(ctx context.Context, id string) (platform.ChatEvent, error)
@@ -361,6 +369,17 @@ type EventFilter struct {
 	BotID                                                       string
 	Type, ConversationID, UserID, MessageID, WorkflowID, Status string
 	Now                                                         time.Time
+}
+
+// WorkflowFilter narrows the Runtime API's listWorkflows (newest first,
+// unless Oldest). Ids are internal.
+type WorkflowFilter struct {
+	Page
+	BotID                                  string
+	Name, ConversationID, UserID, ParentID string
+	Statuses                               []string
+	Tags                                   map[string][]string
+	Oldest                                 bool
 }
 
 // CountedConversation is a conversation with its number of messages.

@@ -66,6 +66,9 @@ func (s *Store) DeleteChatUser(ctx context.Context, id string) error {
 		if _, err := s.exec(ctx, tx, `DELETE FROM bot_events WHERE user_id = ?`, id); err != nil {
 			return err
 		}
+		if _, err := s.exec(ctx, tx, `UPDATE workflows SET user_id = '' WHERE user_id = ?`, id); err != nil {
+			return err
+		}
 		return s.execOne(ctx, tx, `DELETE FROM chat_users WHERE id = ?`, id)
 	})
 }
@@ -125,6 +128,9 @@ func (s *Store) DeleteConversation(ctx context.Context, id string) error {
 			return err
 		}
 		if _, err := s.exec(ctx, tx, `DELETE FROM bot_events WHERE conversation_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, tx, `DELETE FROM workflows WHERE conversation_id = ?`, id); err != nil {
 			return err
 		}
 		return s.execOne(ctx, tx, `DELETE FROM conversations WHERE id = ?`, id)

@@ -84,6 +84,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"FindMessagesAndTagValues", testFindMessagesAndTagValues},
 		{"RuntimeStates", testRuntimeStates},
 		{"RuntimeEvents", testRuntimeEvents},
+		{"Workflows", testWorkflows},
 		{"EnqueueJob", testEnqueueJob},
 		{"ClaimJobs", testClaimJobs},
 		{"ClaimJobsLimit", testClaimJobsLimit},

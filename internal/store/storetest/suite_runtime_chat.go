@@ -333,3 +333,58 @@ func testRuntimeEvents(t *testing.T, e *env) {
 	must(t, e.s.DeleteConversation(e.ctx, c.ID), "DeleteConversation")
 	same(t, list(store.EventFilter{}), []string{botwide.ID}, "events after the conversation went")
 }
+
+func testWorkflows(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	u := e.chatUser(t, b.ID, "")
+	c := e.conversation(t, b.ID, u.ID, "")
+	mk := func(name, status, conv string, tags map[string]string) platform.Workflow {
+		t.Helper()
+		now := e.now()
+		w := platform.Workflow{ID: platform.NewID("wfl_"), BotID: b.ID, Name: name, Status: status, Input: []byte(`{"i":1}`), Output: []byte(`{}`),
+			ConversationID: conv, Tags: tags, TimeoutAt: now.Add(time.Hour), CreatedAt: now, UpdatedAt: now}
+		j := platform.Job{ID: "job_" + w.ID, Kind: platform.JobBotEvent, Subject: platform.JobSubjectBot(b.ID), Payload: []byte(`{}`), RunAfter: now, CreatedAt: now}
+		must(t, e.s.CreateWorkflow(e.ctx, w, j, j), "CreateWorkflow (its job given twice)")
+		w.Version = 1
+		return w
+	}
+	w1 := mk("a", platform.WorkflowPending, c.ID, map[string]string{"k": "1"})
+	w2 := mk("a", platform.WorkflowInProgress, "", map[string]string{"k": "2"})
+	w3 := mk("b", platform.WorkflowListening, "", map[string]string{})
+	got, err := e.s.GetWorkflow(e.ctx, b.ID, w1.ID)
+	must(t, err, "GetWorkflow")
+	if got.Name != "a" || string(got.Input) != `{"i":1}` || got.Tags["k"] != "1" || got.Version != 1 || !got.TimeoutAt.Equal(mt(w1.TimeoutAt)) {
+		t.Errorf("GetWorkflow: %+v", got)
+	}
+	list := func(f store.WorkflowFilter) []string {
+		t.Helper()
+		f.BotID, f.Limit = b.ID, 100
+		ws, _, err := e.s.ListWorkflows(e.ctx, f)
+		must(t, err, "ListWorkflows %+v", f)
+		return mapSlice(ws, func(w platform.Workflow) string { return w.ID })
+	}
+	same(t, list(store.WorkflowFilter{}), []string{w3.ID, w2.ID, w1.ID}, "newest first")
+	same(t, list(store.WorkflowFilter{Name: "a", Tags: map[string][]string{"k": {"2"}}}), []string{w2.ID}, "name a, k=2")
+	same(t, list(store.WorkflowFilter{Statuses: []string{platform.WorkflowPending, platform.WorkflowListening}}), []string{w3.ID, w1.ID}, "two statuses")
+	same(t, list(store.WorkflowFilter{ConversationID: c.ID}), []string{w1.ID}, "of the conversation")
+
+	// An update over a stale version is refused.
+	now := e.now()
+	w1.Status, w1.Output, w1.CompletedAt, w1.UpdatedAt, w1.Tags = platform.WorkflowCompleted, []byte(`{"o":2}`), &now, now, map[string]string{"z": "9"}
+	must(t, e.s.UpdateWorkflow(e.ctx, w1), "UpdateWorkflow")
+	wantErr(t, e.s.UpdateWorkflow(e.ctx, w1), platform.ErrConflict, "UpdateWorkflow over a stale version")
+	got, _ = e.s.GetWorkflow(e.ctx, b.ID, w1.ID)
+	if got.Status != platform.WorkflowCompleted || string(got.Output) != `{"o":2}` || got.CompletedAt == nil || got.Version != 2 {
+		t.Errorf("after UpdateWorkflow: %+v", got)
+	}
+	same(t, list(store.WorkflowFilter{Tags: map[string][]string{"z": {"9"}}}), []string{w1.ID}, "by the new tag")
+	same(t, list(store.WorkflowFilter{Tags: map[string][]string{"k": {"1"}}}), []string{}, "by the removed tag")
+
+	if _, err := e.s.GetWorkflow(e.ctx, e.chatBot(t).ID, w2.ID); err != platform.ErrNotFound {
+		t.Errorf("another bot's GetWorkflow: %v", err)
+	}
+	must(t, e.s.DeleteWorkflow(e.ctx, b.ID, w2.ID), "DeleteWorkflow")
+	wantErr(t, e.s.DeleteWorkflow(e.ctx, b.ID, w2.ID), platform.ErrNotFound, "DeleteWorkflow twice")
+	must(t, e.s.DeleteConversation(e.ctx, c.ID), "DeleteConversation")
+	same(t, list(store.WorkflowFilter{}), []string{w3.ID}, "workflows left after the conversation went")
+}
