@@ -27,6 +27,7 @@ func TestRuntimeAPI(t *testing.T) {
 		{"declared_states", testRuntimeDeclaredStates},
 		{"events", testRuntimeEvents},
 		{"workflows", testRuntimeWorkflows},
+		{"state_expired", testRuntimeStateExpired},
 	})
 }
 
@@ -648,4 +649,23 @@ func testRuntimeWorkflows(t *testing.T, s *testServer) {
 	other.do(http.MethodDelete, "/workflows/"+id, nil).fail(404, "ResourceNotFound")
 	e.do(http.MethodDelete, "/workflows/"+id, nil).ok()
 	e.do(http.MethodGet, "/workflows/"+id, nil).fail(404, "ResourceNotFound", id)
+}
+
+// testRuntimeStateExpired: a state that lapses is removed and the bot's
+// handlers receive state_expired with it, once.
+func testRuntimeStateExpired(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	e.deploy(`bot.on.event('state_expired', async ({ event, client }) => {
+  const st = event.payload.state
+  await client.createMessage({ conversationId: event.conversationId,
+    payload: { type: 'text', text: ['expired', st.name, st.type, st.conversationId, JSON.stringify(st.payload)].join(' ') } })
+})`, nil)
+	u := e.user("expiry-user")
+	conv := e.conversation(u, "")
+	e.do(http.MethodPost, "/states/conversation/"+conv+"/draft", map[string]any{"payload": map[string]any{"text": "half"}, "expiry": 1}).ok()
+	e.do(http.MethodPost, "/states/conversation/"+conv+"/kept", map[string]any{"payload": map[string]any{}}).ok()
+	replies := e.waitReplies(u, conv, 1)
+	wantEqual(t, texts(replies), []string{`expired draft conversation ` + conv + ` {"text":"half"}`}, "the state_expired event")
+	e.do(http.MethodGet, "/states/conversation/"+conv+"/draft", nil).fail(404, "ResourceNotFound")
+	e.do(http.MethodGet, "/states/conversation/"+conv+"/kept", nil).ok()
 }

@@ -205,7 +205,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rt.SetSearcher(botSearch{idx})
 	adm.OnBotsChanged(rt.RecurringChanged)
 	rtAPI := runtimeapi.New(st, chatSvc, rt, platform.SystemClock{})
-	rt.SetWorkflows(rtAPI)
+	rt.SetRuntimeAPI(rtAPI)
 	runtimeCtx, stopRuntime := context.WithCancel(context.Background())
 	var runtimeDone sync.WaitGroup
 	runtimeDone.Go(func() { rt.Run(runtimeCtx) })

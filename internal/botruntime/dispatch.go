@@ -326,10 +326,10 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p platform.BotEventJ
 		// A workflow_update: the Runtime API says what it carries (and
 		// times the workflow out, for a time-out), then it is delivered as
 		// a scheduled event is.
-		if r.workflows == nil {
+		if r.api == nil {
 			return nil, fmt.Errorf("%w: workflows are not served", errGone)
 		}
-		payload, err := r.workflows.WorkflowEvent(ctx, p.BotID, p.WorkflowID, p.Update)
+		payload, err := r.api.WorkflowEvent(ctx, p.BotID, p.WorkflowID, p.Update)
 		if errors.Is(err, platform.ErrNotFound) {
 			return nil, fmt.Errorf("%w: workflow %s has nothing to deliver", errGone, p.WorkflowID)
 		}
@@ -337,6 +337,11 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p platform.BotEventJ
 			return nil, err
 		}
 		p.EventType, p.Payload, p.EventID = "workflow_update", payload, "evt_"+strings.TrimPrefix(j.ID, "job_")
+		fallthrough
+	case platform.BotEventStateExp:
+		if p.Type == platform.BotEventStateExp { // its payload, {state}, was written when it lapsed
+			p.EventType, p.EventID = "state_expired", "evt_"+strings.TrimPrefix(j.ID, "job_")
+		}
 		fallthrough
 	case platform.BotEventRecurring, platform.BotEventScheduled:
 		b, err := r.botInfo(ctx, p.BotID)
@@ -354,6 +359,8 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p platform.BotEventJ
 		case platform.BotEventWorkflow:
 			trigger["flowId"], trigger["nodeId"] = "workflow", p.WorkflowID
 			ev["workflowId"] = p.WorkflowID
+		case platform.BotEventStateExp:
+			trigger["flowId"], trigger["nodeId"] = "state", p.EventID
 		default:
 			trigger["flowId"], trigger["nodeId"] = "schedule", p.EventID
 		}

@@ -59,11 +59,11 @@ func DefaultMemory() int64 { return int64(config.Defaults().BotMemory) << 20 }
 type Runtime struct {
 	store store.Store
 	chat  *chat.Service
-	// workflows prepares workflow_update events (nil: none are delivered).
-	workflows Workflows
-	clock     platform.Clock
-	cfg       Config
-	log       *slog.Logger
+	// api is the Runtime API (nil: no workflow_update or state_expired events).
+	api   RuntimeAPI
+	clock platform.Clock
+	cfg   Config
+	log   *slog.Logger
 
 	wake             chan struct{}
 	recurringChanged chan struct{}
@@ -150,14 +150,16 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 		wake: make(chan struct{}, 1), recurringChanged: make(chan struct{}, 1), bots: map[string]*botInfo{}, hosts: map[string]*host{}, suspects: map[string]bool{}}
 }
 
-// Workflows prepares the workflow_update events the runtime delivers to
-// bot code (the Runtime API's workflows).
-type Workflows interface {
+// RuntimeAPI is what the runtime needs of the Runtime API: the payloads of
+// the workflow_update events it delivers, and the expiry of states (whose
+// state_expired events it delivers).
+type RuntimeAPI interface {
 	WorkflowEvent(ctx context.Context, botID, id, update string) (json.RawMessage, error)
+	ExpireStates(ctx context.Context, now time.Time) (int, error)
 }
 
-// SetWorkflows sets where workflow_update events come from; call it before Run.
-func (r *Runtime) SetWorkflows(w Workflows) { r.workflows = w }
+// SetRuntimeAPI sets the Runtime API the runtime works with; call it before Run.
+func (r *Runtime) SetRuntimeAPI(a RuntimeAPI) { r.api = a }
 
 // MaxScheduled is the cap on a bot's pending scheduled events.
 func (r *Runtime) MaxScheduled() int { return r.cfg.MaxScheduled }

@@ -181,6 +181,11 @@ func (r *Runtime) recurring(ctx context.Context) {
 				r.log.Error("bot runtime: purging ended Runtime API events", "err", err)
 			}
 		}
+		if r.api != nil {
+			if _, err := r.api.ExpireStates(ctx, now); err != nil && ctx.Err() == nil {
+				r.log.Error("bot runtime: expiring Runtime API states", "err", err)
+			}
+		}
 		fired := false
 		for _, s := range scheds {
 			if now.Before(s.next) {

@@ -70,11 +70,12 @@ const JobBotEvent = "bot_event"
 
 // Types of bot events (BotEventJob.Type).
 const (
-	BotEventMessage   = "message"   // a user's chat message
-	BotEventChat      = "event"     // a user's custom chat event
-	BotEventRecurring = "recurring" // a firing of one of the bot's recurringEvents
-	BotEventScheduled = "scheduled" // an event the bot's code scheduled
-	BotEventWorkflow  = "workflow"  // a workflow_update for one of the bot's workflows
+	BotEventMessage   = "message"       // a user's chat message
+	BotEventChat      = "event"         // a user's custom chat event
+	BotEventRecurring = "recurring"     // a firing of one of the bot's recurringEvents
+	BotEventScheduled = "scheduled"     // an event the bot's code scheduled
+	BotEventWorkflow  = "workflow"      // a workflow_update for one of the bot's workflows
+	BotEventStateExp  = "state_expired" // one of the bot's Runtime API states lapsed
 )
 
 // BotEventJob is the payload of a JobBotEvent job. Chat messages and events
@@ -101,7 +102,7 @@ type BotEventJob struct {
 // so that another server's firing, or a redelivered event scheduling them
 // again, is a conflict rather than a second run.
 func (p BotEventJob) Keep() bool {
-	return p.Type == BotEventRecurring || p.Type == BotEventScheduled || p.Type == BotEventWorkflow
+	return p.Type == BotEventRecurring || p.Type == BotEventScheduled || p.Type == BotEventWorkflow || p.Type == BotEventStateExp
 }
 
 // RuntimeState is a named state of the Runtime API: a JSON object kept for

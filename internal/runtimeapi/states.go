@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -318,4 +319,46 @@ func (s *Service) SetStateExpiry(ctx context.Context, botID string, k StateKey, 
 		st.Expiry, err = expiry(raw, nil, st)
 		return err
 	})
+}
+
+// expireBatch is how many lapsed states one ExpireStates call takes on.
+const expireBatch = 100
+
+// ExpireStates removes the states lapsed at now and queues, with each, the
+// state_expired event the bot's handlers receive ({state}). It returns how
+// many it expired; several processes may run it at once.
+func (s *Service) ExpireStates(ctx context.Context, now time.Time) (int, error) {
+	lapsed, err := s.store.LapsedRuntimeStates(ctx, now, expireBatch)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, st := range lapsed {
+		v := StateView{RuntimeState: st, ScopeFID: st.ScopeID}
+		p := platform.BotEventJob{Type: platform.BotEventStateExp, BotID: st.BotID}
+		subject := platform.JobSubjectBot(st.BotID)
+		switch st.Type {
+		case "conversation":
+			v.ScopeFID, _ = s.visibleIDs(ctx, st.BotID, st.ScopeID, "")
+			p.ConversationID, subject = st.ScopeID, st.ScopeID
+		case "user":
+			_, v.ScopeFID = s.visibleIDs(ctx, st.BotID, "", st.ScopeID)
+			p.UserID = st.ScopeID
+		}
+		p.Payload, _ = json.Marshal(map[string]any{"state": StateJSON(v)})
+		payload, _ := json.Marshal(p)
+		id := fmt.Sprintf("job_stexp_%s_%d", st.ID, st.Version)
+		ok, err := s.store.ExpireRuntimeState(ctx, st, now, platform.Job{ID: id, Kind: platform.JobBotEvent, Subject: subject,
+			Payload: payload, RunAfter: now, CreatedAt: now})
+		if err != nil {
+			return n, err
+		}
+		if ok {
+			n++
+		}
+	}
+	if n > 0 {
+		s.runtime.Notify()
+	}
+	return n, nil
 }

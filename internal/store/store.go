@@ -241,6 +241,11 @@ type Store interface {
 	// UpdateRuntimeState writes st if it is still at st.Version, else ErrConflict.
 	UpdateRuntimeState(ctx context.Context, st platform.RuntimeState) error
 	DeleteRuntimeState(ctx context.Context, botID, typ, scopeID, name string) error
+	// LapsedRuntimeStates returns up to limit states lapsed at now.
+	LapsedRuntimeStates(ctx context.Context, now time.Time, limit int) ([]platform.RuntimeState, error)
+	// ExpireRuntimeState deletes a lapsed state still at its version and
+	// queues j with it; false when another write or process came first.
+	ExpireRuntimeState(ctx context.Context, st platform.RuntimeState, now time.Time, j platform.Job) (bool, error)
 	// CreateRuntimeEvent records an event and queues the job that delivers it.
 	CreateRuntimeEvent(ctx context.Context, ev platform.RuntimeEvent, j platform.Job) error
 	GetRuntimeEvent(ctx context.Context, botID, id string) (platform.RuntimeEvent, error)

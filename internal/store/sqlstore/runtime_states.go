@@ -83,3 +83,38 @@ func (s *Store) UpdateRuntimeState(ctx context.Context, st platform.RuntimeState
 func (s *Store) DeleteRuntimeState(ctx context.Context, botID, typ, scopeID, name string) error {
 	return s.execOne(ctx, s.w, `DELETE FROM runtime_states WHERE bot_id = ? AND type = ? AND scope_id = ? AND name = ?`, botID, typ, scopeID, name)
 }
+
+// LapsedRuntimeStates returns up to limit states lapsed at now.
+func (s *Store) LapsedRuntimeStates(ctx context.Context, now time.Time, limit int) ([]platform.RuntimeState, error) {
+	rows, err := s.query(ctx, `SELECT `+stateCols+` FROM runtime_states WHERE expires_at IS NOT NULL AND expires_at <= ?
+		ORDER BY expires_at LIMIT ?`, micros(now), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []platform.RuntimeState
+	for rows.Next() {
+		st, err := scanState(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
+// ExpireRuntimeState deletes a lapsed state, if it is still at st.Version
+// and lapsed at now, and queues j (its state_expired event) with it. It
+// reports whether it did: another process, or a write, may have come first.
+func (s *Store) ExpireRuntimeState(ctx context.Context, st platform.RuntimeState, now time.Time, j platform.Job) (bool, error) {
+	var done bool
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		n, err := s.exec(ctx, tx, `DELETE FROM runtime_states WHERE id = ? AND version = ? AND expires_at <= ?`, st.ID, st.Version, micros(now))
+		if err != nil || n == 0 {
+			return err
+		}
+		done = true
+		return s.queue(ctx, tx, []platform.Job{j})
+	})
+	return done, err
+}

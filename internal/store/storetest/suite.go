@@ -85,6 +85,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RuntimeStates", testRuntimeStates},
 		{"RuntimeEvents", testRuntimeEvents},
 		{"Workflows", testWorkflows},
+		{"ExpireRuntimeStates", testExpireRuntimeStates},
 		{"EnqueueJob", testEnqueueJob},
 		{"ClaimJobs", testClaimJobs},
 		{"ClaimJobsLimit", testClaimJobsLimit},

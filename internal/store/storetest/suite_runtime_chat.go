@@ -388,3 +388,47 @@ func testWorkflows(t *testing.T, e *env) {
 	must(t, e.s.DeleteConversation(e.ctx, c.ID), "DeleteConversation")
 	same(t, list(store.WorkflowFilter{}), []string{w3.ID}, "workflows left after the conversation went")
 }
+
+func testExpireRuntimeStates(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	now := e.now()
+	ms := int64(1000)
+	put := func(name string, expires bool) platform.RuntimeState {
+		t.Helper()
+		st := platform.RuntimeState{ID: platform.NewID("state_"), BotID: b.ID, Type: "bot", ScopeID: b.ID, Name: name,
+			Payload: []byte(`{}`), CreatedAt: now, UpdatedAt: now}
+		if expires {
+			at := now.Add(time.Second)
+			st.Expiry, st.ExpiresAt = &ms, &at
+		}
+		got, err := e.s.PutRuntimeState(e.ctx, st, false)
+		must(t, err, "PutRuntimeState")
+		return got
+	}
+	a, _ := put("a", true), put("b", false)
+	later := now.Add(2 * time.Second)
+	lapsed, err := e.s.LapsedRuntimeStates(e.ctx, later, 10)
+	must(t, err, "LapsedRuntimeStates")
+	same(t, mapSlice(lapsed, func(s platform.RuntimeState) string { return s.Name }), []string{"a"}, "lapsed states")
+	if got, _ := e.s.LapsedRuntimeStates(e.ctx, now, 10); len(got) != 0 {
+		t.Errorf("lapsed before their time: %v", got)
+	}
+	j := platform.Job{ID: "job_exp_" + a.ID, Kind: platform.JobBotEvent, Subject: "s", Payload: []byte(`{}`), RunAfter: later, CreatedAt: later}
+	stale := a
+	stale.Version++
+	ok, err := e.s.ExpireRuntimeState(e.ctx, stale, later, j)
+	must(t, err, "ExpireRuntimeState of another version")
+	if ok {
+		t.Fatal("ExpireRuntimeState expired a state written since it was read")
+	}
+	ok, err = e.s.ExpireRuntimeState(e.ctx, a, later, j)
+	must(t, err, "ExpireRuntimeState")
+	ok2, err := e.s.ExpireRuntimeState(e.ctx, a, later, j)
+	must(t, err, "ExpireRuntimeState again")
+	if !ok || ok2 {
+		t.Errorf("ExpireRuntimeState: %v then %v, want true then false", ok, ok2)
+	}
+	jobs, err := e.s.ClaimJobs(e.ctx, platform.JobBotEvent, "n", later, later.Add(time.Minute), 10)
+	must(t, err, "ClaimJobs")
+	same(t, mapSlice(jobs, func(j platform.Job) string { return j.ID }), []string{j.ID}, "the state_expired job, queued once")
+}
