@@ -28,6 +28,8 @@ func TestRuntimeAPI(t *testing.T) {
 		{"events", testRuntimeEvents},
 		{"workflows", testRuntimeWorkflows},
 		{"state_expired", testRuntimeStateExpired},
+		{"analytics", testRuntimeAnalytics},
+		{"introspect", testIntrospect},
 	})
 }
 
@@ -668,4 +670,66 @@ func testRuntimeStateExpired(t *testing.T, s *testServer) {
 	wantEqual(t, texts(replies), []string{`expired draft conversation ` + conv + ` {"text":"half"}`}, "the state_expired event")
 	e.do(http.MethodGet, "/states/conversation/"+conv+"/draft", nil).fail(404, "ResourceNotFound")
 	e.do(http.MethodGet, "/states/conversation/"+conv+"/kept", nil).ok()
+}
+
+// testRuntimeAnalytics: what a bot tracks and what happens in its
+// conversations shows in the Admin API's getBotAnalytics; observations go
+// to its logs.
+func testRuntimeAnalytics(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	u := e.user("analytics-user")
+	conv := e.conversation(u, "")
+	e.send(u, conv, "one")
+	e.send(u, conv, "two")
+	e.do(http.MethodPost, "/messages", map[string]any{"conversationId": conv, "userId": e.botID, "type": "text", "payload": map[string]any{"text": "hi"}, "tags": map[string]any{}}).status(201)
+	e.do(http.MethodPost, "/events", map[string]any{"type": "nudge", "payload": map[string]any{}}).status(201)
+	for range 2 {
+		e.do(http.MethodPost, "/analytics", map[string]any{"name": "signup", "count": 2}).ok()
+	}
+	e.do(http.MethodPost, "/analytics", map[string]any{"name": "signup", "count": 1.5}).fail(400, "InvalidPayload", "count")
+	e.do(http.MethodPost, "/analytics", map[string]any{"count": 1}).fail(400, "InvalidPayload", "name")
+
+	now := time.Now().UTC()
+	q := "?startDate=" + url.QueryEscape(now.Add(-24*time.Hour).Format(time.RFC3339)) + "&endDate=" + url.QueryEscape(now.Format(time.RFC3339))
+	records := field(t, e.admin.get("/v1/admin/bots/"+e.botID+"/analytics"+q).ok(), "records").([]any)
+	if len(records) != 2 {
+		t.Fatalf("getBotAnalytics over a day: %d records, want 2 (yesterday, today)", len(records))
+	}
+	today := records[1].(map[string]any)
+	for k, want := range map[string]float64{"messages": 3, "userMessages": 2, "botMessages": 1, "newUsers": 1, "sessions": 1, "returningUsers": 0, "events": 1} {
+		if today[k] != want {
+			t.Errorf("today's %s: %v, want %v", k, today[k], want)
+		}
+	}
+	wantEqual(t, today["customEvents"], map[string]any{"signup": 4}, "today's customEvents")
+	wantEqual(t, today["eventTypes"], map[string]any{"nudge": 1}, "today's eventTypes")
+	if field(t, today, "llm", "calls") != 0.0 || records[0].(map[string]any)["messages"] != 0.0 {
+		t.Errorf("figures where nothing happened: %v / %v", today["llm"], records[0])
+	}
+	e.admin.get("/v1/admin/bots/"+e.botID+"/analytics?startDate=2026-01-01T00:00:00Z").fail(400, "InvalidQuery", "endDate")
+	e.admin.get("/v1/admin/bots/"+e.botID+"/analytics?startDate=2020-01-01T00:00:00Z&endDate=2026-01-01T00:00:00Z").fail(400, "InvalidQuery", "366")
+	newRuntimeEnv(t, s).admin.get("/v1/admin/bots/"+e.botID+"/analytics"+q).fail(404, "ResourceNotFound")
+
+	e.do(http.MethodPost, "/observations", map[string]any{"name": "llm.step", "data": map[string]any{"ms": 12}, "conversationId": conv, "traceId": "tr-1"}).ok()
+	line := e.waitLog("conversationId="+url.QueryEscape(conv), "observation llm.step", `{"ms":12}`, "traceId=tr-1")
+	if line.Level != "info" {
+		t.Errorf("observation logged at %q", line.Level)
+	}
+	e.do(http.MethodPost, "/observations", map[string]any{"name": "x", "data": map[string]any{}, "conversationId": "nowhere"}).fail(404, "ResourceNotFound")
+}
+
+func testIntrospect(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	ws := e.admin.ws
+	got := e.rt.do(http.MethodPost, "/v1/admin/introspect", map[string]any{"botId": e.botID}).ok()
+	wantEqual(t, got, map[string]any{"workspaceId": ws, "botId": e.botID, "userId": e.botID}, "introspect with a bot API key")
+	acc := str(t, e.admin.get("/v1/admin/account/me").ok(), "account", "id")
+	got = s.as(t, e.admin.token, "").post("/v1/admin/introspect", map[string]any{"botId": e.botID}).ok()
+	wantEqual(t, got, map[string]any{"workspaceId": ws, "botId": e.botID, "userId": acc}, "introspect with a personal access token")
+	other := newRuntimeEnv(t, s)
+	other.rt.do(http.MethodPost, "/v1/admin/introspect", map[string]any{"botId": e.botID}).fail(403, "Forbidden")
+	stranger := s.issueToken(t, uniqueEmail("stranger"))
+	s.as(t, stranger, "").post("/v1/admin/introspect", map[string]any{"botId": e.botID}).fail(404, "ResourceNotFound")
+	s.as(t, "", "").post("/v1/admin/introspect", map[string]any{"botId": e.botID}).fail(401, "Unauthorized")
+	e.rt.do(http.MethodPost, "/v1/admin/introspect", map[string]any{}).fail(400, "InvalidPayload", "botId")
 }

@@ -37,6 +37,8 @@ func (a *api) adminRoutes() *http.ServeMux {
 	m.Handle("PUT /v1/admin/bots/{id}", a.workspace(a.updateBot))
 	m.Handle("DELETE /v1/admin/bots/{id}", a.workspace(a.deleteBot))
 	m.Handle("GET /v1/admin/bots/{id}/logs", a.workspace(a.getBotLogs))
+	m.Handle("GET /v1/admin/bots/{id}/analytics", a.workspace(a.getBotAnalytics))
+	m.Handle("POST /v1/admin/introspect", a.h(a.introspect))
 	m.Handle("POST /v1/admin/bots/{id}/signing-secrets/rotate", a.workspace(a.rotateSigningSecret))
 
 	m.Handle("POST /v1/admin/bots/baks", a.workspace(a.createBotKey))

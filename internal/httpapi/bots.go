@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"math"
 	"net/http"
 	"time"
 
@@ -196,4 +197,56 @@ func (a *api) deleteBotKey(w http.ResponseWriter, r *http.Request, act *platform
 	}
 	writeJSON(w, http.StatusOK, struct{}{})
 	return nil
+}
+
+func (a *api) getBotAnalytics(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	q := newQuery(r)
+	var dates [2]time.Time
+	for i, name := range []string{"startDate", "endDate"} {
+		v := q.str(name)
+		if v == "" {
+			return platform.Errorf(platform.TypeInvalidQuery, "%s: is required", name)
+		}
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return platform.Errorf(platform.TypeInvalidQuery, "%s: must be an ISO 8601 date-time", name)
+		}
+		dates[i] = t
+	}
+	days, err := a.Admin.BotAnalytics(r.Context(), act, r.PathValue("id"), dates[0], dates[1])
+	if err != nil {
+		return err
+	}
+	records := make([]map[string]any, len(days))
+	for i, d := range days {
+		l := d.LLM
+		records[i] = map[string]any{
+			"startDateTimeUtc": platform.FormatTime(d.Start), "endDateTimeUtc": platform.FormatTime(d.Start.Add(24 * time.Hour)),
+			"returningUsers": d.ReturningUsers, "newUsers": d.NewUsers, "sessions": d.Sessions, "messages": d.Messages,
+			"userMessages": d.UserMessages, "botMessages": d.BotMessages, "events": d.Events, "eventTypes": d.EventTypes,
+			"customEvents": d.CustomEvents,
+			"llm": map[string]any{"calls": l.Calls, "errors": l.Errors, "inputTokens": l.InputTokens, "outputTokens": l.OutputTokens,
+				"latency": statsJSON(l.Latency, 1, false), "tokensPerSecond": statsJSON(l.TokensPerSecond, 1, false),
+				"cost": statsJSON(l.Cost, 1e9, true)},
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"records": records})
+	return nil
+}
+
+// statsJSON renders figures as {mean, sd, min, max} (and sum), divided by
+// unit; all zero when there are none.
+func statsJSON(s store.Stats, unit float64, withSum bool) map[string]float64 {
+	out := map[string]float64{"mean": 0, "sd": 0, "min": 0, "max": 0}
+	if withSum {
+		out["sum"] = s.Sum / unit
+	}
+	if s.N == 0 {
+		return out
+	}
+	mean := s.Sum / float64(s.N)
+	variance := s.SumSquares/float64(s.N) - mean*mean
+	out["mean"], out["sd"] = mean/unit, math.Sqrt(max(variance, 0))/unit
+	out["min"], out["max"] = s.Min/unit, s.Max/unit
+	return out
 }

@@ -17,6 +17,7 @@ func (a *api) runtimeRoutes() *http.ServeMux {
 	a.runtimeStateRoutes(m)
 	a.runtimeEventRoutes(m)
 	a.runtimeWorkflowRoutes(m)
+	a.runtimeTelemetryRoutes(m)
 	return m
 }
 

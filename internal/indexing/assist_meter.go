@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/ai"
 	"github.com/botplatform/botplatform/internal/aispend"
@@ -27,13 +28,21 @@ func (m *meter) complete(ctx context.Context, purpose string, r ai.Request) (str
 	if err := m.s.spendLeft(ctx, m.f.WorkspaceID); err != nil {
 		return "", err
 	}
+	start := time.Now()
 	resp, err := m.s.cfg.Model.Complete(ctx, r)
+	took := time.Since(start)
 	if err != nil {
+		// Recorded for the bot's analytics (llm errors); it costs nothing.
+		u := platform.AIUsage{ID: platform.NewID("aiu_"), WorkspaceID: m.f.WorkspaceID, BotID: m.f.BotID, FileID: m.f.ID,
+			Purpose: purpose, Latency: took, Failed: true, CreatedAt: m.s.clock.Now()}
+		if rerr := m.s.store.RecordAIUsage(ctx, u); rerr != nil && ctx.Err() == nil {
+			m.s.log.Warn("indexing: recording a failed model call", "file", m.f.ID, "err", rerr)
+		}
 		return "", failf("%s: %v", purposeName(purpose), err)
 	}
 	u := platform.AIUsage{ID: platform.NewID("aiu_"), WorkspaceID: m.f.WorkspaceID, BotID: m.f.BotID, FileID: m.f.ID,
 		Purpose: purpose, Model: resp.Model, InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens,
-		Cost: m.s.cfg.AI.Cost(resp.Model, resp.InputTokens, resp.OutputTokens), CreatedAt: m.s.clock.Now()}
+		Cost: m.s.cfg.AI.Cost(resp.Model, resp.InputTokens, resp.OutputTokens), Latency: took, CreatedAt: m.s.clock.Now()}
 	if err := m.s.store.RecordAIUsage(ctx, u); err != nil {
 		// The call was made and answered: use its answer rather than
 		// make it again; the spend goes unrecorded.

@@ -193,5 +193,7 @@ type AIUsage struct {
 	InputTokens  int64
 	OutputTokens int64
 	Cost         int64 // nanodollars (US dollars × 10^9)
+	Latency      time.Duration
+	Failed       bool // the call failed: it costs nothing
 	CreatedAt    time.Time
 }

@@ -266,6 +266,11 @@ type Store interface {
 	UpdateWorkflow(ctx context.Context, w platform.Workflow, jobs ...platform.Job) error
 	DeleteWorkflow(ctx context.Context, botID, id string) error
 	ListWorkflows(ctx context.Context, f WorkflowFilter) ([]platform.Workflow, string, error)
+	// TrackAnalytics adds count to a bot's named counter of at's UTC day.
+	TrackAnalytics(ctx context.Context, botID, name string, count int64, at time.Time) error
+	// BotAnalytics computes a bot's figures for UTC days from..to (day
+	// numbers since the epoch, to excluded); days without any are absent.
+	BotAnalytics(ctx context.Context, botID string, from, to int64) (map[int64]*DayAnalytics, error)
 	// ListChatTagValues pages through a tag key's values on one kind (TagKind*).
 	ListChatTagValues(ctx context.Context, botID, kind, key string, p Page) ([]string, string, error)
 	GetChatEvent(ctx context.Context, id string) (platform.ChatEvent, error)
@@ -385,6 +390,29 @@ type WorkflowFilter struct {
 	Statuses                               []string
 	Tags                                   map[string][]string
 	Oldest                                 bool
+}
+
+// DayAnalytics are a bot's figures for one UTC day.
+type DayAnalytics struct {
+	Messages, UserMessages, BotMessages int64
+	NewUsers, ReturningUsers, Sessions  int64
+	Events                              int64
+	EventTypes, CustomEvents            map[string]int64
+	LLM                                 LLMAnalytics
+}
+
+// LLMAnalytics describes a day's metered model calls.
+type LLMAnalytics struct {
+	Calls, Errors, InputTokens, OutputTokens int64
+	Latency                                  Stats // milliseconds
+	TokensPerSecond                          Stats // output tokens per second, of answered calls
+	Cost                                     Stats // nanodollars
+}
+
+// Stats are the sums a mean and a standard deviation come from.
+type Stats struct {
+	N                         int64
+	Sum, SumSquares, Min, Max float64
 }
 
 // CountedConversation is a conversation with its number of messages.

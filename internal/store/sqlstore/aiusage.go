@@ -9,15 +9,20 @@ import (
 
 // RecordAIUsage stores one metered model call.
 func (s *Store) RecordAIUsage(ctx context.Context, u platform.AIUsage) error {
-	_, err := s.exec(ctx, s.w, `INSERT INTO ai_usage (id, workspace_id, bot_id, file_id, purpose, model, input_tokens, output_tokens, cost, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		u.ID, u.WorkspaceID, u.BotID, u.FileID, u.Purpose, u.Model, u.InputTokens, u.OutputTokens, u.Cost, micros(u.CreatedAt))
+	failed := 0
+	if u.Failed {
+		failed = 1
+	}
+	_, err := s.exec(ctx, s.w, `INSERT INTO ai_usage (id, workspace_id, bot_id, file_id, purpose, model, input_tokens, output_tokens, cost, latency_ms, failed, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.WorkspaceID, u.BotID, u.FileID, u.Purpose, u.Model, u.InputTokens, u.OutputTokens, u.Cost, u.Latency.Milliseconds(), failed, micros(u.CreatedAt))
 	return err
 }
 
 // AISpend sums the cost of the workspace's calls made at or after since, in
 // all and by bot.
 func (s *Store) AISpend(ctx context.Context, workspaceID string, since time.Time) (int64, map[string]int64, error) {
-	rows, err := s.query(ctx, `SELECT bot_id, CAST(SUM(cost) AS BIGINT) FROM ai_usage WHERE workspace_id = ? AND created_at >= ? GROUP BY bot_id`, workspaceID, micros(since))
+	rows, err := s.query(ctx, `SELECT bot_id, CAST(SUM(cost) AS BIGINT) FROM ai_usage WHERE workspace_id = ? AND created_at >= ? AND failed = 0 GROUP BY bot_id`, workspaceID, micros(since))
 	if err != nil {
 		return 0, nil, err
 	}

@@ -86,6 +86,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RuntimeEvents", testRuntimeEvents},
 		{"Workflows", testWorkflows},
 		{"ExpireRuntimeStates", testExpireRuntimeStates},
+		{"BotAnalytics", testBotAnalytics},
 		{"EnqueueJob", testEnqueueJob},
 		{"ClaimJobs", testClaimJobs},
 		{"ClaimJobsLimit", testClaimJobsLimit},

@@ -432,3 +432,56 @@ func testExpireRuntimeStates(t *testing.T, e *env) {
 	must(t, err, "ClaimJobs")
 	same(t, mapSlice(jobs, func(j platform.Job) string { return j.ID }), []string{j.ID}, "the state_expired job, queued once")
 }
+
+func testBotAnalytics(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	dayStart := time.Date(2025, 3, 14, 0, 0, 0, 0, time.UTC)
+	d := dayStart.UnixMicro() / (24 * time.Hour).Microseconds()
+	at := dayStart.Add(10 * time.Hour)
+	old := e.newChatUser(b.ID, "")
+	old.CreatedAt, old.UpdatedAt = dayStart.Add(-48*time.Hour), dayStart.Add(-48*time.Hour)
+	must(t, e.s.CreateChatUser(e.ctx, old), "CreateChatUser (two days before)")
+	fresh := e.newChatUser(b.ID, "")
+	fresh.CreatedAt, fresh.UpdatedAt = at, at
+	must(t, e.s.CreateChatUser(e.ctx, fresh), "CreateChatUser (that day)")
+	c := e.newConversation(b.ID, old.ID, "")
+	c.CreatedAt = at
+	must(t, e.s.CreateConversation(e.ctx, c), "CreateConversation")
+	for i, m := range []struct {
+		user string
+		bot  bool
+	}{{old.ID, false}, {fresh.ID, false}, {b.ID, true}} {
+		msg := e.newMessage(c.ID, m.user, m.bot)
+		msg.CreatedAt = at.Add(time.Duration(i) * time.Minute)
+		must(t, e.s.CreateMessage(e.ctx, msg), "CreateMessage")
+	}
+	must(t, e.s.TrackAnalytics(e.ctx, b.ID, "signup", 2, at), "TrackAnalytics")
+	must(t, e.s.TrackAnalytics(e.ctx, b.ID, "signup", 3, at.Add(time.Hour)), "TrackAnalytics again")
+	must(t, e.s.TrackAnalytics(e.ctx, b.ID, "signup", 7, at.Add(24*time.Hour)), "TrackAnalytics the next day")
+	w, _ := e.s.GetBotWorkspace(e.ctx, b.ID)
+	for _, u := range []platform.AIUsage{
+		{InputTokens: 10, OutputTokens: 100, Cost: 2000, Latency: time.Second},
+		{InputTokens: 30, OutputTokens: 300, Cost: 4000, Latency: 3 * time.Second},
+		{Latency: 500 * time.Millisecond, Failed: true},
+	} {
+		u.ID, u.WorkspaceID, u.BotID, u.Purpose, u.Model, u.CreatedAt = platform.NewID("aiu_"), w, b.ID, "summarization", "m", at
+		must(t, e.s.RecordAIUsage(e.ctx, u), "RecordAIUsage")
+	}
+	got, err := e.s.BotAnalytics(e.ctx, b.ID, d, d+1)
+	must(t, err, "BotAnalytics")
+	a := got[d]
+	if a == nil || len(got) != 1 {
+		t.Fatalf("BotAnalytics: %v, want the one day", got)
+	}
+	same(t, []int64{a.Messages, a.UserMessages, a.BotMessages, a.NewUsers, a.ReturningUsers, a.Sessions}, []int64{3, 2, 1, 1, 1, 1},
+		"messages, user and bot messages, new and returning users, sessions")
+	same(t, a.CustomEvents, map[string]int64{"signup": 5}, "that day's tracked counts")
+	l := a.LLM
+	same(t, []int64{l.Calls, l.Errors, l.InputTokens, l.OutputTokens}, []int64{3, 1, 40, 400}, "model calls, errors, tokens")
+	same(t, []float64{l.Latency.Sum, l.Latency.Min, l.Latency.Max}, []float64{4500, 500, 3000}, "latency sum, min, max (ms)")
+	same(t, []float64{l.Cost.Sum, l.Cost.Max}, []float64{6000, 4000}, "cost sum and max")
+	same(t, []float64{float64(l.TokensPerSecond.N), l.TokensPerSecond.Sum, l.TokensPerSecond.Min, l.TokensPerSecond.Max}, []float64{2, 200, 100, 100}, "tokens per second")
+	spent, _, err := e.s.AISpend(e.ctx, w, dayStart)
+	must(t, err, "AISpend")
+	same(t, spent, int64(6000), "AI Spend, the failed call costing nothing")
+}
