@@ -32,6 +32,7 @@ import (
 	"github.com/botplatform/botplatform/internal/store/postgres"
 	"github.com/botplatform/botplatform/internal/store/sqlite"
 	"github.com/botplatform/botplatform/internal/store/sqlstore"
+	"github.com/botplatform/botplatform/internal/tables"
 )
 
 func newLogger(c config.Config, w io.Writer) *slog.Logger {
@@ -215,7 +216,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv := &http.Server{
 		Handler: httpapi.New(httpapi.Deps{
 			Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
-			Chat: chatSvc, RuntimeAPI: rtAPI, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
+			Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tables.New(st, platform.SystemClock{}), ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
 			StreamWriteTimeout: cfg.SSEWriteTimeout,
 		}),
 		// Uploads and event streams extend their own deadlines.

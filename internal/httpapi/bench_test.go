@@ -27,6 +27,7 @@ import (
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store/sqlstore"
 	"github.com/botplatform/botplatform/internal/store/storetest"
+	"github.com/botplatform/botplatform/internal/tables"
 )
 
 // env is a real store of the backend after the first start, with the
@@ -77,8 +78,8 @@ func (e *env) server(tb testing.TB, log *slog.Logger) server {
 	rt := botruntime.New(e.st, csvc, clock, botruntime.Config{Log: log})
 	h := httpapi.New(httpapi.Deps{
 		Log: log, Clock: clock, Store: e.st, Admin: e.admin, Files: fsvc, Chat: csvc, Indexing: idx, Runtime: rt,
-		RuntimeAPI: runtimeapi.New(e.st, csvc, rt, clock),
-		ChatPath:   "/chat", Version: "test",
+		RuntimeAPI: runtimeapi.New(e.st, csvc, rt, clock), Tables: tables.New(e.st, clock),
+		ChatPath: "/chat", Version: "test",
 	})
 	return server{h, fsvc, csvc}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store"
+	"github.com/botplatform/botplatform/internal/tables"
 )
 
 // Payload limits per surface (spec section 8).
@@ -47,6 +48,8 @@ type Deps struct {
 	Runtime *botruntime.Runtime
 	// RuntimeAPI is the bot-facing half of the API.
 	RuntimeAPI *runtimeapi.Service
+	// Tables is the Tables API.
+	Tables *tables.Service
 	// ChatPath is the path of the Chat API's base URL ("/chat").
 	ChatPath string
 	// PingInterval is the longest silence on a signal stream.
@@ -92,6 +95,9 @@ func New(d Deps) http.Handler {
 		root.Handle(p, content)
 	}
 	root.Handle("/v1/chat/", limit(RuntimeLimit, a.routed(a.runtimeRoutes())))
+	tbl := limit(TablesLimit, a.routed(a.tablesRoutes()))
+	root.Handle("/v1/tables", tbl)
+	root.Handle("/v1/tables/", tbl)
 	prefix := strings.TrimRight(d.ChatPath, "/")
 	root.Handle(prefix+"/", cors(limit(ChatLimit, a.routed(a.chatRoutes(prefix)))))
 	return a.middleware(a.chatStreams(prefix, a.routed(root)))

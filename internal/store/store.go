@@ -14,6 +14,7 @@ import (
 
 // Store is implemented by *sqlstore.Store for SQLite and PostgreSQL.
 type Store interface {
+	Tables
 	Close() error
 	Ping(ctx context.Context) error
 	// Empty reports whether no account exists yet (first start).
@@ -453,4 +454,53 @@ type QuotaError struct {
 
 func (e *QuotaError) Error() string {
 	return fmt.Sprintf("%s quota exceeded: %d bytes used of %d, this file needs %d more", e.Quota, e.Used, e.Limit, e.Size)
+}
+
+// Tables is what the Tables API needs of the database. A table's rows live
+// in a database table of their own (created, altered and dropped with it).
+type Tables interface {
+	CreateTable(ctx context.Context, t platform.Table) error
+	// GetTable finds a table of the bot by id, or else by name.
+	GetTable(ctx context.Context, botID, idOrName string) (platform.Table, error)
+	ListTables(ctx context.Context, botID string, tags map[string][]string) ([]platform.Table, error)
+	// UpdateTable writes t over version t.Version (ErrConflict otherwise),
+	// adding the database columns of added.
+	UpdateTable(ctx context.Context, t platform.Table, added []platform.TableColumn) error
+	DeleteTable(ctx context.Context, t platform.Table) error
+	CountTableRows(ctx context.Context, t platform.Table) (int64, error)
+	// CountWorkspaceTableRows counts the rows of all the tables of a
+	// workspace's bots, each weighted by its table's factor.
+	CountWorkspaceTableRows(ctx context.Context, workspaceID string) (int64, error)
+	InsertTableRows(ctx context.Context, t platform.Table, rows []platform.TableRow) ([]platform.TableRow, error)
+	// UpdateTableRows sets the given values of rows found by id (missing
+	// ids are ErrNotFound) and returns them whole.
+	UpdateTableRows(ctx context.Context, t platform.Table, rows []platform.TableRow) ([]platform.TableRow, error)
+	// UpsertTableRows updates the rows whose key column value exists and
+	// inserts the others.
+	UpsertTableRows(ctx context.Context, t platform.Table, key string, rows []platform.TableRow) (inserted, updated []platform.TableRow, err error)
+	FindTableRows(ctx context.Context, t platform.Table, q TableQuery) ([]platform.TableRow, bool, error)
+	DeleteTableRows(ctx context.Context, t platform.Table, ids []int64, where *Cond, all bool) (int64, error)
+	// CopyTableRows copies the rows of from into to, which has the same columns.
+	CopyTableRows(ctx context.Context, from, to platform.Table) error
+}
+
+// TableQuery is findTableRows' query, checked against the table's columns.
+type TableQuery struct {
+	Where   *Cond
+	OrderBy string // a column, or id (default), createdAt, updatedAt
+	Desc    bool
+	Limit   int
+	Offset  int
+}
+
+// Cond is a row filter: a conjunction, a disjunction, a negation, or a
+// test of a column (or of a value at Path inside a JSON column).
+type Cond struct {
+	And, Or []Cond
+	Not     *Cond
+	Column  string   // a column, or id, createdAt, updatedAt
+	Path    []string // keys inside a JSON column
+	Op      string   // eq, ne, gt, gte, lt, lte, in, nin, exists, regex
+	Value   any      // string, float64, bool or nil; for in/nin, []any
+	Flags   string   // regex options (i)
 }

@@ -6,13 +6,17 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
+	"regexp"
 	"strings"
+	"sync"
 
+	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store/sqlstore"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -40,7 +44,75 @@ func Dialect() sqlstore.Dialect {
 			Candidate: `+passages_fts.rowid`,
 			Rank:      `bm25(passages_fts)`,
 		},
+		Tables: sqlstore.TableSQL{
+			Types: map[string]string{platform.ColumnString: "TEXT", platform.ColumnNumber: "REAL", platform.ColumnBoolean: "INTEGER",
+				platform.ColumnDate: "TEXT", platform.ColumnJSON: "TEXT"},
+			ID:        "id INTEGER PRIMARY KEY AUTOINCREMENT",
+			JSONAt:    func(col string) string { return "json_extract(" + col + ", ?)" },
+			JSONText:  func(col string) string { return "json_extract(" + col + ", ?)" },
+			PathArg:   jsonPath,
+			JSONValue: "?",
+			JSONArg:   jsonArg,
+			Regex:     func(expr string, _ bool) string { return expr + " REGEXP ?" },
+			RegexArg: func(p string, ci bool) string {
+				if ci {
+					return "(?i)" + p
+				}
+				return p
+			},
+		},
 	}
+}
+
+// jsonPath is a SQLite JSON path to keys: $."a"."b".
+func jsonPath(keys []string) any {
+	var b strings.Builder
+	b.WriteString("$")
+	for _, k := range keys {
+		b.WriteString(`."` + strings.ReplaceAll(k, `"`, `\"`) + `"`)
+	}
+	return b.String()
+}
+
+// jsonArg is a filter value as json_extract returns it: booleans are 1 and 0.
+func jsonArg(v any) any {
+	if b, ok := v.(bool); ok {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	return v
+}
+
+// regexps caches compiled patterns of the regexp function.
+var regexps sync.Map
+
+func init() {
+	// X REGEXP Y calls regexp(Y, X): Go's regular expressions (RE2).
+	sqlite.MustRegisterDeterministicScalarFunction("regexp", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		pattern, _ := args[0].(string)
+		var s string
+		switch v := args[1].(type) {
+		case string:
+			s = v
+		case []byte:
+			s = string(v)
+		case nil:
+			return false, nil
+		default:
+			s = fmt.Sprint(v)
+		}
+		re, ok := regexps.Load(pattern)
+		if !ok {
+			c, err := regexp.Compile(pattern)
+			if err != nil {
+				return nil, err
+			}
+			re, _ = regexps.LoadOrStore(pattern, c)
+		}
+		return re.(*regexp.Regexp).MatchString(s), nil
+	})
 }
 
 // ftsQuery is an FTS5 query of words joined by OR (any) or AND (all), each

@@ -156,6 +156,9 @@ func (s *Store) DeleteBot(ctx context.Context, workspaceID, id string) ([]string
 		if blobs, err = s.dropFiles(ctx, tx, workspaceID, `bot_id = ?`, id); err != nil {
 			return err
 		}
+		if err := s.dropTables(ctx, tx, `bot_id IN (SELECT id FROM bots WHERE workspace_id = ? AND id = ?)`, workspaceID, id); err != nil {
+			return err
+		}
 		if _, err := s.exec(ctx, tx, `DELETE FROM jobs WHERE subject IN (SELECT id FROM conversations WHERE bot_id = ?) OR subject = ?`, id, platform.JobSubjectBot(id)); err != nil {
 			return err
 		}

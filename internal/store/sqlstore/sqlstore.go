@@ -56,6 +56,31 @@ type Dialect struct {
 	// MigrationLock, when set, runs first in the migration transaction so
 	// that concurrent processes migrate one at a time.
 	MigrationLock string
+	// Tables is how the Tables API's rows are kept and queried.
+	Tables TableSQL
+}
+
+// TableSQL is what differs between databases in the Tables API: the
+// column types of a row table, its id column, how a value inside a JSON
+// column is reached and compared, and regular expressions.
+type TableSQL struct {
+	// Types maps a platform.Column* kind to the database type.
+	Types map[string]string
+	// ID declares the row id column, generated on insert.
+	ID string
+	// JSONAt is the value inside JSON column col at the path bound to its
+	// one placeholder (see PathArg); compared with a placeholder written
+	// as JSONValue whose argument is JSONArg(v).
+	JSONAt func(col string) string
+	// JSONText is the same value as text (a string without its quotes).
+	JSONText  func(col string) string
+	PathArg   func(path []string) any
+	JSONValue string
+	JSONArg   func(v any) any
+	// Regex tests expr against the pattern bound to its one placeholder.
+	Regex func(expr string, caseInsensitive bool) string
+	// RegexArg turns a pattern into what Regex binds.
+	RegexArg func(pattern string, caseInsensitive bool) string
 }
 
 // FullText is how a dialect searches the passages' text: FTS5 on SQLite,

@@ -126,6 +126,9 @@ func (s *Store) DeleteWorkspace(ctx context.Context, id string) ([]string, error
 		if blobs, err = s.dropFiles(ctx, tx, "", `workspace_id = ?`, id); err != nil {
 			return err
 		}
+		if err := s.dropTables(ctx, tx, `bot_id IN (SELECT id FROM bots WHERE workspace_id = ?)`, id); err != nil {
+			return err
+		}
 		if _, err := s.exec(ctx, tx, `DELETE FROM jobs WHERE subject IN (SELECT c.id FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE b.workspace_id = ?)
 			OR subject IN (SELECT 'bot:' || id FROM bots WHERE workspace_id = ?)`, id, id); err != nil {
 			return err

@@ -1,0 +1,313 @@
+package main
+
+// The Tables API end-to-end, with a bot API key, on each database.
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+func TestTables(t *testing.T) {
+	runScenarios(t, []scenario{
+		{"tables", testTablesLifecycle},
+		{"rows", testTableRows},
+		{"find", testTableFind},
+		{"bad_input", testTablesBadInput},
+		{"other_bots", testTablesOtherBots},
+	})
+}
+
+func (e rtEnv) tbl(method, path string, body any) *response {
+	e.t.Helper()
+	return e.rt.do(method, "/v1/tables"+path, body)
+}
+
+var peopleSchema = map[string]any{"type": "object", "properties": map[string]any{
+	"name":   map[string]any{"type": "string", "x-zui": map[string]any{"searchable": true}},
+	"age":    map[string]any{"type": "number"},
+	"vip":    map[string]any{"type": "boolean"},
+	"born":   map[string]any{"type": "string", "format": "date-time"},
+	"extra":  map[string]any{"type": "object"},
+	"email":  map[string]any{"type": "string"},
+	"joined": map[string]any{"type": "string"},
+}, "required": []string{"name"}}
+
+func (e rtEnv) people(name string) string {
+	e.t.Helper()
+	r := e.tbl(http.MethodPost, "", map[string]any{"name": name, "schema": peopleSchema, "keyColumn": "email", "tags": map[string]any{"team": "a"}}).ok()
+	return str(e.t, r, "table", "id")
+}
+
+func testTablesLifecycle(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	id := e.people("PeopleTable")
+	tb := field(t, e.tbl(http.MethodGet, "/"+id, nil).ok(), "table").(map[string]any)
+	if tb["name"] != "PeopleTable" || tb["keyColumn"] != "email" || tb["factor"] != 1.0 || tb["frozen"] != false {
+		t.Errorf("getTable: %v", tb)
+	}
+	if idx := field(t, tb, "schema", "properties", "born", "x-zui", "index"); idx != 1.0 { // the columns as sent: age, born, …
+		t.Errorf("the born column's x-zui index: %v, want 1", idx)
+	}
+	byName := e.tbl(http.MethodGet, "/PeopleTable", nil).ok()
+	if str(t, byName, "table", "id") != id || byName["rows"] != 0.0 {
+		t.Errorf("getTable by name: %v", byName)
+	}
+	got := e.tbl(http.MethodPost, "/PeopleTable", map[string]any{"schema": peopleSchema}).ok()
+	if got["created"] != false || str(t, got, "table", "id") != id {
+		t.Errorf("getOrCreateTable of an existing table: %v", got)
+	}
+	made := e.tbl(http.MethodPost, "/OtherTable", map[string]any{"schema": map[string]any{"properties": map[string]any{"x": map[string]any{"type": "number"}}}}).ok()
+	if made["created"] != true {
+		t.Errorf("getOrCreateTable of a new table: %v", made)
+	}
+	list := field(t, e.tbl(http.MethodGet, "", nil).ok(), "tables").([]any)
+	if len(list) != 2 {
+		t.Errorf("listTables: %v", list)
+	}
+	if l := field(t, e.tbl(http.MethodGet, "?tags.team=a", nil).ok(), "tables").([]any); len(l) != 1 || l[0].(map[string]any)["id"] != id {
+		t.Errorf("listTables by tag: %v", l)
+	}
+
+	// A column is added; a row written before it reads it as null.
+	e.tbl(http.MethodPost, "/"+id+"/rows", map[string]any{"rows": []any{map[string]any{"name": "Ada", "email": "ada@x"}}}).ok()
+	more := map[string]any{"type": "object", "properties": map[string]any{}}
+	for k, v := range peopleSchema["properties"].(map[string]any) {
+		more["properties"].(map[string]any)[k] = v
+	}
+	more["properties"].(map[string]any)["city"] = map[string]any{"type": "string"}
+	up := field(t, e.tbl(http.MethodPut, "/"+id, map[string]any{"schema": more, "factor": 2, "tags": map[string]any{"team": "", "x": "1"}}).ok(), "table").(map[string]any)
+	if up["factor"] != 2.0 || field(t, up, "schema", "properties", "city") == nil {
+		t.Errorf("updateTable: %v", up)
+	}
+	wantEqual(t, up["tags"], map[string]any{"x": "1"}, "tags after updateTable")
+	rows := field(t, e.tbl(http.MethodPost, "/"+id+"/rows/find", map[string]any{}).ok(), "rows").([]any)
+	if len(rows) != 1 || rows[0].(map[string]any)["city"] != nil || rows[0].(map[string]any)["name"] != "Ada" {
+		t.Errorf("rows after a column was added: %v", rows)
+	}
+	e.tbl(http.MethodPut, "/"+id, map[string]any{"factor": 1}).fail(400, "InvalidPayload", "factor")
+	e.tbl(http.MethodPut, "/"+id, map[string]any{"schema": peopleSchema}).fail(400, "InvalidPayload", "city")
+
+	// Renaming a column keeps its values.
+	ren := field(t, e.tbl(http.MethodPut, "/"+id+"/column", map[string]any{"name": "city", "newName": "town"}).ok(), "table").(map[string]any)
+	if field(t, ren, "schema", "properties", "town") == nil {
+		t.Errorf("renameTableColumn: %v", ren)
+	}
+	e.tbl(http.MethodPut, "/"+id+"/rows", map[string]any{"rows": []any{map[string]any{"id": rows[0].(map[string]any)["id"], "town": "Paris"}}}).ok()
+	if got := field(t, e.tbl(http.MethodPost, "/"+id+"/rows/find", map[string]any{"filter": map[string]any{"town": "Paris"}}).ok(), "rows").([]any); len(got) != 1 {
+		t.Errorf("find by the renamed column: %v", got)
+	}
+
+	// Duplicate, with and without rows; freeze.
+	dup := e.tbl(http.MethodPost, "/"+id+"/duplicate", map[string]any{"tableName": "CopyTable"}).ok()
+	dupID := str(t, dup, "table", "id")
+	if n := e.tbl(http.MethodGet, "/"+dupID, nil).ok()["rows"]; n != 1.0 {
+		t.Errorf("the duplicate has %v rows, want 1", n)
+	}
+	empty := str(t, e.tbl(http.MethodPost, "/"+id+"/duplicate", map[string]any{"tableName": "EmptyTable", "schemaOnly": true}).ok(), "table", "id")
+	if n := e.tbl(http.MethodGet, "/"+empty, nil).ok()["rows"]; n != 0.0 {
+		t.Errorf("a schema-only duplicate has %v rows", n)
+	}
+	e.tbl(http.MethodPut, "/"+dupID, map[string]any{"frozen": true}).ok()
+	e.tbl(http.MethodPut, "/"+dupID, map[string]any{"name": "Renamed"}).fail(400, "InvalidPayload", "frozen")
+	e.tbl(http.MethodPut, "/"+dupID+"/column", map[string]any{"name": "town", "newName": "place"}).fail(400, "InvalidPayload", "frozen")
+
+	e.tbl(http.MethodDelete, "/"+id, nil).ok()
+	e.tbl(http.MethodGet, "/"+id, nil).fail(404, "ResourceNotFound", id)
+	e.tbl(http.MethodPost, "/"+id+"/rows/find", map[string]any{}).fail(404, "ResourceNotFound")
+	if n := e.tbl(http.MethodGet, "/"+dupID, nil).ok()["rows"]; n != 1.0 {
+		t.Errorf("the duplicate lost its rows with its source: %v", n)
+	}
+	// Deleting the bot drops its tables.
+	e.admin.del("/v1/admin/bots/" + e.botID).ok()
+}
+
+func testTableRows(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	id := e.people("RowsTable")
+	created := field(t, e.tbl(http.MethodPost, "/"+id+"/rows", map[string]any{"rows": []any{
+		map[string]any{"name": "Ada", "age": 36, "vip": true, "born": "1815-12-10T00:00:00+01:00", "extra": map[string]any{"lang": "en"}, "email": "ada@x", "ignored": 1},
+		map[string]any{"name": "Bob", "email": "bob@x"},
+	}}).ok(), "rows").([]any)
+	if len(created) != 2 {
+		t.Fatalf("createTableRows: %v", created)
+	}
+	ada := created[0].(map[string]any)
+	if ada["age"] != 36.0 || ada["vip"] != true || ada["born"] != "1815-12-09T23:00:00.000Z" || ada["ignored"] != nil || ada["createdAt"] == nil {
+		t.Errorf("a created row: %v", ada)
+	}
+	wantEqual(t, ada["extra"], map[string]any{"lang": "en"}, "a JSON column")
+	wantEqual(t, ada["computed"], map[string]any{}, "computed")
+	adaID := int64(ada["id"].(float64))
+	got := field(t, e.tbl(http.MethodGet, fmt.Sprintf("/%s/row?id=%d", id, adaID), nil).ok(), "row")
+	wantEqual(t, got, ada, "getTableRow")
+	e.tbl(http.MethodGet, "/"+id+"/row?id=999999", nil).fail(404, "ResourceNotFound")
+
+	// update: only the given columns change.
+	upd := field(t, e.tbl(http.MethodPut, "/"+id+"/rows", map[string]any{"rows": []any{map[string]any{"id": adaID, "age": 37, "extra": nil}}}).ok(), "rows").([]any)
+	u := upd[0].(map[string]any)
+	if u["age"] != 37.0 || u["name"] != "Ada" || u["extra"] != nil || u["updatedAt"] == ada["updatedAt"] && false {
+		t.Errorf("updateTableRows: %v", u)
+	}
+	e.tbl(http.MethodPut, "/"+id+"/rows", map[string]any{"rows": []any{map[string]any{"id": 999999, "age": 1}}}).fail(404, "ResourceNotFound")
+
+	// upsert by the key column: one updated, one inserted.
+	up := e.tbl(http.MethodPost, "/"+id+"/rows/upsert", map[string]any{"rows": []any{
+		map[string]any{"name": "Ada L.", "email": "ada@x"}, map[string]any{"name": "Cy", "email": "cy@x"},
+	}}).ok()
+	ins, updd := up["inserted"].([]any), up["updated"].([]any)
+	if len(ins) != 1 || len(updd) != 1 || updd[0].(map[string]any)["id"] != ada["id"] || updd[0].(map[string]any)["name"] != "Ada L." {
+		t.Errorf("upsertTableRows: %v", up)
+	}
+	// The key column's values are unique.
+	e.tbl(http.MethodPost, "/"+id+"/rows", map[string]any{"rows": []any{map[string]any{"name": "Dup", "email": "bob@x"}}}).fail(400, "InvalidPayload", "email")
+
+	// delete by ids, by filter, all.
+	if n := e.tbl(http.MethodPost, "/"+id+"/rows/delete", map[string]any{"ids": []any{adaID}}).ok()["deletedRows"]; n != 1.0 {
+		t.Errorf("delete by id: %v", n)
+	}
+	if n := e.tbl(http.MethodPost, "/"+id+"/rows/delete", map[string]any{"filter": map[string]any{"name": "Cy"}}).ok()["deletedRows"]; n != 1.0 {
+		t.Errorf("delete by filter: %v", n)
+	}
+	if n := e.tbl(http.MethodPost, "/"+id+"/rows/delete", map[string]any{"deleteAllRows": true}).ok()["deletedRows"]; n != 1.0 {
+		t.Errorf("delete all: %v", n)
+	}
+	e.tbl(http.MethodPost, "/"+id+"/rows/delete", map[string]any{}).fail(400, "InvalidPayload", "ids")
+}
+
+func testTableFind(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	id := e.people("FindTable")
+	var rows []any
+	for i := range 30 {
+		rows = append(rows, map[string]any{"name": fmt.Sprintf("person %02d", i), "age": float64(i), "vip": i%3 == 0,
+			"email": fmt.Sprintf("p%d@x", i), "extra": map[string]any{"level": i % 5, "tag": fmt.Sprintf("t%d", i%2)},
+			"born": fmt.Sprintf("2000-01-%02dT00:00:00Z", i+1)})
+	}
+	e.tbl(http.MethodPost, "/"+id+"/rows", map[string]any{"rows": rows}).ok()
+	find := func(body map[string]any) []string {
+		t.Helper()
+		r := e.tbl(http.MethodPost, "/"+id+"/rows/find", body).ok()
+		var names []string
+		for _, row := range r["rows"].([]any) {
+			names = append(names, fmt.Sprint(row.(map[string]any)["name"]))
+		}
+		return names
+	}
+	names := func(is ...int) []string {
+		var out []string
+		for _, i := range is {
+			out = append(out, fmt.Sprintf("person %02d", i))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		what string
+		body map[string]any
+		want []string
+	}{
+		{"$gt and $lte, by age desc", map[string]any{"filter": map[string]any{"age": map[string]any{"$gt": 25, "$lte": 28}}, "orderBy": "age", "orderDirection": "desc"}, names(28, 27, 26)},
+		{"$in", map[string]any{"filter": map[string]any{"age": map[string]any{"$in": []any{1, 2, 40}}}}, names(1, 2)},
+		{"equality on a boolean, limit and offset", map[string]any{"filter": map[string]any{"vip": true}, "limit": 2, "offset": 1}, names(3, 6)},
+		{"$or", map[string]any{"filter": map[string]any{"$or": []any{map[string]any{"age": 0}, map[string]any{"name": "person 29"}}}}, names(0, 29)},
+		{"$and with $ne", map[string]any{"filter": map[string]any{"$and": []any{map[string]any{"age": map[string]any{"$lt": 4}}, map[string]any{"age": map[string]any{"$ne": 2}}}}}, names(0, 1, 3)},
+		{"$not", map[string]any{"filter": map[string]any{"$not": map[string]any{"age": map[string]any{"$gte": 2}}}}, names(0, 1)},
+		{"field $not", map[string]any{"filter": map[string]any{"age": map[string]any{"$not": map[string]any{"$gte": 2}}}}, names(0, 1)},
+		{"$nin", map[string]any{"filter": map[string]any{"age": map[string]any{"$nin": []any{0, 1}, "$lt": 4}}}, names(2, 3)},
+		{"$regex", map[string]any{"filter": map[string]any{"name": map[string]any{"$regex": "^PERSON 1[0-2]$", "$options": "i"}}}, names(10, 11, 12)},
+		{"nested value", map[string]any{"filter": map[string]any{"extra.level": 4, "extra.tag": "t0"}}, names(4, 14, 24)},
+		{"nested comparison", map[string]any{"filter": map[string]any{"extra.level": map[string]any{"$gte": 4}, "age": map[string]any{"$lt": 10}}}, names(4, 9)},
+		{"$exists on a value inside", map[string]any{"filter": map[string]any{"extra.none": map[string]any{"$exists": true}}}, nil},
+		{"dates", map[string]any{"filter": map[string]any{"born": map[string]any{"$gte": "2000-01-29T00:00:00Z"}}}, names(28, 29)},
+		{"by createdAt", map[string]any{"filter": map[string]any{"createdAt": map[string]any{"$gt": "2000-01-01T00:00:00Z"}, "age": map[string]any{"$lt": 2}}}, names(0, 1)},
+	} {
+		if got := find(c.body); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: %v, want %v", c.what, got, c.want)
+		}
+	}
+	page := e.tbl(http.MethodPost, "/"+id+"/rows/find", map[string]any{"limit": 10, "offset": 25}).ok()
+	if page["hasMore"] != false || page["limit"] != 10.0 || page["offset"] != 25.0 || len(page["rows"].([]any)) != 5 {
+		t.Errorf("the last page: %v", page)
+	}
+	if e.tbl(http.MethodPost, "/"+id+"/rows/find", map[string]any{"limit": 10}).ok()["hasMore"] != true {
+		t.Errorf("a first page has no more")
+	}
+	sel := e.tbl(http.MethodPost, "/"+id+"/rows/find", map[string]any{"select": []any{"name", "extra.tag"}, "filter": map[string]any{"age": 3}}).ok()
+	row := sel["rows"].([]any)[0].(map[string]any)
+	if row["name"] != "person 03" || row["age"] != nil || row["id"] == nil {
+		t.Errorf("select: %v", row)
+	}
+	wantEqual(t, row["extra"], map[string]any{"tag": "t1"}, "a selected value inside a column")
+	srch := e.tbl(http.MethodPost, "/"+id+"/rows/find", map[string]any{"search": "person 07", "limit": 2}).ok()
+	top := srch["rows"].([]any)[0].(map[string]any)
+	if top["name"] != "person 07" || top["similarity"] != 1.0 {
+		t.Errorf("search: %v", srch["rows"])
+	}
+}
+
+func testTablesBadInput(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	id := e.people("BadTable")
+	for _, c := range []struct {
+		method, path string
+		body         any
+		status       int
+		typ, mention string
+	}{
+		{http.MethodPost, "", map[string]any{"name": "BadTable", "schema": peopleSchema}, 409, "AlreadyExists", "BadTable"},
+		{http.MethodPost, "", map[string]any{"name": "1bad", "schema": peopleSchema}, 400, "InvalidPayload", "name"},
+		{http.MethodPost, "", map[string]any{"name": "NoSchema"}, 400, "InvalidPayload", "schema"},
+		{http.MethodPost, "", map[string]any{"name": "T", "schema": map[string]any{"properties": map[string]any{"id": map[string]any{"type": "string"}}}}, 400, "InvalidPayload", "id"},
+		{http.MethodPost, "", map[string]any{"name": "T", "schema": map[string]any{"properties": map[string]any{"x": map[string]any{"type": "string", "pattern": "("}}}}, 400, "InvalidJsonSchema", "schema"},
+		{http.MethodPost, "", map[string]any{"name": "T", "schema": peopleSchema, "keyColumn": "extra"}, 400, "InvalidPayload", "keyColumn"},
+		{http.MethodPost, "/" + id + "/rows", map[string]any{"rows": []any{map[string]any{"age": 3}}}, 400, "InvalidPayload", "name"},
+		{http.MethodPost, "/" + id + "/rows", map[string]any{"rows": []any{map[string]any{"name": "x", "age": "old"}}}, 400, "InvalidPayload", "age"},
+		{http.MethodPost, "/" + id + "/rows", map[string]any{"rows": []any{map[string]any{"name": "x", "born": "yesterday"}}}, 400, "InvalidPayload", "born"},
+		{http.MethodPost, "/" + id + "/rows", map[string]any{"rows": []any{}}, 400, "InvalidPayload", "rows"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"filter": map[string]any{"nope": 1}}, 400, "InvalidPayload", "nope"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"filter": map[string]any{"age": map[string]any{"$near": 1}}}, 400, "InvalidPayload", "$near"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"filter": map[string]any{"age": "ten"}}, 400, "InvalidPayload", "age"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"filter": map[string]any{"$or": map[string]any{}}}, 400, "InvalidPayload", "$or"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"filter": map[string]any{"name": map[string]any{"$regex": "("}}}, 400, "InvalidPayload", "$regex"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"filter": map[string]any{"age": map[string]any{"$regex": "1"}}}, 400, "InvalidPayload", "age"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"filter": map[string]any{"age.x": 1}}, 400, "InvalidPayload", "age"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"orderBy": "extra"}, 400, "InvalidPayload", "orderBy"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"limit": 0}, 400, "InvalidPayload", "limit"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"group": map[string]any{"age": "key"}}, 400, "InvalidPayload", "group"},
+		{http.MethodPost, "/" + id + "/rows/upsert", map[string]any{"rows": []any{map[string]any{"name": "x"}}}, 400, "InvalidPayload", "email"},
+		{http.MethodGet, "/" + id + "/row?id=abc", nil, 400, "InvalidQuery", "id"},
+		{http.MethodGet, "/NoSuchTable", nil, 404, "ResourceNotFound", "NoSuchTable"},
+	} {
+		e.tbl(c.method, c.path, c.body).fail(c.status, c.typ, c.mention)
+	}
+	if n := e.tbl(http.MethodGet, "/"+id, nil).ok()["rows"]; n != 0.0 {
+		t.Errorf("rows after refused writes: %v", n)
+	}
+}
+
+func testTablesOtherBots(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	other := newRuntimeEnv(t, s)
+	id := e.people("MineTable")
+	e.tbl(http.MethodPost, "/"+id+"/rows", map[string]any{"rows": []any{map[string]any{"name": "secret", "email": "s@x"}}}).ok()
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{
+		{http.MethodGet, "/" + id, nil}, {http.MethodGet, "/MineTable", nil}, {http.MethodPut, "/" + id, map[string]any{"factor": 3}},
+		{http.MethodDelete, "/" + id, nil}, {http.MethodPost, "/" + id + "/rows/find", map[string]any{}},
+		{http.MethodPost, "/" + id + "/rows", map[string]any{"rows": []any{map[string]any{"name": "x"}}}},
+		{http.MethodPost, "/" + id + "/rows/delete", map[string]any{"deleteAllRows": true}},
+		{http.MethodGet, "/" + id + "/row?id=1", nil}, {http.MethodPost, "/" + id + "/duplicate", map[string]any{}},
+	} {
+		other.tbl(c.method, c.path, c.body).fail(404, "ResourceNotFound")
+	}
+	if l := field(t, other.tbl(http.MethodGet, "", nil).ok(), "tables").([]any); len(l) != 0 {
+		t.Errorf("another bot lists %v", l)
+	}
+	// The other bot may have a table of the same name.
+	other.people("MineTable")
+	if n := e.tbl(http.MethodGet, "/"+id, nil).ok()["rows"]; n != 1.0 {
+		t.Errorf("the table's rows after another bot's calls: %v", n)
+	}
+}
