@@ -238,6 +238,14 @@ func testTableFind(t *testing.T, s *testServer) {
 		t.Errorf("select: %v", row)
 	}
 	wantEqual(t, row["extra"], map[string]any{"tag": "t1"}, "a selected value inside a column")
+	groups := e.tbl(http.MethodPost, "/"+id+"/rows/find", map[string]any{"group": map[string]any{"vip": "key", "age": []any{"avg", "max", "count"}}}).ok()
+	wantEqual(t, groups["rows"], []any{
+		map[string]any{"vipKey": false, "ageAvg": 15, "ageMax": 29, "ageCount": 20},
+		map[string]any{"vipKey": true, "ageAvg": 13.5, "ageMax": 27, "ageCount": 10},
+	}, "findTableRows grouped by vip")
+	filtered := e.tbl(http.MethodPost, "/"+id+"/rows/find", map[string]any{"filter": map[string]any{"age": map[string]any{"$lt": 3}},
+		"group": map[string]any{"age": "sum", "name": "min"}}).ok()
+	wantEqual(t, filtered["rows"], []any{map[string]any{"ageSum": 3, "nameMin": "person 00"}}, "a filtered group of all rows")
 	srch := e.tbl(http.MethodPost, "/"+id+"/rows/find", map[string]any{"search": "person 07", "limit": 2}).ok()
 	top := srch["rows"].([]any)[0].(map[string]any)
 	if top["name"] != "person 07" || top["similarity"] != 1.0 {
@@ -273,7 +281,9 @@ func testTablesBadInput(t *testing.T, s *testServer) {
 		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"filter": map[string]any{"age.x": 1}}, 400, "InvalidPayload", "age"},
 		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"orderBy": "extra"}, 400, "InvalidPayload", "orderBy"},
 		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"limit": 0}, 400, "InvalidPayload", "limit"},
-		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"group": map[string]any{"age": "key"}}, 400, "InvalidPayload", "group"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"group": map[string]any{"age": "median"}}, 400, "InvalidPayload", "median"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"group": map[string]any{"extra": "avg"}}, 400, "InvalidPayload", "extra"},
+		{http.MethodPost, "/" + id + "/rows/find", map[string]any{"group": map[string]any{"nope": "key"}}, 400, "InvalidPayload", "nope"},
 		{http.MethodPost, "/" + id + "/rows/upsert", map[string]any{"rows": []any{map[string]any{"name": "x"}}}, 400, "InvalidPayload", "email"},
 		{http.MethodGet, "/" + id + "/row?id=abc", nil, 400, "InvalidQuery", "id"},
 		{http.MethodGet, "/NoSuchTable", nil, 404, "ResourceNotFound", "NoSuchTable"},

@@ -80,6 +80,11 @@ for (const backend of backends()) {
       })
       assert.deepEqual(found.rows.map((r) => r.name), ['p18', 'p16', 'p12'])
       assert.equal(found.hasMore, true) // p10 is next
+      const grouped = await rt.findTableRows({ table: 'RowsTable', group: { vip: 'key', age: ['sum', 'count'] } })
+      assert.deepEqual(grouped.rows, [
+        { vipKey: false, ageSum: 100, ageCount: 10 },
+        { vipKey: true, ageSum: 90, ageCount: 10 },
+      ])
       const searched = await rt.findTableRows({ table: 'RowsTable', search: 'p7', limit: 1 })
       assert.equal(searched.rows[0].name, 'p7')
       assert.equal(searched.rows[0].similarity, 1)

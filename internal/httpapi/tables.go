@@ -214,11 +214,14 @@ func (a *api) findTableRows(w http.ResponseWriter, r *http.Request, c *files.Cal
 	if err != nil {
 		return err
 	}
-	rows := make([]map[string]any, len(f.Rows))
-	for i, row := range f.Rows {
-		rows[i] = tables.RowJSON(f.Table, row, f.Select)
-		if f.Similarity != nil {
-			rows[i]["similarity"] = f.Similarity[i]
+	rows := f.Groups
+	if rows == nil {
+		rows = make([]map[string]any, len(f.Rows))
+		for i, row := range f.Rows {
+			rows[i] = tables.RowJSON(f.Table, row, f.Select)
+			if f.Similarity != nil {
+				rows[i]["similarity"] = f.Similarity[i]
+			}
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"rows": rows, "hasMore": f.HasMore, "offset": f.Offset, "limit": f.Limit})

@@ -479,6 +479,10 @@ type Tables interface {
 	// inserts the others.
 	UpsertTableRows(ctx context.Context, t platform.Table, key string, rows []platform.TableRow) (inserted, updated []platform.TableRow, err error)
 	FindTableRows(ctx context.Context, t platform.Table, q TableQuery) ([]platform.TableRow, bool, error)
+	// GroupTableRows groups the rows q keeps by the key aggregates and
+	// computes the others per group, a page of groups at a time, in key
+	// order; each group's values are named by As.
+	GroupTableRows(ctx context.Context, t platform.Table, q TableQuery, aggs []Aggregate) ([]map[string]any, bool, error)
 	DeleteTableRows(ctx context.Context, t platform.Table, ids []int64, where *Cond, all bool) (int64, error)
 	// CopyTableRows copies the rows of from into to, which has the same columns.
 	CopyTableRows(ctx context.Context, from, to platform.Table) error
@@ -491,6 +495,12 @@ type TableQuery struct {
 	Desc    bool
 	Limit   int
 	Offset  int
+}
+
+// Aggregate is one figure of a group: a key column, or avg, max, min, sum
+// or count of a column, answered under the name As.
+type Aggregate struct {
+	Column, Op, As string
 }
 
 // Cond is a row filter: a conjunction, a disjunction, a negation, or a

@@ -548,7 +548,8 @@ type FindInput struct {
 type Found struct {
 	Table         platform.Table
 	Rows          []platform.TableRow
-	Similarity    []float64 // with search: each row's
+	Similarity    []float64        // with search: each row's
+	Groups        []map[string]any // with group: one per group, instead of Rows
 	HasMore       bool
 	Offset, Limit int
 	Select        []string
@@ -580,9 +581,6 @@ func (s *Service) FindRows(ctx context.Context, botID, idOrName string, in FindI
 			return f, err
 		}
 	}
-	if len(in.Group) > 0 && string(in.Group) != "null" {
-		return f, platform.Invalid("group", "grouping rows is not supported by this server yet; find the rows and aggregate them")
-	}
 	q := store.TableQuery{OrderBy: in.OrderBy, Desc: in.OrderDirection == "desc", Limit: f.Limit, Offset: f.Offset}
 	switch in.OrderDirection {
 	case "", "asc", "desc":
@@ -601,6 +599,17 @@ func (s *Service) FindRows(ctx context.Context, botID, idOrName string, in FindI
 		}
 	}
 	if q.Where, err = parseFilter(t, "filter", in.Filter); err != nil {
+		return f, err
+	}
+	if len(in.Group) > 0 && string(in.Group) != "null" {
+		if in.Search != "" {
+			return f, platform.Invalid("group", "give group or search, not both")
+		}
+		aggs, err := parseGroup(t, in.Group)
+		if err != nil {
+			return f, err
+		}
+		f.Groups, f.HasMore, err = s.store.GroupTableRows(ctx, t, q, aggs)
 		return f, err
 	}
 	if in.Search != "" {
@@ -712,4 +721,62 @@ func (s *Service) DeleteRows(ctx context.Context, botID, idOrName string, in Del
 		return 0, err
 	}
 	return s.store.DeleteTableRows(ctx, t, ids, where, in.DeleteAllRows)
+}
+
+// aggregates are the figures group may ask of a column, and the kinds of
+// column each applies to.
+var aggregates = map[string]func(kind string) bool{
+	"key":   func(k string) bool { return k != platform.ColumnJSON },
+	"count": func(string) bool { return true },
+	"avg":   func(k string) bool { return k == platform.ColumnNumber },
+	"sum":   func(k string) bool { return k == platform.ColumnNumber },
+	"min": func(k string) bool {
+		return k == platform.ColumnNumber || k == platform.ColumnString || k == platform.ColumnDate
+	},
+	"max": func(k string) bool {
+		return k == platform.ColumnNumber || k == platform.ColumnString || k == platform.ColumnDate
+	},
+}
+
+// parseGroup reads findTableRows' group: {column: "key" | aggregate |
+// [aggregates]}. Each figure is answered as the column's name and the
+// aggregate's, capitalized: {"city": "key", "age": ["avg", "max"]} gives
+// groups {cityKey, ageAvg, ageMax}.
+func parseGroup(t platform.Table, raw json.RawMessage) ([]store.Aggregate, error) {
+	var spec map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &spec); err != nil || len(spec) == 0 {
+		return nil, platform.Invalid("group", `must map columns to "key" or aggregates (avg, max, min, sum, count)`)
+	}
+	var out []store.Aggregate
+	for _, col := range sortedKeys(spec) {
+		at := "group." + col
+		var ops []string
+		if err := json.Unmarshal(spec[col], &ops); err != nil {
+			var one string
+			if err := json.Unmarshal(spec[col], &one); err != nil {
+				return nil, platform.Invalid(at, `must be "key", an aggregate or a list of them`)
+			}
+			ops = []string{one}
+		}
+		var c *platform.TableColumn
+		for i := range t.Columns {
+			if t.Columns[i].Name == col {
+				c = &t.Columns[i]
+			}
+		}
+		if c == nil {
+			return nil, platform.Invalid(at, "table %q has no column %q", t.Name, col)
+		}
+		for _, op := range ops {
+			ok, known := aggregates[op]
+			if !known {
+				return nil, platform.Invalid(at, "unknown aggregate %q (key, avg, max, min, sum, count)", op)
+			}
+			if !ok(c.Type) {
+				return nil, platform.Invalid(at, "%s does not apply to column %q, which holds %s values", op, col, c.Type)
+			}
+			out = append(out, store.Aggregate{Column: col, Op: op, As: col + strings.ToUpper(op[:1]) + op[1:]})
+		}
+	}
+	return out, nil
 }

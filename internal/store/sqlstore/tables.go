@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/botplatform/botplatform/internal/platform"
@@ -676,4 +677,100 @@ func (s *Store) CopyTableRows(ctx context.Context, from, to platform.Table) erro
 		_, err := tx.ExecContext(ctx, `INSERT INTO `+rowsTable(to)+` (`+cols.String()+`) SELECT `+cols.String()+` FROM `+rowsTable(from)+` ORDER BY id`)
 		return err
 	})
+}
+
+func (s *Store) GroupTableRows(ctx context.Context, t platform.Table, q store.TableQuery, aggs []store.Aggregate) ([]map[string]any, bool, error) {
+	var sel, keys []string
+	cols := make([]platform.TableColumn, len(aggs))
+	for i, a := range aggs {
+		c, ok := s.column(t, a.Column)
+		if !ok {
+			return nil, false, platform.ErrNotFound
+		}
+		cols[i] = c
+		switch a.Op {
+		case "key":
+			sel = append(sel, c.Phys)
+			keys = append(keys, c.Phys)
+		case "avg", "sum", "min", "max", "count":
+			sel = append(sel, strings.ToUpper(a.Op)+"("+c.Phys+")")
+		default:
+			return nil, false, platform.Invalid("group", "unknown aggregate %q", a.Op)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`SELECT ` + strings.Join(sel, ", ") + ` FROM ` + rowsTable(t))
+	var args []any
+	if q.Where != nil {
+		b.WriteString(` WHERE `)
+		var err error
+		if args, err = s.cond(&b, args, t, *q.Where); err != nil {
+			return nil, false, err
+		}
+	}
+	if len(keys) > 0 {
+		dir := " ASC"
+		if q.Desc {
+			dir = " DESC"
+		}
+		b.WriteString(` GROUP BY ` + strings.Join(keys, ", ") + ` ORDER BY ` + strings.Join(keys, dir+", ") + dir)
+	}
+	b.WriteString(` LIMIT ? OFFSET ?`)
+	rows, err := s.query(ctx, b.String(), append(args, q.Limit+1, q.Offset)...)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	out := []map[string]any{}
+	for rows.Next() {
+		vals := make([]any, len(aggs))
+		dst := make([]any, len(aggs))
+		for i := range vals {
+			dst[i] = &vals[i]
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return nil, false, err
+		}
+		g := make(map[string]any, len(aggs))
+		for i, a := range aggs {
+			switch a.Op {
+			case "key", "min", "max":
+				g[a.As] = apiValue(cols[i], vals[i])
+			case "count":
+				g[a.As] = toFloat(vals[i])
+			default:
+				g[a.As] = toFloat(vals[i])
+			}
+		}
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	more := len(out) > q.Limit
+	if more {
+		out = out[:q.Limit]
+	}
+	return out, more, nil
+}
+
+// toFloat is an aggregate's number (nil stays nil: no values).
+func toFloat(v any) any {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	case []byte:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err == nil {
+			return f
+		}
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		if err == nil {
+			return f
+		}
+	}
+	return v
 }

@@ -71,6 +71,11 @@ func testTables(t *testing.T, e *env) {
 	same(t, find(&store.Cond{Column: "n", Op: "ne", Value: 2.0}), []string{"a", "c"}, "n != 2")
 	same(t, find(&store.Cond{Column: "name", Op: "nin", Value: []any{"a"}}), []string{"b", "c"}, "name not in a")
 	same(t, find(&store.Cond{Or: []store.Cond{{Column: "name", Op: "regex", Value: "^A$", Flags: "i"}, {Not: &store.Cond{Column: "n", Op: "lt", Value: 3.0}}}}), []string{"a", "c"}, "name ~* ^a$ or not n < 3")
+	groups, _, err := e.s.GroupTableRows(e.ctx, tb, store.TableQuery{Limit: 10}, []store.Aggregate{{Column: "ok", Op: "key", As: "okKey"},
+		{Column: "n", Op: "sum", As: "nSum"}, {Column: "n", Op: "avg", As: "nAvg"}, {Column: "name", Op: "max", As: "nameMax"}, {Column: "doc", Op: "count", As: "docCount"}})
+	must(t, err, "GroupTableRows")
+	same(t, groups, []map[string]any{{"okKey": false, "nSum": 2.0, "nAvg": 2.0, "nameMax": "b", "docCount": 1.0},
+		{"okKey": true, "nSum": 4.0, "nAvg": 2.0, "nameMax": "c", "docCount": 1.0}}, "groups by ok")
 	rs, more, err := e.s.FindTableRows(e.ctx, tb, store.TableQuery{OrderBy: "n", Desc: true, Limit: 2, Offset: 0})
 	must(t, err, "FindTableRows ordered")
 	if len(rs) != 2 || !more || rs[0].Values["name"] != "c" {
