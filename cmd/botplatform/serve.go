@@ -216,7 +216,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv := &http.Server{
 		Handler: httpapi.New(httpapi.Deps{
 			Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
-			Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tables.New(st, platform.SystemClock{}), ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
+			Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tables.New(st, fsvc, platform.SystemClock{}), ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
 			StreamWriteTimeout: cfg.SSEWriteTimeout,
 		}),
 		// Uploads and event streams extend their own deadlines.

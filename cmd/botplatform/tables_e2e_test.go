@@ -3,8 +3,13 @@ package main
 // The Tables API end-to-end, with a bot API key, on each database.
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +20,7 @@ func TestTables(t *testing.T) {
 		{"find", testTableFind},
 		{"bad_input", testTablesBadInput},
 		{"other_bots", testTablesOtherBots},
+		{"export_import", testTablesExportImport},
 	})
 }
 
@@ -320,4 +326,76 @@ func testTablesOtherBots(t *testing.T, s *testServer) {
 	if n := e.tbl(http.MethodGet, "/"+id, nil).ok()["rows"]; n != 1.0 {
 		t.Errorf("the table's rows after another bot's calls: %v", n)
 	}
+}
+
+// testTablesExportImport: a table's rows go to a file of the Files API (CSV
+// or gzipped JSON) and come back into another table; a file with a bad row
+// imports nothing; jobs record both.
+func testTablesExportImport(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	src := e.people("SourceTable")
+	e.tbl(http.MethodPost, "/"+src+"/rows", map[string]any{"rows": []any{
+		map[string]any{"name": "Ada, \"the first\"", "age": 36, "vip": true, "born": "1815-12-10T00:00:00Z", "extra": map[string]any{"k": []any{1, 2}}, "email": "ada@x"},
+		map[string]any{"name": "Bob", "age": 2.5, "email": "bob@x"},
+		map[string]any{"name": "Cy", "vip": false, "email": "cy@x"},
+	}}).ok()
+	csvJob := field(t, e.tbl(http.MethodGet, "/"+src+"/export?format=csv", nil).ok(), "job").(map[string]any)
+	if csvJob["status"] != "completed" || csvJob["type"] != "export" || csvJob["outputFileId"] == nil || csvJob["tableId"] != src {
+		t.Fatalf("exportTable: %v", csvJob)
+	}
+	files := s.files(t, e.rt.c.token, e.botID)
+	csvFile := files.getFile(csvJob["outputFileId"].(string))
+	content := string(s.fetch(t, csvFile.URL).Body)
+	lines := strings.Split(strings.TrimSpace(content), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "id,createdAt,updatedAt,") || !strings.Contains(content, `"Ada, ""the first"""`) {
+		t.Errorf("the CSV export:\n%s", content)
+	}
+	jsonJob := field(t, e.tbl(http.MethodGet, "/"+src+"/export?format=json&compress=true", nil).ok(), "job").(map[string]any)
+	gz := s.fetch(t, files.getFile(jsonJob["outputFileId"].(string)).URL).Body
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatalf("the compressed export is not gzip: %v", err)
+	}
+	plain, _ := io.ReadAll(zr)
+	var exported []map[string]any
+	if err := json.Unmarshal(plain, &exported); err != nil || len(exported) != 3 || exported[1]["age"] != 2.5 {
+		t.Errorf("the JSON export: %s", plain)
+	}
+
+	dst := e.people("DestTable")
+	imp := field(t, e.tbl(http.MethodPost, "/"+dst+"/import", map[string]any{"fileId": csvJob["outputFileId"]}).ok(), "job").(map[string]any)
+	if imp["status"] != "completed" || imp["inputFileId"] != csvJob["outputFileId"] {
+		t.Errorf("importTable: %v", imp)
+	}
+	// Emails are the key column: the JSON file's rows would repeat them.
+	e.tbl(http.MethodPut, "/"+dst, map[string]any{"keyColumn": nil}).ok()
+	e.tbl(http.MethodPost, "/"+dst+"/import", map[string]any{"fileId": jsonJob["outputFileId"]}).ok()
+	got := field(t, e.tbl(http.MethodPost, "/"+dst+"/rows/find", map[string]any{"orderBy": "id"}).ok(), "rows").([]any)
+	if len(got) != 6 {
+		t.Fatalf("rows after two imports: %d, want 6", len(got))
+	}
+	want := field(t, e.tbl(http.MethodPost, "/"+src+"/rows/find", map[string]any{"orderBy": "id"}).ok(), "rows").([]any)
+	for i, row := range got {
+		w := want[i%3].(map[string]any)
+		for _, col := range []string{"name", "age", "vip", "born", "extra", "email"} {
+			if fmt.Sprint(row.(map[string]any)[col]) != fmt.Sprint(w[col]) {
+				t.Errorf("imported row %d, %s: %v, want %v", i, col, row.(map[string]any)[col], w[col])
+			}
+		}
+	}
+
+	bad := files.create(s, "bad.csv", []byte("name,age\nok,1\nnot ok,old\n"), map[string]any{"contentType": "text/csv"})
+	e.tbl(http.MethodPost, "/"+dst+"/import", map[string]any{"fileId": bad.ID}).fail(400, "InvalidPayload", "row 2", "age")
+	if n := e.tbl(http.MethodGet, "/"+dst, nil).ok()["rows"]; n != 6.0 {
+		t.Errorf("rows after a refused import: %v, want 6", n)
+	}
+	jobs := field(t, e.tbl(http.MethodGet, "/"+dst+"/jobs", nil).ok(), "jobs").([]any)
+	if len(jobs) != 3 || jobs[0].(map[string]any)["status"] != "failed" || jobs[2].(map[string]any)["status"] != "completed" {
+		t.Errorf("getTableJobs: %v", jobs)
+	}
+	other := newRuntimeEnv(t, s)
+	theirs := s.files(t, other.rt.c.token, other.botID).create(s, "theirs.csv", []byte("name\nx\n"), nil)
+	e.tbl(http.MethodPost, "/"+dst+"/import", map[string]any{"fileId": theirs.ID}).fail(400, "ReferenceNotFound", "fileId")
+	e.tbl(http.MethodGet, "/"+src+"/export?format=xml", nil).fail(400, "InvalidQuery", "format")
+	other.tbl(http.MethodGet, "/"+src+"/export", nil).fail(404, "ResourceNotFound")
 }

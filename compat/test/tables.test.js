@@ -101,5 +101,22 @@ for (const backend of backends()) {
       await assert.rejects(other.findTableRows({ table: 'RowsTable' }), ResourceNotFoundError)
       assert.equal((await rt.getTable({ table: 'RowsTable' })).rows, 19)
     })
+
+    test('export to a file, import from one, and the jobs', async () => {
+      await rt.createTable({ name: 'ExportTable', schema })
+      await rt.createTableRows({ table: 'ExportTable', rows: [{ name: 'a', age: 1, meta: { x: [1] } }, { name: 'b', vip: true }] })
+      const { job } = await rt.exportTable({ table: 'ExportTable', format: 'json' })
+      assert.equal(job.status, 'completed')
+      const { file } = await rt.getFile({ id: job.outputFileId })
+      const exported = await (await fetch(file.url)).json()
+      assert.deepEqual(exported.map((r) => r.name), ['a', 'b'])
+      await rt.createTable({ name: 'ImportTable', schema })
+      const imported = await rt.importTable({ table: 'ImportTable', fileId: job.outputFileId })
+      assert.equal(imported.job.status, 'completed')
+      const { rows } = await rt.findTableRows({ table: 'ImportTable' })
+      assert.deepEqual(rows.map((r) => [r.name, r.age, r.vip, r.meta]), [['a', 1, null, { x: [1] }], ['b', null, true, null]])
+      const { jobs } = await rt.getTableJobs({ table: 'ImportTable' })
+      assert.deepEqual(jobs.map((j) => j.type), ['import'])
+    })
   })
 }

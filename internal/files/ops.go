@@ -1,10 +1,13 @@
 package files
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"net/url"
 
+	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -210,4 +213,28 @@ func (s *Service) Tags(ctx context.Context, c *Caller, p store.Page) ([]string, 
 // TagValues lists the values of one tag over the files the caller may see.
 func (s *Service) TagValues(ctx context.Context, c *Caller, tag string, p store.Page) ([]string, string, error) {
 	return s.store.ListFileTagValues(ctx, c.visibility(), tag, p)
+}
+
+// Open reads the content of a file the caller sees, by id or key.
+func (s *Service) Open(ctx context.Context, c *Caller, idOrKey string) (platform.File, blob.Reader, error) {
+	f, err := s.fileByIDOrKey(ctx, c, idOrKey)
+	if err != nil {
+		return f, nil, err
+	}
+	return s.open(ctx, f)
+}
+
+// Store creates (or replaces) the file key with body as its content, as a
+// client would with upsertFile and a PUT to its uploadUrl: the same checks
+// and quotas apply.
+func (s *Service) Store(ctx context.Context, c *Caller, key, contentType string, tags map[string]string, body []byte) (platform.File, error) {
+	f, err := s.Upsert(ctx, c, UpsertInput{Key: key, Size: int64(len(body)), ContentType: contentType, Tags: tags})
+	if err != nil {
+		return f, err
+	}
+	u, err := url.Parse(s.UploadURL(f))
+	if err != nil {
+		return f, err
+	}
+	return s.Upload(ctx, ParseSigned(f.ID, u.Query()), "", bytes.NewReader(body))
 }

@@ -37,6 +37,9 @@ func (a *api) tablesRoutes() *http.ServeMux {
 		{"PUT /v1/tables/{table}/rows", true, a.updateTableRows},
 		{"POST /v1/tables/{table}/rows/upsert", true, a.upsertTableRows},
 		{"POST /v1/tables/{table}/rows/delete", true, a.deleteTableRows},
+		{"GET /v1/tables/{table}/export", true, a.exportTable},
+		{"POST /v1/tables/{table}/import", true, a.importTable},
+		{"GET /v1/tables/{table}/jobs", false, a.getTableJobs},
 	} {
 		f := r.f
 		if r.write {
@@ -67,6 +70,8 @@ var (
 	findRowsSchema = schema("find-table-rows.json", `{"type":"object","additionalProperties":false,"properties":{
 		"limit":{"type":"number"},"offset":{"type":"number"},"filter":{"type":"object"},"group":{"type":"object"},"search":{"type":"string"},
 		"select":{"type":"array","items":{"type":"string"}},"orderBy":{"type":"string"},"orderDirection":{"type":"string"}}}`)
+	importTableSchema = schema("import-table.json", `{"type":"object","additionalProperties":false,"required":["fileId"],
+		"properties":{"fileId":{"type":"string","minLength":1}}}`)
 	deleteRowsSchema = schema("delete-table-rows.json", `{"type":"object","additionalProperties":false,"properties":{
 		"ids":{"type":"array","items":{"type":"number"}},"filter":{"type":"object"},"deleteAllRows":{"type":"boolean"}}}`)
 )
@@ -282,5 +287,51 @@ func (a *api) deleteTableRows(w http.ResponseWriter, r *http.Request, c *files.C
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"deletedRows": n})
+	return nil
+}
+
+func (a *api) exportTable(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	q := newQuery(r)
+	format, err := q.enum("format", "csv", "json")
+	if err != nil {
+		return err
+	}
+	compress, err := q.boolean("compress")
+	if err != nil {
+		return err
+	}
+	j, err := a.Tables.Export(r.Context(), c, r.PathValue("table"), format, compress != nil && *compress)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"job": tables.JobJSON(j)})
+	return nil
+}
+
+func (a *api) importTable(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	var in struct {
+		FileID string `json:"fileId"`
+	}
+	if err := decode(r, importTableSchema, &in); err != nil {
+		return err
+	}
+	j, err := a.Tables.Import(r.Context(), c, r.PathValue("table"), in.FileID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"job": tables.JobJSON(j)})
+	return nil
+}
+
+func (a *api) getTableJobs(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
+	jobs, err := a.Tables.Jobs(r.Context(), c.BotID, r.PathValue("table"))
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(jobs))
+	for i, j := range jobs {
+		out[i] = tables.JobJSON(j)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"jobs": out})
 	return nil
 }

@@ -49,3 +49,18 @@ type TableRow struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
+
+// TableJob is an export or an import of a table, with its outcome.
+type TableJob struct {
+	ID           string
+	BotID        string
+	TableID      string
+	Type         string // export, import
+	Status       string // pending, in_progress, completed, failed
+	Progress     float64
+	InputFileID  string
+	OutputFileID string
+	Failure      string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}

@@ -486,6 +486,10 @@ type Tables interface {
 	DeleteTableRows(ctx context.Context, t platform.Table, ids []int64, where *Cond, all bool) (int64, error)
 	// CopyTableRows copies the rows of from into to, which has the same columns.
 	CopyTableRows(ctx context.Context, from, to platform.Table) error
+	// PutTableJob records a table job, or its new state.
+	PutTableJob(ctx context.Context, j platform.TableJob) error
+	// ListTableJobs lists a table's last 100 jobs, newest first.
+	ListTableJobs(ctx context.Context, tableID string) ([]platform.TableJob, error)
 }
 
 // TableQuery is findTableRows' query, checked against the table's columns.

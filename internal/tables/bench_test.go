@@ -66,7 +66,7 @@ func benchTable(b *testing.B, st *sqlstore.Store, n int) (*tables.Service, strin
 			b.Fatal(err)
 		}
 	}
-	svc := tables.New(st, platform.SystemClock{})
+	svc := tables.New(st, nil, platform.SystemClock{})
 	name := "BenchTable"
 	schema := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"city":{"type":"string"},"age":{"type":"number"},"score":{"type":"number"}}}`)
 	if _, err := svc.CreateTable(ctx, bot.ID, tables.TableInput{Name: &name, Schema: schema}); err != nil {

@@ -18,15 +18,16 @@ import (
 // takes the calling bot's id and reaches only that bot's tables.
 type Service struct {
 	store store.Tables
+	files Files // where exports go and imports come from
 	clock platform.Clock
 	// locks serialize the writes to a table's definition within this
 	// process, so that getOrCreate creates one.
 	locks [64]sync.Mutex
 }
 
-// New returns the Tables API's service.
-func New(st store.Tables, clock platform.Clock) *Service {
-	return &Service{store: st, clock: clock}
+// New returns the Tables API's service; exports and imports use files.
+func New(st store.Tables, files Files, clock platform.Clock) *Service {
+	return &Service{store: st, files: files, clock: clock}
 }
 
 func (s *Service) lock(botID, name string) func() {

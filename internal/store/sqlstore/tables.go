@@ -774,3 +774,34 @@ func toFloat(v any) any {
 	}
 	return v
 }
+
+const tableJobCols = `id, bot_id, table_id, type, status, progress, input_file_id, output_file_id, failure, created_at, updated_at`
+
+// PutTableJob records a table job, or its new state.
+func (s *Store) PutTableJob(ctx context.Context, j platform.TableJob) error {
+	_, err := s.exec(ctx, s.w, `INSERT INTO table_jobs (`+tableJobCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status, progress = excluded.progress, output_file_id = excluded.output_file_id,
+		failure = excluded.failure, updated_at = excluded.updated_at`,
+		j.ID, j.BotID, j.TableID, j.Type, j.Status, j.Progress, j.InputFileID, j.OutputFileID, j.Failure, micros(j.CreatedAt), micros(j.UpdatedAt))
+	return err
+}
+
+// ListTableJobs lists a table's jobs, newest first.
+func (s *Store) ListTableJobs(ctx context.Context, tableID string) ([]platform.TableJob, error) {
+	rows, err := s.query(ctx, `SELECT `+tableJobCols+` FROM table_jobs WHERE table_id = ? ORDER BY created_at DESC, id DESC LIMIT 100`, tableID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []platform.TableJob{}
+	for rows.Next() {
+		var j platform.TableJob
+		var c, u int64
+		if err := rows.Scan(&j.ID, &j.BotID, &j.TableID, &j.Type, &j.Status, &j.Progress, &j.InputFileID, &j.OutputFileID, &j.Failure, &c, &u); err != nil {
+			return nil, err
+		}
+		j.CreatedAt, j.UpdatedAt = fromMicros(c), fromMicros(u)
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}

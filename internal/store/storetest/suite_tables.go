@@ -129,9 +129,26 @@ func testTables(t *testing.T, e *env) {
 	must(t, err, "DeleteTableRows all")
 	same(t, del, int64(2), "deleted, all")
 
+	// Jobs: recorded, updated, listed newest first, gone with the table.
+	j := platform.TableJob{ID: platform.NewID("tjob_"), BotID: b.ID, TableID: tb.ID, Type: "export", Status: "in_progress", CreatedAt: e.now(), UpdatedAt: e.now()}
+	must(t, e.s.PutTableJob(e.ctx, j), "PutTableJob")
+	j2 := j
+	j2.ID, j2.Type, j2.CreatedAt = platform.NewID("tjob_"), "import", e.now()
+	must(t, e.s.PutTableJob(e.ctx, j2), "PutTableJob (second)")
+	j.Status, j.Progress, j.OutputFileID, j.UpdatedAt = "completed", 1, "file_x", e.now()
+	must(t, e.s.PutTableJob(e.ctx, j), "PutTableJob (its end)")
+	jobs, err := e.s.ListTableJobs(e.ctx, tb.ID)
+	must(t, err, "ListTableJobs")
+	if len(jobs) != 2 || jobs[0].ID != j2.ID || jobs[1].Status != "completed" || jobs[1].OutputFileID != "file_x" || jobs[1].Progress != 1 {
+		t.Errorf("ListTableJobs: %+v", jobs)
+	}
+
 	// Deleting a table, or its bot, drops its rows' table: the same id can
 	// be created again.
 	must(t, e.s.DeleteTable(e.ctx, tb), "DeleteTable")
+	if jobs, _ := e.s.ListTableJobs(e.ctx, tb.ID); len(jobs) != 0 {
+		t.Errorf("jobs of a deleted table: %v", jobs)
+	}
 	must(t, e.s.CreateTable(e.ctx, tb), "CreateTable with a deleted table's id")
 	_, err = e.s.DeleteBot(e.ctx, b.WorkspaceID, b.ID)
 	must(t, err, "DeleteBot")
