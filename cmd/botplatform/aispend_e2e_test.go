@@ -152,8 +152,8 @@ func testAISpendReads(t *testing.T, s *testServer) {
 			found = q.Value == 100 && q.Period == period
 		}
 	}
-	if !found || len(quotas.Quotas) != 4 {
-		t.Errorf("listWorkspaceQuotas: %+v, want the storage quotas and ai_spend 100", quotas.Quotas)
+	if !found || len(quotas.Quotas) != 5 {
+		t.Errorf("listWorkspaceQuotas: %+v, want the storage quotas, ai_spend 100 and table_row_count", quotas.Quotas)
 	}
 	if u := getUsage(t, owner.in(""), owner.ws, "type=ai_spend"); u.Value != 0 || u.Quota != 100 || u.Type != "ai_spend" || u.Period != period {
 		t.Errorf("getUsage of the workspace: %+v", u)

@@ -250,8 +250,8 @@ func testQuotasAPI(t *testing.T, s *testServer) {
 		for _, q := range out.Quotas {
 			m[q.Type] = q
 		}
-		if len(out.Quotas) != 4 || len(m) != 4 {
-			t.Fatalf("quotas: %+v, want the three storage types and ai_spend", out.Quotas)
+		if len(out.Quotas) != 5 || len(m) != 5 {
+			t.Fatalf("quotas: %+v, want the three storage types, ai_spend and table_row_count", out.Quotas)
 		}
 		return m
 	}
@@ -285,7 +285,7 @@ func testQuotasAPI(t *testing.T, s *testServer) {
 		Quotas []quota `json:"quotas"`
 	}
 	owner.put(path+"/quotas", map[string]any{"file_storage_bytes": 1000, "file_max_size_bytes": 0}).decode(&out)
-	if len(out.Quotas) != 4 {
+	if len(out.Quotas) != 5 {
 		t.Errorf("setQuotas returned %+v", out.Quotas)
 	}
 	got := list(owner)

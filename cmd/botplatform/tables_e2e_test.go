@@ -21,6 +21,7 @@ func TestTables(t *testing.T) {
 		{"bad_input", testTablesBadInput},
 		{"other_bots", testTablesOtherBots},
 		{"export_import", testTablesExportImport},
+		{"quota", testTablesQuota},
 	})
 }
 
@@ -398,4 +399,33 @@ func testTablesExportImport(t *testing.T, s *testServer) {
 	e.tbl(http.MethodPost, "/"+dst+"/import", map[string]any{"fileId": theirs.ID}).fail(400, "ReferenceNotFound", "fileId")
 	e.tbl(http.MethodGet, "/"+src+"/export?format=xml", nil).fail(400, "InvalidQuery", "format")
 	other.tbl(http.MethodGet, "/"+src+"/export", nil).fail(404, "ResourceNotFound")
+}
+
+// testTablesQuota: the workspace's rows, each counted its table's factor
+// times, are its table_row_count usage; a write past the plan's quota is
+// refused whole.
+func testTablesQuota(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	e.tbl(http.MethodPost, "", map[string]any{"name": "WideTable", "factor": 30, "schema": map[string]any{"properties": map[string]any{"n": map[string]any{"type": "number"}}}}).ok()
+	batch := func(from int) []any {
+		rows := make([]any, 1000)
+		for i := range rows {
+			rows[i] = map[string]any{"n": from + i}
+		}
+		return rows
+	}
+	for i := range 3 {
+		e.tbl(http.MethodPost, "/WideTable/rows", map[string]any{"rows": batch(i * 1000)}).ok()
+	}
+	usage := field(t, e.admin.get("/v1/admin/workspaces/"+e.admin.ws+"/usages?type=table_row_count").ok(), "usages").([]any)[0].(map[string]any)
+	if usage["value"] != 90000.0 || usage["quota"] != 100000.0 {
+		t.Errorf("table_row_count usage: %v, want 90000 of 100000 (3,000 rows of factor 30)", usage)
+	}
+	e.tbl(http.MethodPost, "/WideTable/rows", map[string]any{"rows": batch(3000)}).fail(403, "QuotaExceeded", "table_row_count")
+	if n := e.tbl(http.MethodGet, "/WideTable", nil).ok()["rows"]; n != 3000.0 {
+		t.Errorf("rows after a refused write: %v, want 3000", n)
+	}
+	e.tbl(http.MethodPost, "/WideTable/duplicate", map[string]any{}).fail(403, "QuotaExceeded", "table_row_count")
+	e.tbl(http.MethodGet, "/WideTableCopy", nil).fail(404, "ResourceNotFound")
+	e.tbl(http.MethodPost, "/WideTable/rows", map[string]any{"rows": batch(3000)[:300]}).ok()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/botplatform/botplatform/internal/aispend"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/tables"
 )
 
 // Quotas and usages of a workspace, as the official client reads them:
@@ -40,7 +41,7 @@ type usageJSON struct {
 // server keeps.
 func (a *api) usageType(r *http.Request) (string, error) {
 	typ := r.URL.Query().Get("type")
-	known := []string{files.QuotaFileStorage, files.QuotaVectorStorage, files.QuotaMaxFileSize, typeAISpend}
+	known := []string{files.QuotaFileStorage, files.QuotaVectorStorage, files.QuotaMaxFileSize, typeAISpend, tables.QuotaTableRows}
 	for _, k := range known {
 		if typ == k {
 			return typ, nil
@@ -75,7 +76,16 @@ func (a *api) aiSpendQuota(r *http.Request, act *platform.Actor, id string) (quo
 	return quotaJSON{a.currentPeriod(), ws.SpendingLimit, typeAISpend}, nil
 }
 
-// allQuotas lists every quota of workspace id: storage, then ai_spend.
+// tableRowsQuota is the workspace's table rows quota and usage.
+func (a *api) tableRowsQuota(r *http.Request, act *platform.Actor, id string) (files.Quota, error) {
+	if _, err := a.Admin.GetWorkspace(r.Context(), act, id); err != nil {
+		return files.Quota{}, err
+	}
+	limit, used, err := a.Tables.Quota(r.Context(), id)
+	return files.Quota{Type: tables.QuotaTableRows, Limit: limit, Usage: used}, err
+}
+
+// allQuotas lists every quota of workspace id: storage, ai_spend, table rows.
 func (a *api) allQuotas(r *http.Request, act *platform.Actor, id string) ([]quotaJSON, error) {
 	qs, err := a.Files.Quotas(r.Context(), act, id)
 	if err != nil {
@@ -90,7 +100,11 @@ func (a *api) allQuotas(r *http.Request, act *platform.Actor, id string) ([]quot
 	if err != nil {
 		return nil, err
 	}
-	return append(out, q), nil
+	rows, err := a.tableRowsQuota(r, act, id)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, q, quotaJSON{period, rows.Limit, rows.Type}), nil
 }
 
 func (a *api) listQuotas(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
@@ -109,9 +123,14 @@ func (a *api) getQuota(w http.ResponseWriter, r *http.Request, act *platform.Act
 	}
 	id := r.PathValue("id")
 	var out quotaJSON
-	if typ == typeAISpend {
+	switch typ {
+	case typeAISpend:
 		out, err = a.aiSpendQuota(r, act, id)
-	} else {
+	case tables.QuotaTableRows:
+		var q files.Quota
+		q, err = a.tableRowsQuota(r, act, id)
+		out = quotaJSON{a.currentPeriod(), q.Limit, q.Type}
+	default:
 		var q files.Quota
 		q, err = a.storageQuota(r, act, id, typ)
 		out = quotaJSON{a.currentPeriod(), q.Limit, q.Type}
@@ -137,7 +156,13 @@ func (a *api) usage(r *http.Request, act *platform.Actor, id, typ string) (usage
 	if strings.HasPrefix(id, platform.PrefixBot) {
 		return usageJSON{}, platform.Errorf(platform.TypeInvalidQuery, "type: a bot's usage is kept for %s only; %s is the workspace's", typeAISpend, typ)
 	}
-	q, err := a.storageQuota(r, act, id, typ)
+	var q files.Quota
+	var err error
+	if typ == tables.QuotaTableRows {
+		q, err = a.tableRowsQuota(r, act, id)
+	} else {
+		q, err = a.storageQuota(r, act, id, typ)
+	}
 	if err != nil {
 		return usageJSON{}, err
 	}

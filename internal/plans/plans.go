@@ -9,6 +9,9 @@ type Plan struct {
 	Name string
 	// Default storage limits in bytes; a workspace may override each.
 	MaxFile, MaxStorage, MaxVector int64
+	// MaxTableRows bounds the rows of the workspace's bots' tables, each
+	// counted factor times (docs/tables.md#quota).
+	MaxTableRows int64
 	// IncludesAI: the Team/Enterprise-only AI-assisted indexing options
 	// (smart cleanup, summarization, vision). Agent parsing is on every
 	// plan.
@@ -26,9 +29,9 @@ const Default = "community"
 
 // All lists the plans, cheapest first (limits: docs/files-api.md).
 var All = []Plan{
-	{Name: "community", MaxFile: 2 * gib, MaxStorage: 10 * gib, MaxVector: 1 * gib},
-	{Name: "team", MaxFile: 5 * gib, MaxStorage: 100 * gib, MaxVector: 10 * gib, IncludesAI: true},
-	{Name: "enterprise", MaxFile: 10 * gib, MaxStorage: 1 * tib, MaxVector: 100 * gib, IncludesAI: true},
+	{Name: "community", MaxFile: 2 * gib, MaxStorage: 10 * gib, MaxVector: 1 * gib, MaxTableRows: 100_000},
+	{Name: "team", MaxFile: 5 * gib, MaxStorage: 100 * gib, MaxVector: 10 * gib, MaxTableRows: 1_000_000, IncludesAI: true},
+	{Name: "enterprise", MaxFile: 10 * gib, MaxStorage: 1 * tib, MaxVector: 100 * gib, MaxTableRows: 10_000_000, IncludesAI: true},
 }
 
 // Names lists the plans' names, cheapest first.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/botplatform/botplatform/internal/plans"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -17,7 +18,7 @@ import (
 // Service implements the Tables API for one bot at a time: every method
 // takes the calling bot's id and reaches only that bot's tables.
 type Service struct {
-	store store.Tables
+	store Store
 	files Files // where exports go and imports come from
 	clock platform.Clock
 	// locks serialize the writes to a table's definition within this
@@ -25,8 +26,16 @@ type Service struct {
 	locks [64]sync.Mutex
 }
 
+// Store is what the Tables API needs of the database: the tables, and the
+// workspace a bot's rows count against.
+type Store interface {
+	store.Tables
+	GetBotWorkspace(ctx context.Context, botID string) (string, error)
+	GetWorkspace(ctx context.Context, id string) (platform.Workspace, error)
+}
+
 // New returns the Tables API's service; exports and imports use files.
-func New(st store.Tables, files Files, clock platform.Clock) *Service {
+func New(st Store, files Files, clock platform.Clock) *Service {
 	return &Service{store: st, files: files, clock: clock}
 }
 
@@ -395,6 +404,14 @@ func (s *Service) DuplicateTable(ctx context.Context, botID, source string, name
 	}
 	v := View{Table: t}
 	if !schemaOnly {
+		n, err := s.store.CountTableRows(ctx, src)
+		if err != nil {
+			return View{}, err
+		}
+		if err := s.roomFor(ctx, v.Table, int(n)); err != nil {
+			_ = s.store.DeleteTable(ctx, v.Table)
+			return View{}, err
+		}
 		if err := s.store.CopyTableRows(ctx, src, v.Table); err != nil {
 			return View{}, err
 		}
@@ -441,6 +458,9 @@ func (s *Service) CreateRows(ctx context.Context, botID, idOrName string, raw []
 		return platform.TableRow{Values: vals, CreatedAt: now, UpdatedAt: now}, err
 	})
 	if err != nil {
+		return t, nil, err
+	}
+	if err := s.roomFor(ctx, t, len(rows)); err != nil {
 		return t, nil, err
 	}
 	out, err := s.store.InsertTableRows(ctx, t, rows)
@@ -511,6 +531,9 @@ func (s *Service) UpsertRows(ctx context.Context, botID, idOrName, key string, r
 		return platform.TableRow{Values: vals, CreatedAt: now, UpdatedAt: now}, nil
 	})
 	if err != nil {
+		return t, nil, nil, err
+	}
+	if err := s.roomFor(ctx, t, len(rows)); err != nil { // at most all are new
 		return t, nil, nil, err
 	}
 	ins, upd, err := s.store.UpsertTableRows(ctx, t, key, rows)
@@ -780,4 +803,37 @@ func parseGroup(t platform.Table, raw json.RawMessage) ([]store.Aggregate, error
 		}
 	}
 	return out, nil
+}
+
+// QuotaTableRows is the quota of table rows, as the Admin API names it.
+const QuotaTableRows = "table_row_count"
+
+// Quota returns the workspace's table rows limit (its plan's) and how many
+// it uses, each row counted its table's factor times.
+func (s *Service) Quota(ctx context.Context, workspaceID string) (limit, used int64, err error) {
+	ws, err := s.store.GetWorkspace(ctx, workspaceID)
+	if err != nil {
+		return 0, 0, err
+	}
+	used, err = s.store.CountWorkspaceTableRows(ctx, workspaceID)
+	return plans.Of(ws.Plan).MaxTableRows, used, err
+}
+
+// roomFor refuses a write of n new rows to t that would take the bot's
+// workspace past its table rows quota. Writes that run at once may pass it
+// by what they write together.
+func (s *Service) roomFor(ctx context.Context, t platform.Table, n int) error {
+	ws, err := s.store.GetBotWorkspace(ctx, t.BotID)
+	if err != nil {
+		return err
+	}
+	limit, used, err := s.Quota(ctx, ws)
+	if err != nil {
+		return err
+	}
+	if add := int64(n) * int64(t.Factor); used+add > limit {
+		return platform.Errorf(platform.TypeQuotaExceeded, "%s: the workspace's tables hold %d rows (each counted its table's factor); %d more would pass its quota of %d",
+			QuotaTableRows, used, add, limit)
+	}
+	return nil
 }

@@ -223,6 +223,9 @@ func (s *Service) Import(ctx context.Context, c *files.Caller, idOrName, fileID 
 		if len(rows) == 0 {
 			return nil
 		}
+		if err := s.roomFor(ctx, t, len(rows)); err != nil {
+			return err
+		}
 		_, err = s.store.InsertTableRows(ctx, t, rows)
 		return taken(t, err)
 	})
