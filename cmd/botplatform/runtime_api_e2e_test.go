@@ -30,6 +30,7 @@ func TestRuntimeAPI(t *testing.T) {
 		{"state_expired", testRuntimeStateExpired},
 		{"analytics", testRuntimeAnalytics},
 		{"introspect", testIntrospect},
+		{"embedded_client", testEmbeddedClient},
 	})
 }
 
@@ -732,4 +733,43 @@ func testIntrospect(t *testing.T, s *testServer) {
 	s.as(t, stranger, "").post("/v1/admin/introspect", map[string]any{"botId": e.botID}).fail(404, "ResourceNotFound")
 	s.as(t, "", "").post("/v1/admin/introspect", map[string]any{"botId": e.botID}).fail(401, "Unauthorized")
 	e.rt.do(http.MethodPost, "/v1/admin/introspect", map[string]any{}).fail(400, "InvalidPayload", "botId")
+}
+
+const embeddedJS = `bot.on.message('text', async ({ message, client }) => {
+  const conv = message.conversationId
+  const { state } = await client.getOrSetState({ type: 'conversation', id: conv, name: 'count', payload: { n: 0 } })
+  await client.setState({ type: 'conversation', id: conv, name: 'count', payload: { n: state.payload.n + 1 } })
+  await client.getOrCreateTable({ table: 'NotesTable', schema: { properties: { text: { type: 'string' }, conv: { type: 'string' } } } })
+  await client.createTableRows({ table: 'NotesTable', rows: [{ text: message.payload.text, conv }] })
+  const { rows } = await client.findTableRows({ table: 'NotesTable', filter: { conv } })
+  const { user } = await client.getOrCreateUser({ tags: { who: 'embedded' } })
+  const { workflows } = await client.listWorkflows({ conversationId: conv, statuses: ['in_progress'] })
+  await client.createWorkflow({ name: 'w', status: 'in_progress', conversationId: conv })
+  let err = ''
+  try { await client.getState({ type: 'session', id: 'x', name: 'y' }) } catch (e) { err = e.type + ': ' + e.message }
+  await client.createMessage({ conversationId: conv,
+    payload: { type: 'text', text: [state.payload.n, rows.length, user.tags.who, workflows.length, err].join(' | ') } })
+})
+`
+
+// testEmbeddedClient: bot code's client reaches the Runtime and Tables
+// APIs as the bot, with their answers and errors.
+func testEmbeddedClient(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	e.deploy(embeddedJS, nil)
+	u := e.user("embedded-user")
+	conv := e.conversation(u, "")
+	first := textOf(e.ask(u, conv, "one"))
+	second := textOf(e.ask(u, conv, "two"))
+	if first != "0 | 1 | embedded | 0 | InvalidPayload: type: must be one of conversation, user, bot, integration, workflow, task (got \"session\")" ||
+		!strings.HasPrefix(second, "1 | 2 | embedded | 1 | InvalidPayload") {
+		t.Errorf("the bot's replies: %q, %q", first, second)
+	}
+	// What the code wrote is the bot's, through the Runtime API too.
+	if n := field(t, e.do(http.MethodGet, "/states/conversation/"+conv+"/count", nil).ok(), "state", "payload", "n"); n != 2.0 {
+		t.Errorf("the state the code set: %v", n)
+	}
+	if rows := field(t, e.rt.do(http.MethodPost, "/v1/tables/NotesTable/rows/find", map[string]any{}).ok(), "rows").([]any); len(rows) != 2 {
+		t.Errorf("the rows the code wrote: %v", rows)
+	}
 }

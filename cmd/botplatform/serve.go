@@ -207,18 +207,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	adm.OnBotsChanged(rt.RecurringChanged)
 	rtAPI := runtimeapi.New(st, chatSvc, rt, platform.SystemClock{})
 	rt.SetRuntimeAPI(rtAPI)
+	chatURL, _ := url.Parse(cfg.ChatURL)
+	handler := httpapi.New(httpapi.Deps{
+		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
+		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tables.New(st, fsvc, platform.SystemClock{}), ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
+		StreamWriteTimeout: cfg.SSEWriteTimeout,
+	})
+	rt.SetAPI(handler) // bot code's client calls the API in-process
 	runtimeCtx, stopRuntime := context.WithCancel(context.Background())
 	var runtimeDone sync.WaitGroup
 	runtimeDone.Go(func() { rt.Run(runtimeCtx) })
 	defer func() { stopRuntime(); runtimeDone.Wait() }()
 
-	chatURL, _ := url.Parse(cfg.ChatURL)
 	srv := &http.Server{
-		Handler: httpapi.New(httpapi.Deps{
-			Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
-			Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tables.New(st, fsvc, platform.SystemClock{}), ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
-			StreamWriteTimeout: cfg.SSEWriteTimeout,
-		}),
+		Handler: handler,
 		// Uploads and event streams extend their own deadlines.
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,

@@ -100,7 +100,74 @@
     return await fn({ type, input: input === undefined ? {} : input, client, ctx, logger })
   }
 
-  const client = Object.freeze({
+  // The Runtime and Tables API operations of the official client, served
+  // by the server as for a bot calling over HTTP: method and path, the path's
+  // {params} taken from the request, the rest in the query (GET, DELETE) or
+  // the body.
+  const operations = {
+    createUser: 'POST /v1/chat/users', getOrCreateUser: 'POST /v1/chat/users/get-or-create', listUsers: 'GET /v1/chat/users',
+    updateUser: 'PUT /v1/chat/users/{id}', deleteUser: 'DELETE /v1/chat/users/{id}',
+    createConversation: 'POST /v1/chat/conversations', getOrCreateConversation: 'POST /v1/chat/conversations/get-or-create',
+    listConversations: 'GET /v1/chat/conversations', updateConversation: 'PUT /v1/chat/conversations/{id}',
+    deleteConversation: 'DELETE /v1/chat/conversations/{id}', addParticipant: 'POST /v1/chat/conversations/{id}/participants',
+    getParticipant: 'GET /v1/chat/conversations/{id}/participants/{userId}', removeParticipant: 'DELETE /v1/chat/conversations/{id}/participants/{userId}',
+    getOrCreateMessage: 'POST /v1/chat/messages/get-or-create', updateMessage: 'PUT /v1/chat/messages/{id}',
+    deleteMessage: 'DELETE /v1/chat/messages/{id}', importMessages: 'POST /v1/chat/messages/import-messages',
+    listTagValues: 'GET /v1/chat/tags/{key}/values',
+    getEvent: 'GET /v1/chat/events/{id}', listEvents: 'GET /v1/chat/events', cancelScheduledEvent: 'DELETE /v1/chat/events/scheduled/{id}',
+    getState: 'GET /v1/chat/states/{type}/{id}/{name}', setState: 'POST /v1/chat/states/{type}/{id}/{name}',
+    getOrSetState: 'POST /v1/chat/states/{type}/{id}/{name}/get-or-set', patchState: 'PATCH /v1/chat/states/{type}/{id}/{name}',
+    setStateExpiry: 'POST /v1/chat/states/{type}/{id}/{name}/expiry',
+    createWorkflow: 'POST /v1/chat/workflows', getOrCreateWorkflow: 'POST /v1/chat/workflows/get-or-create', listWorkflows: 'GET /v1/chat/workflows',
+    getWorkflow: 'GET /v1/chat/workflows/{id}', updateWorkflow: 'PUT /v1/chat/workflows/{id}', deleteWorkflow: 'DELETE /v1/chat/workflows/{id}',
+    trackAnalytics: 'POST /v1/chat/analytics', captureObservation: 'POST /v1/chat/observations',
+    listTables: 'GET /v1/tables', createTable: 'POST /v1/tables', getTable: 'GET /v1/tables/{table}', getOrCreateTable: 'POST /v1/tables/{table}',
+    updateTable: 'PUT /v1/tables/{table}', deleteTable: 'DELETE /v1/tables/{table}', renameTableColumn: 'PUT /v1/tables/{table}/column',
+    duplicateTable: 'POST /v1/tables/{sourceTableId}/duplicate', getTableRow: 'GET /v1/tables/{table}/row',
+    findTableRows: 'POST /v1/tables/{table}/rows/find', createTableRows: 'POST /v1/tables/{table}/rows',
+    updateTableRows: 'PUT /v1/tables/{table}/rows', upsertTableRows: 'POST /v1/tables/{table}/rows/upsert',
+    deleteTableRows: 'POST /v1/tables/{table}/rows/delete', exportTable: 'GET /v1/tables/{table}/export',
+    importTable: 'POST /v1/tables/{table}/import', getTableJobs: 'GET /v1/tables/{table}/jobs',
+  }
+
+  // query encodes as the official client does: arrays repeat their key,
+  // objects use dots (tags.k=v).
+  const query = (obj) => {
+    const parts = []
+    const add = (key, v) => {
+      if (v === undefined || v === null) return
+      if (Array.isArray(v)) v.forEach((x) => add(key, x))
+      else if (typeof v === 'object') Object.keys(v).forEach((k) => add(key + '.' + k, v[k]))
+      else parts.push(encodeURIComponent(key) + '=' + encodeURIComponent(String(v)))
+    }
+    Object.keys(obj).forEach((k) => add(k, obj[k]))
+    return parts.join('&')
+  }
+
+  const operation = (spec) =>
+    async function (req) {
+      const rest = Object.assign({}, req)
+      const [method, template] = spec.split(' ')
+      const path = template.replace(/\{(\w+)\}/g, (_, name) => {
+        const v = rest[name]
+        delete rest[name]
+        if (v === undefined || v === null || v === '') {
+          const err = new Error(name + ': is required')
+          err.type = 'InvalidPayload'
+          throw err
+        }
+        return encodeURIComponent(String(v))
+      })
+      const inQuery = method === 'GET' || method === 'DELETE'
+      return call('api', { method, path, query: inQuery ? query(rest) : '', body: inQuery ? undefined : rest })
+    }
+
+  const api = {}
+  Object.keys(operations).forEach((name) => {
+    api[name] = operation(operations[name])
+  })
+
+  const client = Object.freeze(Object.assign(api, {
     async createMessage(req) {
       let data = Object.assign({}, req)
       const event = call('outgoingEvent', data)
@@ -148,7 +215,7 @@
       req = req || {}
       return { output: await runAction(req.type, req.input) }
     },
-  })
+  }))
 
   const serializeState = (state) => {
     const out = {}

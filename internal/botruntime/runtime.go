@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"os"
 	"strconv"
 	"sync"
@@ -60,10 +61,12 @@ type Runtime struct {
 	store store.Store
 	chat  *chat.Service
 	// api is the Runtime API (nil: no workflow_update or state_expired events).
-	api   RuntimeAPI
-	clock platform.Clock
-	cfg   Config
-	log   *slog.Logger
+	api RuntimeAPI
+	// apiHandler serves bot code's calls of the Runtime and Tables APIs.
+	apiHandler http.Handler
+	clock      platform.Clock
+	cfg        Config
+	log        *slog.Logger
 
 	wake             chan struct{}
 	recurringChanged chan struct{}

@@ -200,6 +200,7 @@ var serverFuncs = map[string]func(c *call, in []byte) (any, error){
 	"listMessages":     (*call).listMessages,
 	"listParticipants": (*call).listParticipants,
 	"searchFiles":      (*call).searchFiles,
+	"api":              (*call).api,
 }
 
 // trimStack drops the frames of the server's own prelude from a stack.

@@ -226,3 +226,19 @@ func (s *Service) removeBlob(ctx context.Context, key string) {
 		s.log.Warn("removing file content", "blob", key, "err", err)
 	}
 }
+
+// callerKey holds a Caller the server itself made, for a request it serves
+// in-process on a bot's behalf (bot code calling the API).
+type callerKey struct{}
+
+// WithCaller returns ctx carrying c as the caller of an in-process request.
+// Requests from the network never carry one.
+func WithCaller(ctx context.Context, c *Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFrom returns the caller an in-process request carries, if any.
+func CallerFrom(ctx context.Context) (*Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(*Caller)
+	return c, ok
+}

@@ -48,6 +48,9 @@ type callerFunc func(w http.ResponseWriter, r *http.Request, c *files.Caller) er
 
 func (a *api) caller(f callerFunc) http.Handler {
 	return a.h(func(w http.ResponseWriter, r *http.Request) error {
+		if c, ok := files.CallerFrom(r.Context()); ok { // bot code, served in-process
+			return f(w, r, c)
+		}
 		c, err := a.Files.Authorize(r.Context(), bearer(r), files.Headers{
 			BotID: r.Header.Get("x-bot-id"), IntegrationID: r.Header.Get("x-integration-id"),
 			IntegrationAlias: r.Header.Get("x-integration-alias"), IntegrationName: r.Header.Get("x-integration-name"),
