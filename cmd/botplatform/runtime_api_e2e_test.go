@@ -31,6 +31,7 @@ func TestRuntimeAPI(t *testing.T) {
 		{"analytics", testRuntimeAnalytics},
 		{"introspect", testIntrospect},
 		{"embedded_client", testEmbeddedClient},
+		{"fetch_private_refused", testFetchPrivateRefused},
 	})
 }
 

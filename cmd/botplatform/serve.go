@@ -199,7 +199,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
 		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll,
 		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout, MaxScheduled: cfg.BotMaxScheduled,
-		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log,
+		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, FetchPrivate: cfg.BotFetchPrivate,
 	})
 	adm.SetBotChecker(rt)
 	chatSvc.OnQueued(rt.Notify)

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -385,4 +388,41 @@ func (s *Service) RotateSigningSecret(ctx context.Context, a *platform.Actor, id
 	b.SigningSecret = platform.RandomToken(32)
 	b.UpdatedAt = s.clock.Now()
 	return b.SigningSecret, notFound(s.store.UpdateBot(ctx, b), "bot", id)
+}
+
+// MaxFetchHosts bounds a bot's fetch allowlist.
+const MaxFetchHosts = 50
+
+var fetchHostRe = regexp.MustCompile(`^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// SetFetchHosts replaces the hosts a bot's code may fetch from (none turns
+// fetch off): host names, or "*.name" for its subdomains.
+func (s *Service) SetFetchHosts(ctx context.Context, a *platform.Actor, id string, hosts []string) (platform.Bot, error) {
+	if err := require(a, platform.RoleDeveloper, "changing a bot's fetch allowlist"); err != nil {
+		return platform.Bot{}, err
+	}
+	if len(hosts) > MaxFetchHosts {
+		return platform.Bot{}, platform.Invalid("hosts", "at most %d hosts", MaxFetchHosts)
+	}
+	clean := make([]string, 0, len(hosts))
+	for i, h := range hosts {
+		h = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(h), "."))
+		if len(h) > 253 || !fetchHostRe.MatchString(h) {
+			return platform.Bot{}, platform.Invalid(fmt.Sprintf("hosts[%d]", i), "%q is not a host name (or *.name)", hosts[i])
+		}
+		if !slices.Contains(clean, h) {
+			clean = append(clean, h)
+		}
+	}
+	b, err := s.GetBot(ctx, a, id)
+	if err != nil {
+		return b, err
+	}
+	b.Spec.FetchHosts = clean
+	b.UpdatedAt = s.clock.Now()
+	if err := s.store.UpdateBot(ctx, b); err != nil {
+		return b, notFound(err, "bot", id)
+	}
+	s.botsChanged()
+	return b, nil
 }

@@ -42,6 +42,7 @@ type call struct {
 	userFID  string
 	reserved map[string]bool
 	sent     int
+	fetches  int // fetch calls this run
 	logs     []platform.LogEntry
 	dropped  int
 	logConv  string

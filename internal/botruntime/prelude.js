@@ -266,7 +266,37 @@
     return String(JSON.stringify(output === undefined ? {} : output))
   }
 
+  // fetch: outbound HTTP to the hosts the bot's allowlist names (off
+  // without one), answered as a Response of its text.
+  const fetch = async (resource, init) => {
+    init = init || {}
+    let headers = init.headers || {}
+    if (typeof headers.forEach === 'function' && !Array.isArray(headers)) {
+      const h = {}
+      headers.forEach((v, k) => (h[k] = v))
+      headers = h
+    } else if (Array.isArray(headers)) {
+      headers = Object.fromEntries(headers)
+    }
+    const out = call('fetch', {
+      url: String(resource && resource.url ? resource.url : resource),
+      method: init.method,
+      headers,
+      body: init.body === undefined || init.body === null ? undefined : String(init.body),
+    })
+    return Object.freeze({
+      ok: out.status >= 200 && out.status < 300,
+      status: out.status,
+      statusText: out.statusText,
+      url: out.url,
+      headers: Object.freeze({ get: (name) => (out.headers[String(name).toLowerCase()] ?? null), has: (name) => String(name).toLowerCase() in out.headers }),
+      text: async () => out.body,
+      json: async () => JSON.parse(out.body),
+    })
+  }
+
   globalThis.bot = bot
   globalThis.console = console
+  globalThis.fetch = fetch
   return { handle, action }
 })

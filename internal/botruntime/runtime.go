@@ -49,6 +49,9 @@ type Config struct {
 	StopTimeout time.Duration
 	// MaxScheduled caps a bot's pending scheduled events.
 	MaxScheduled int
+	// FetchPrivate lets bot code's fetch reach loopback, private and
+	// link-local addresses.
+	FetchPrivate bool
 	Log          *slog.Logger
 }
 

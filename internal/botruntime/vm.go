@@ -201,6 +201,7 @@ var serverFuncs = map[string]func(c *call, in []byte) (any, error){
 	"listParticipants": (*call).listParticipants,
 	"searchFiles":      (*call).searchFiles,
 	"api":              (*call).api,
+	"fetch":            (*call).fetch,
 }
 
 // trimStack drops the frames of the server's own prelude from a stack.

@@ -49,10 +49,13 @@ type Config struct {
 	BotStateLimit          int
 	BotMemory              int
 	BotMaxScheduled        int
-	IndexWorkers           int
-	EmbeddingsURL          string
-	EmbeddingsModel        string
-	EmbeddingsKey          string
+	// BotFetchPrivate lets bot code's fetch reach loopback, private and
+	// link-local addresses.
+	BotFetchPrivate bool
+	IndexWorkers    int
+	EmbeddingsURL   string
+	EmbeddingsModel string
+	EmbeddingsKey   string
 	// The model server of AI-assisted indexing (OpenAI-compatible).
 	AIURL     string
 	AIModels  map[string]string // model type -> name
@@ -152,6 +155,14 @@ func settings(c *Config, p *pending) []setting {
 		{flag: "streams-per-conversation", env: "STREAMS_PER_CONVERSATION", def: "128", usage: "open streams of one conversation on this process; 0: no limit", set: whole(&c.StreamsPerConversation, 0)},
 		{flag: "bot-memory", env: "BOT_MEMORY", def: "256", usage: "memory limit of each bot's process, in MiB", set: whole(&c.BotMemory, 64)},
 		{flag: "bot-max-scheduled", env: "BOT_MAX_SCHEDULED", def: "1000", usage: "most scheduled events a bot may have pending (scheduleEvent fails beyond)", set: whole(&c.BotMaxScheduled, 1)},
+		{flag: "bot-fetch-private", env: "BOT_FETCH_PRIVATE", def: "false", isBool: true, usage: "let bot code's fetch reach loopback, private and link-local addresses (off: refused after DNS resolution, and on every redirect)",
+			set: func(s setting, v string) error {
+				var err error
+				if c.BotFetchPrivate, err = strconv.ParseBool(v); err != nil && v != "" {
+					return fmt.Errorf("bot-fetch-private: must be true or false")
+				}
+				return nil
+			}},
 		{flag: "index-workers", env: "INDEX_WORKERS", def: "2", usage: "how many files are indexed at once; 0 leaves indexing to other processes", set: whole(&c.IndexWorkers, 0)},
 		{flag: "auth-cache-ttl", env: "AUTH_CACHE_TTL", def: "5s", usage: "how long a successful authentication is reused; 0 disables",
 			set: func(_ setting, v string) error {

@@ -38,6 +38,8 @@ func (a *api) adminRoutes() *http.ServeMux {
 	m.Handle("DELETE /v1/admin/bots/{id}", a.workspace(a.deleteBot))
 	m.Handle("GET /v1/admin/bots/{id}/logs", a.workspace(a.getBotLogs))
 	m.Handle("GET /v1/admin/bots/{id}/analytics", a.workspace(a.getBotAnalytics))
+	m.Handle("GET /v1/admin/bots/{id}/fetch", a.workspace(a.getFetchHosts))
+	m.Handle("PUT /v1/admin/bots/{id}/fetch", a.workspace(a.setFetchHosts))
 	m.Handle("POST /v1/admin/introspect", a.h(a.introspect))
 	m.Handle("POST /v1/admin/bots/{id}/signing-secrets/rotate", a.workspace(a.rotateSigningSecret))
 

@@ -250,3 +250,40 @@ func statsJSON(s store.Stats, unit float64, withSum bool) map[string]float64 {
 	out["min"], out["max"] = s.Min/unit, s.Max/unit
 	return out
 }
+
+var fetchHostsSchema = schema("fetch-hosts.json", `{"type":"object","additionalProperties":false,"required":["hosts"],
+	"properties":{"hosts":{"type":"array","items":{"type":"string"}}}}`)
+
+func fetchHostsJSON(b platform.Bot) map[string]any {
+	hosts := b.Spec.FetchHosts
+	if hosts == nil {
+		hosts = []string{}
+	}
+	return map[string]any{"hosts": hosts}
+}
+
+// getFetchHosts answers the hosts a bot's code may fetch from (this
+// server's operation; docs/bot-code.md#fetch).
+func (a *api) getFetchHosts(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	b, err := a.Admin.GetBot(r.Context(), act, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, fetchHostsJSON(b))
+	return nil
+}
+
+func (a *api) setFetchHosts(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	var in struct {
+		Hosts []string `json:"hosts"`
+	}
+	if err := decode(r, fetchHostsSchema, &in); err != nil {
+		return err
+	}
+	b, err := a.Admin.SetFetchHosts(r.Context(), act, r.PathValue("id"), in.Hosts)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, fetchHostsJSON(b))
+	return nil
+}

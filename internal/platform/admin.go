@@ -147,6 +147,9 @@ type BotSpec struct {
 	Blocked          bool              `json:"blocked,omitempty"`
 	AlwaysAlive      bool              `json:"alwaysAlive,omitempty"`
 	Layers           []string          `json:"layers,omitempty"`
+	// FetchHosts are the hosts bot code's fetch may reach (none: fetch is
+	// off); "*.example.com" matches its subdomains.
+	FetchHosts []string `json:"fetchHosts,omitempty"`
 }
 
 // Media is a file attached to a bot's description.
