@@ -1,9 +1,10 @@
 #!/bin/sh
 # fuzz.sh runs every fuzz target of the project, one at a time, each for
-# the given time (a Go duration, e.g. 3s or 2m; default 3s):
+# the given time (a Go duration, e.g. 2m) or number of inputs (e.g. 3000x;
+# default 3000x):
 #
 #   scripts/fuzz.sh 2m          # what `make fuzz` runs
-#   scripts/fuzz.sh 3s          # the short form `make test` runs
+#   scripts/fuzz.sh 3000x       # the short form `make test` runs
 #   scripts/fuzz.sh 1m Markdown # only the targets whose name matches
 #
 # A crasher is written under the package's testdata/fuzz/<FuzzName>/, where
@@ -12,7 +13,7 @@
 # minimized for at most FUZZMINIMIZETIME (default 5s; go test's own default
 # of 60s leaves a short run no time to fuzz).
 set -u
-time=${1:-3s}
+time=${1:-3000x}
 only=${2:-}
 go=${GO:-go}
 

@@ -110,12 +110,16 @@ func percentile(d []time.Duration, p float64) time.Duration {
 
 // BenchmarkCreateMessage measures createMessage over HTTP on SQLite from 32
 // concurrent clients spread over 100 conversations, each with a connected
-// listener receiving every signal.
+// listener receiving every signal: by a chat user (the Chat API, with a user
+// key), and by the bot (the Runtime API, with a bot API key), on the same
+// server, one after the other.
 //
 //	go test -run '^$' -bench CreateMessage -benchtime 20000x ./cmd/botplatform/
 func BenchmarkCreateMessage(b *testing.B) {
 	s := startBenchServer(b)
 	key, convs := chatSetup(b, s, 100)
+	var bak struct{ Value string }
+	s.do(b, "POST", "/v1/admin/bots/baks", map[string]string{"x-workspace-id": s.workspace}, `{"botId":"`+s.botID+`"}`, &bak)
 	var received atomic.Int64
 	lc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
 	for _, c := range convs {
@@ -123,30 +127,58 @@ func BenchmarkCreateMessage(b *testing.B) {
 		defer l.close()
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	var n atomic.Int64
-	b.SetParallelism(16)
-	b.ResetTimer()
-	start := time.Now()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			i := n.Add(1)
+	send := map[string]func(i int64) error{
+		"user": func(i int64) error {
 			body := map[string]any{"conversationId": convs[i%int64(len(convs))], "payload": map[string]any{"type": "text", "text": fmt.Sprintf("message %d", i)}}
-			if err := chatCall(client, "POST", s.webhook+"/messages", key, body, nil); err != nil {
-				b.Error(err)
-				return
+			return chatCall(client, "POST", s.webhook+"/messages", key, body, nil)
+		},
+		"bot": func(i int64) error {
+			body := map[string]any{"conversationId": convs[i%int64(len(convs))], "userId": s.botID, "type": "text",
+				"payload": map[string]any{"text": fmt.Sprintf("message %d", i)}, "tags": map[string]any{}}
+			raw, _ := json.Marshal(body)
+			req, _ := http.NewRequest("POST", s.url+"/v1/chat/messages", bytes.NewReader(raw))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+bak.Value)
+			req.Header.Set("x-bot-id", s.botID)
+			resp, err := client.Do(req)
+			if err != nil {
+				return err
 			}
-		}
-	})
-	elapsed := time.Since(start)
-	b.StopTimer()
-	deadline := time.Now().Add(10 * time.Second)
-	for received.Load() < int64(b.N) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+			defer resp.Body.Close()
+			out, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode >= 300 {
+				return fmt.Errorf("createMessage by the bot: %d %s", resp.StatusCode, out)
+			}
+			return nil
+		},
 	}
-	if got := received.Load(); got != int64(b.N) {
-		b.Fatalf("listeners received %d signals, want %d", got, b.N)
+	for _, by := range []string{"user", "bot"} {
+		b.Run("by="+by, func(b *testing.B) {
+			received.Store(0)
+			var n atomic.Int64
+			b.SetParallelism(16)
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := send[by](n.Add(1)); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			elapsed := time.Since(start)
+			b.StopTimer()
+			deadline := time.Now().Add(10 * time.Second)
+			for received.Load() < int64(b.N) && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if got := received.Load(); got != int64(b.N) {
+				b.Fatalf("listeners received %d signals, want %d", got, b.N)
+			}
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msg/s")
+		})
 	}
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msg/s")
 }
 
 // BenchmarkSignalLatency sends 1,000 messages per second spread over 100
