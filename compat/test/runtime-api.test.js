@@ -195,6 +195,21 @@ for (const backend of backends()) {
       await assert.rejects(rt.getWorkflow({ id: workflow.id }), ResourceNotFoundError)
     })
 
+    test('trackAnalytics, captureObservation, introspect', async () => {
+      await rt.trackAnalytics({ name: 'signup', count: 3 })
+      const now = new Date()
+      const { records } = await admin.getBotAnalytics({ id: bot.id, startDate: new Date(now - 3600_000).toISOString(), endDate: now.toISOString() })
+      assert.equal(records.at(-1).customEvents.signup, 3)
+      await assert.rejects(rt.trackAnalytics({ name: 'signup', count: 0.5 }), InvalidPayloadError)
+      const { conversation } = await rt.createConversation({ channel: 'web', tags: {} })
+      await rt.captureObservation({ name: 'step', data: { ms: 5 }, conversationId: conversation.id })
+      const { logs } = await admin.getBotLogs({ id: bot.id, timeStart: new Date(now - 3600_000).toISOString(), conversationId: conversation.id })
+      assert.ok(logs.some((l) => l.message.startsWith('observation step: {"ms":5}')), JSON.stringify(logs))
+      const me = await rt.introspect({ botId: bot.id })
+      assert.deepEqual(me, { workspaceId: server.workspaceId, botId: bot.id, userId: bot.id })
+      await assert.rejects(other.introspect({ botId: bot.id }), ForbiddenError)
+    })
+
     test('bad input is refused with the right error type', async () => {
       const { conversation } = await rt.createConversation({ channel: 'web', tags: {} })
       await assert.rejects(rt.createConversation({ tags: {} }), InvalidPayloadError)
