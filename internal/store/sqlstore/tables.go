@@ -459,13 +459,9 @@ func (s *Store) UpsertTableRows(ctx context.Context, t platform.Table, key strin
 func (s *Store) FindTableRows(ctx context.Context, t platform.Table, q store.TableQuery) ([]platform.TableRow, bool, error) {
 	var b strings.Builder
 	b.WriteString(`SELECT ` + selectRows(t) + ` FROM ` + rowsTable(t))
-	var args []any
-	if q.Where != nil {
-		b.WriteString(` WHERE `)
-		var err error
-		if args, err = s.cond(&b, args, t, *q.Where); err != nil {
-			return nil, false, err
-		}
+	args, err := s.where(&b, t, q.Where)
+	if err != nil {
+		return nil, false, err
 	}
 	order := "id"
 	switch q.OrderBy {
@@ -515,9 +511,8 @@ func (s *Store) DeleteTableRows(ctx context.Context, t platform.Table, ids []int
 			args = append(args, id)
 		}
 	case where != nil:
-		b.WriteString(` WHERE `)
 		var err error
-		if args, err = s.cond(&b, args, t, *where); err != nil {
+		if args, err = s.where(&b, t, where); err != nil {
 			return 0, err
 		}
 	default:
@@ -533,6 +528,15 @@ func (s *Store) DeleteTableRows(ctx context.Context, t platform.Table, ids []int
 		return err
 	})
 	return n, err
+}
+
+// where writes " WHERE <c>" when there is a filter, and its arguments.
+func (s *Store) where(b *strings.Builder, t platform.Table, c *store.Cond) ([]any, error) {
+	if c == nil {
+		return nil, nil
+	}
+	b.WriteString(` WHERE `)
+	return s.cond(b, nil, t, *c)
 }
 
 // cond writes a filter as a SQL condition on the rows table, its values
@@ -700,13 +704,9 @@ func (s *Store) GroupTableRows(ctx context.Context, t platform.Table, q store.Ta
 	}
 	var b strings.Builder
 	b.WriteString(`SELECT ` + strings.Join(sel, ", ") + ` FROM ` + rowsTable(t))
-	var args []any
-	if q.Where != nil {
-		b.WriteString(` WHERE `)
-		var err error
-		if args, err = s.cond(&b, args, t, *q.Where); err != nil {
-			return nil, false, err
-		}
+	args, err := s.where(&b, t, q.Where)
+	if err != nil {
+		return nil, false, err
 	}
 	if len(keys) > 0 {
 		dir := " ASC"
