@@ -111,6 +111,13 @@ func testBots(t *testing.T, s *testServer) {
 	if str(t, u, "integrations", "chat", "configuration", "encryptionKey") != key || str(t, u, "integrations", "chat", "webhookId") != webhookID {
 		t.Errorf("encryptionKey not set: %v", u["integrations"])
 	}
+	// null, as @botpress/cli sends for every integration a bot does not
+	// declare, keeps the built-in chat integration and removes nothing.
+	u = update(map[string]any{"integrations": map[string]any{"chat": nil, "telegram": nil}})
+	if str(t, u, "integrations", "chat", "webhookId") != webhookID || str(t, u, "integrations", "chat", "configuration", "encryptionKey") != key ||
+		field(t, u, "integrations", "chat", "enabled") != true || len(u["integrations"].(map[string]any)) != 1 {
+		t.Errorf("after integrations {chat: null, telegram: null}: %v", u["integrations"])
+	}
 	path := "/v1/admin/bots/" + id
 	c.put(path, map[string]any{"integrations": map[string]any{"chat": map[string]any{"configuration": map[string]any{"encryptionKey": "short"}}}}).
 		fail(400, "InvalidPayload", "integrations.chat.configuration.encryptionKey")

@@ -323,6 +323,13 @@ type integrationPatch struct {
 }
 
 func (s *Service) applyIntegration(b *platform.Bot, key string, raw json.RawMessage) error {
+	if isNull(raw) {
+		// null removes an integration: @botpress/cli sends it for every
+		// integration the bot does not declare. The built-in chat
+		// integration stays (enabled: false disables it); no other is
+		// installed here, so there is nothing to remove.
+		return nil
+	}
 	var in *platform.BotIntegration
 	for i := range b.Integrations {
 		if b.Integrations[i].IntegrationID == key || b.Integrations[i].Name == key {
@@ -333,9 +340,6 @@ func (s *Service) applyIntegration(b *platform.Bot, key string, raw json.RawMess
 		return platform.Errorf(platform.TypeReferenceNotFound, "integrations.%s: integration not found; the only integration on this server is %q", key, ChatIntegrationID)
 	}
 	field := "integrations." + key
-	if isNull(raw) {
-		return platform.Invalid(field, "the built-in chat integration cannot be removed; set enabled to false instead")
-	}
 	var p integrationPatch
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return platform.Invalid(field, "must be an object")
