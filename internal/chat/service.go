@@ -6,7 +6,6 @@ package chat
 import (
 	"context"
 	"errors"
-	"hash/fnv"
 	"regexp"
 	"strings"
 	"sync"
@@ -23,7 +22,7 @@ type Service struct {
 	clock platform.Clock
 	// locks order each conversation's writes with their signals, so that
 	// listeners receive signals in the order the writes happened.
-	locks [256]sync.Mutex
+	locks platform.KeyLocks
 	// botUsers caches the chat user each bot speaks as.
 	botUsers sync.Map
 	// queued is called once a user's message or event has been queued for
@@ -98,13 +97,7 @@ func New(st store.Store, hub Hub, clock platform.Clock) *Service {
 // Hub is where the service publishes signals.
 func (s *Service) Hub() Hub { return s.hub }
 
-func (s *Service) lock(conversationID string) func() {
-	h := fnv.New32a()
-	h.Write([]byte(conversationID))
-	m := &s.locks[h.Sum32()%uint32(len(s.locks))]
-	m.Lock()
-	return m.Unlock
-}
+func (s *Service) lock(conversationID string) func() { return s.locks.Lock(conversationID) }
 
 // Webhook is a chat webhook as the Chat API sees it: the bot behind it and
 // its user-key secret (platform.Bot is the bot itself).

@@ -43,6 +43,13 @@ func (s *Service) Upload(ctx context.Context, r SignedRequest, tagging string, b
 	if r.Tagging != "" && tagging != r.Tagging {
 		return f, platform.Errorf(platform.TypeForbidden, "this upload requires the header x-amz-tagging: %s (publicContentImmediatelyAccessible)", r.Tagging)
 	}
+	return s.receive(ctx, f, body)
+}
+
+// receive stores body as the content of f, a file whose upload URL was
+// verified (or that the server itself writes), within its declared size and
+// the workspace's quotas.
+func (s *Service) receive(ctx context.Context, f platform.File, body io.Reader) (platform.File, error) {
 	if f.Status != platform.FileUploadPending {
 		return s.uploadAgain(ctx, f, body)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 
 	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -232,9 +231,5 @@ func (s *Service) Store(ctx context.Context, c *Caller, key, contentType string,
 	if err != nil {
 		return f, err
 	}
-	u, err := url.Parse(s.UploadURL(f))
-	if err != nil {
-		return f, err
-	}
-	return s.Upload(ctx, ParseSigned(f.ID, u.Query()), "", bytes.NewReader(body))
+	return s.receive(ctx, f, bytes.NewReader(body))
 }

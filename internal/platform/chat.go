@@ -194,3 +194,28 @@ const (
 func WorkflowActive(st string) bool {
 	return st == WorkflowPending || st == WorkflowInProgress || st == WorkflowListening || st == WorkflowPaused
 }
+
+// Limits of the tags of chat users, conversations, messages, workflows and
+// tables.
+const (
+	MaxTags        = 50
+	MaxTagKey      = 100
+	MaxTagValueLen = 1000
+)
+
+// CheckTags checks a tags object against those limits, naming field (or
+// field.<name> for a value too long).
+func CheckTags(field string, tags map[string]string) error {
+	if len(tags) > MaxTags {
+		return Invalid(field, "at most %d tags (got %d)", MaxTags, len(tags))
+	}
+	for k, v := range tags {
+		if k == "" || len(k) > MaxTagKey {
+			return Invalid(field, "tag names must have 1 to %d characters", MaxTagKey)
+		}
+		if n := len([]rune(v)); n > MaxTagValueLen {
+			return Invalid(field+"."+k, "at most %d characters (got %d)", MaxTagValueLen, n)
+		}
+	}
+	return nil
+}

@@ -25,7 +25,7 @@ func (in ConversationInput) check(creating bool) error {
 			return platform.Invalid("channel", "at most %d characters", MaxChannelName)
 		}
 	}
-	return checkTags("tags", in.Tags)
+	return platform.CheckTags("tags", in.Tags)
 }
 
 // NewConversationJSON renders a conversation just created (no messages).

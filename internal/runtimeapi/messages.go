@@ -30,14 +30,8 @@ type MessageInput struct {
 	Schedule           json.RawMessage   `json:"schedule"` // refused: not supported
 }
 
-// MessageView is a message with the ids the bot sees.
-type MessageView struct {
-	platform.Message
-	UserFID, ConversationFID string
-}
-
 // MessageJSON renders a message as the Runtime API returns it.
-func MessageJSON(m MessageView) map[string]any {
+func MessageJSON(m chat.MessageView) map[string]any {
 	var payload map[string]json.RawMessage
 	_ = json.Unmarshal(m.Payload, &payload)
 	var typ string
@@ -106,52 +100,51 @@ func (s *Service) author(ctx context.Context, botID, field, id string) (platform
 // CreateMessage writes a message of the bot in one of its conversations;
 // chat users listening to it receive it as they receive the bot's replies.
 // The message is outgoing (written by the bot) whoever userId names.
-func (s *Service) CreateMessage(ctx context.Context, botID string, in MessageInput) (MessageView, error) {
+func (s *Service) CreateMessage(ctx context.Context, botID string, in MessageInput) (chat.MessageView, error) {
 	if in.Schedule != nil {
-		return MessageView{}, platform.Invalid("schedule", "scheduled messages are not supported; send the message when it is due")
+		return chat.MessageView{}, platform.Invalid("schedule", "scheduled messages are not supported; send the message when it is due")
 	}
 	if in.DiscriminateByTags != nil {
-		return MessageView{}, platform.Invalid("discriminateByTags", "is only for getOrCreateMessage")
+		return chat.MessageView{}, platform.Invalid("discriminateByTags", "is only for getOrCreateMessage")
 	}
-	if err := checkTags("tags", in.Tags); err != nil {
-		return MessageView{}, err
+	if err := platform.CheckTags("tags", in.Tags); err != nil {
+		return chat.MessageView{}, err
 	}
 	payload, err := chatPayload("", in.Type, in.Payload)
 	if err != nil {
-		return MessageView{}, err
+		return chat.MessageView{}, err
 	}
 	c, err := s.Conversation(ctx, botID, in.ConversationID)
 	if err != nil {
-		return MessageView{}, err
+		return chat.MessageView{}, err
 	}
 	u, err := s.author(ctx, botID, "userId", in.UserID)
 	if err != nil {
-		return MessageView{}, err
+		return chat.MessageView{}, err
 	}
 	m := platform.Message{ID: platform.NewID("msg_"), Payload: payload, IsBot: true, Tags: created(in.Tags)}
-	v, err := s.chat.SendMessage(ctx, c, u, m, time.Time{})
-	return MessageView{v.Message, v.UserFID, v.ConversationFID}, err
+	return s.chat.SendMessage(ctx, c, u, m, time.Time{})
 }
 
 // GetOrCreateMessage returns the conversation's newest message whose tags
 // match the discriminating tags, or creates one.
-func (s *Service) GetOrCreateMessage(ctx context.Context, botID string, in MessageInput) (MessageView, bool, error) {
-	if err := checkTags("tags", in.Tags); err != nil {
-		return MessageView{}, false, err
+func (s *Service) GetOrCreateMessage(ctx context.Context, botID string, in MessageInput) (chat.MessageView, bool, error) {
+	if err := platform.CheckTags("tags", in.Tags); err != nil {
+		return chat.MessageView{}, false, err
 	}
 	by, err := discriminators(in.Tags, in.DiscriminateByTags)
 	if err != nil {
-		return MessageView{}, false, err
+		return chat.MessageView{}, false, err
 	}
 	if len(by) > 0 {
 		c, err := s.Conversation(ctx, botID, in.ConversationID)
 		if err != nil {
-			return MessageView{}, false, err
+			return chat.MessageView{}, false, err
 		}
 		defer s.lock(botID, "message")()
 		found, _, err := s.store.FindMessages(ctx, store.MessageFilter{BotID: botID, ConversationID: c.ID, Tags: anyOf(by), Page: store.Page{Limit: 1}})
 		if err != nil {
-			return MessageView{}, false, err
+			return chat.MessageView{}, false, err
 		}
 		if len(found) > 0 {
 			return s.view(ctx, botID, c, found[0]), false, nil
@@ -162,12 +155,9 @@ func (s *Service) GetOrCreateMessage(ctx context.Context, botID string, in Messa
 	return v, true, err
 }
 
-func (s *Service) view(ctx context.Context, botID string, c platform.Conversation, m platform.Message) MessageView {
-	fid := m.UserID
-	if u, err := s.store.GetChatUser(ctx, botID, m.UserID); err == nil {
-		fid = u.FID
-	}
-	return MessageView{m, fid, c.FID}
+func (s *Service) view(ctx context.Context, botID string, c platform.Conversation, m platform.Message) chat.MessageView {
+	_, fid := s.visibleIDs(ctx, botID, "", m.UserID)
+	return chat.MessageView{Message: m, UserFID: fid, ConversationFID: c.FID}
 }
 
 // message loads a message of one of the bot's conversations.
@@ -184,10 +174,10 @@ func (s *Service) message(ctx context.Context, botID, id string) (platform.Messa
 }
 
 // Message returns a message of the bot.
-func (s *Service) Message(ctx context.Context, botID, id string) (MessageView, error) {
+func (s *Service) Message(ctx context.Context, botID, id string) (chat.MessageView, error) {
 	m, c, err := s.message(ctx, botID, id)
 	if err != nil {
-		return MessageView{}, err
+		return chat.MessageView{}, err
 	}
 	return s.view(ctx, botID, c, m), nil
 }
@@ -200,13 +190,13 @@ type MessageUpdate struct {
 
 // UpdateMessage replaces a message's payload (same type) and merges its
 // tags (an empty value removes a tag).
-func (s *Service) UpdateMessage(ctx context.Context, botID, id string, in MessageUpdate) (MessageView, error) {
-	if err := checkTags("tags", in.Tags); err != nil {
-		return MessageView{}, err
+func (s *Service) UpdateMessage(ctx context.Context, botID, id string, in MessageUpdate) (chat.MessageView, error) {
+	if err := platform.CheckTags("tags", in.Tags); err != nil {
+		return chat.MessageView{}, err
 	}
 	m, c, err := s.message(ctx, botID, id)
 	if err != nil {
-		return MessageView{}, err
+		return chat.MessageView{}, err
 	}
 	if in.Payload != nil {
 		var old struct {
@@ -214,13 +204,13 @@ func (s *Service) UpdateMessage(ctx context.Context, botID, id string, in Messag
 		}
 		_ = json.Unmarshal(m.Payload, &old)
 		if m.Payload, err = chatPayload("", old.Type, in.Payload); err != nil {
-			return MessageView{}, err
+			return chat.MessageView{}, err
 		}
 	}
 	m.Tags = merged(m.Tags, in.Tags)
 	m.UpdatedAt = s.clock.Now()
 	if err := s.store.UpdateMessage(ctx, m, botID); err != nil {
-		return MessageView{}, notFound(err, "message", id)
+		return chat.MessageView{}, notFound(err, "message", id)
 	}
 	return s.view(ctx, botID, c, m), nil
 }
@@ -243,7 +233,7 @@ type MessageFilter struct {
 }
 
 // ListMessages lists the bot's messages, newest first.
-func (s *Service) ListMessages(ctx context.Context, botID string, f MessageFilter) ([]MessageView, string, error) {
+func (s *Service) ListMessages(ctx context.Context, botID string, f MessageFilter) ([]chat.MessageView, string, error) {
 	sf := store.MessageFilter{Page: f.Page, DateRange: f.DateRange, BotID: botID, Tags: f.Tags}
 	convs := map[string]platform.Conversation{}
 	if f.ConversationID != "" {
@@ -258,7 +248,7 @@ func (s *Service) ListMessages(ctx context.Context, botID string, f MessageFilte
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]MessageView, 0, len(ms))
+	out := make([]chat.MessageView, 0, len(ms))
 	for _, m := range ms {
 		c, ok := convs[m.ConversationID]
 		if !ok {
@@ -276,15 +266,15 @@ func (s *Service) ListMessages(ctx context.Context, botID string, f MessageFilte
 // is signalled and no user's message goes to the bot. A message whose
 // discriminating tags match one already in its conversation is returned as
 // it is, so that an import can be run again.
-func (s *Service) ImportMessages(ctx context.Context, botID string, in []MessageInput) ([]MessageView, error) {
+func (s *Service) ImportMessages(ctx context.Context, botID string, in []MessageInput) ([]chat.MessageView, error) {
 	if len(in) > MaxImport {
 		return nil, platform.Invalid("messages", "at most %d messages per call (got %d)", MaxImport, len(in))
 	}
 	defer s.lock(botID, "message")()
-	out := make([]MessageView, 0, len(in))
+	out := make([]chat.MessageView, 0, len(in))
 	for i, m := range in {
 		field := fmt.Sprintf("messages[%d].", i)
-		if err := checkTags(field+"tags", m.Tags); err != nil {
+		if err := platform.CheckTags(field+"tags", m.Tags); err != nil {
 			return nil, err
 		}
 		payload, err := chatPayload(field, m.Type, m.Payload)
@@ -325,7 +315,7 @@ func (s *Service) ImportMessages(ctx context.Context, botID string, in []Message
 		if err := s.store.CreateMessage(ctx, msg); err != nil {
 			return nil, notFound(err, "conversation", m.ConversationID)
 		}
-		out = append(out, MessageView{msg, u.FID, c.FID})
+		out = append(out, chat.MessageView{Message: msg, UserFID: u.FID, ConversationFID: c.FID})
 	}
 	return out, nil
 }

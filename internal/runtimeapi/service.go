@@ -6,8 +6,6 @@ package runtimeapi
 import (
 	"context"
 	"encoding/json"
-	"hash/fnv"
-	"sync"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/chat"
@@ -35,7 +33,7 @@ type Service struct {
 	clock   platform.Clock
 	// locks serialize getOrCreate calls of a bot and kind, so that two
 	// concurrent calls with the same tags create one row.
-	locks [64]sync.Mutex
+	locks platform.KeyLocks
 }
 
 // New returns the Runtime API's service.
@@ -43,39 +41,13 @@ func New(st store.Store, c Chat, d Dispatcher, clock platform.Clock) *Service {
 	return &Service{store: st, chat: c, runtime: d, clock: clock}
 }
 
-func (s *Service) lock(botID, kind string) func() {
-	h := fnv.New32a()
-	h.Write([]byte(botID + "\x00" + kind))
-	m := &s.locks[h.Sum32()%uint32(len(s.locks))]
-	m.Lock()
-	return m.Unlock
-}
+func (s *Service) lock(botID, kind string) func() { return s.locks.Lock(botID + "\x00" + kind) }
 
-// Limits of tags on users, conversations and messages.
+// Limits of messages and conversations (tags: platform.CheckTags).
 const (
-	MaxTags        = 50
-	MaxTagKey      = 100
-	MaxTagValue    = 1000
 	MaxImport      = 100 // messages per importMessages call
 	MaxChannelName = 200
 )
-
-// checkTags checks a tags object; empty values are allowed when unset is
-// (updates: an empty value removes the key).
-func checkTags(field string, tags map[string]string) error {
-	if len(tags) > MaxTags {
-		return platform.Invalid(field, "at most %d tags (got %d)", MaxTags, len(tags))
-	}
-	for k, v := range tags {
-		if k == "" || len(k) > MaxTagKey {
-			return platform.Invalid(field, "tag names must have 1 to %d characters", MaxTagKey)
-		}
-		if n := len([]rune(v)); n > MaxTagValue {
-			return platform.Invalid(field+"."+k, "at most %d characters (got %d)", MaxTagValue, n)
-		}
-	}
-	return nil
-}
 
 // created drops the empty values of tags given at creation: an empty
 // value means no tag.

@@ -17,7 +17,7 @@ type UserInput struct {
 }
 
 func (in UserInput) check() error {
-	if err := checkTags("tags", in.Tags); err != nil {
+	if err := platform.CheckTags("tags", in.Tags); err != nil {
 		return err
 	}
 	if in.Name != nil && len([]rune(*in.Name)) > 200 {

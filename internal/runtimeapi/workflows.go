@@ -124,7 +124,7 @@ func (s *Service) createWorkflow(ctx context.Context, botID string, in WorkflowI
 	default:
 		return WorkflowView{}, platform.Invalid("status", "must be pending, in_progress or listening")
 	}
-	if err := checkTags("tags", in.Tags); err != nil {
+	if err := platform.CheckTags("tags", in.Tags); err != nil {
 		return WorkflowView{}, err
 	}
 	now := s.clock.Now()
@@ -291,7 +291,7 @@ func (s *Service) UpdateWorkflow(ctx context.Context, botID, id string, in Workf
 					patch[k] = *v
 				}
 			}
-			if err := checkTags("tags", patch); err != nil {
+			if err := platform.CheckTags("tags", patch); err != nil {
 				return WorkflowView{}, err
 			}
 			w.Tags = merged(w.Tags, patch)

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/botplatform/botplatform/internal/plans"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -23,7 +21,7 @@ type Service struct {
 	clock platform.Clock
 	// locks serialize the writes to a table's definition within this
 	// process, so that getOrCreate creates one.
-	locks [64]sync.Mutex
+	locks platform.KeyLocks
 }
 
 // Store is what the Tables API needs of the database: the tables, and the
@@ -39,13 +37,7 @@ func New(st Store, files Files, clock platform.Clock) *Service {
 	return &Service{store: st, files: files, clock: clock}
 }
 
-func (s *Service) lock(botID, name string) func() {
-	h := fnv.New32a()
-	h.Write([]byte(botID + "\x00" + name))
-	m := &s.locks[h.Sum32()%uint32(len(s.locks))]
-	m.Lock()
-	return m.Unlock
-}
+func (s *Service) lock(botID, name string) func() { return s.locks.Lock(botID + "\x00" + name) }
 
 // TableInput is the body of createTable, getOrCreateTable and updateTable;
 // nil fields are unchanged (updates) or defaults (creation).
@@ -122,18 +114,6 @@ func factor(raw *float64, old int) (int, error) {
 	return int(f), nil
 }
 
-func checkTags(tags map[string]string) error {
-	if len(tags) > 50 {
-		return platform.Invalid("tags", "at most 50 tags")
-	}
-	for k, v := range tags {
-		if k == "" || len(k) > 100 || len([]rune(v)) > 1000 {
-			return platform.Invalid("tags", "tag names have 1 to 100 characters, values at most 1,000")
-		}
-	}
-	return nil
-}
-
 // CreateTable creates a table of the bot (409 AlreadyExists when the bot
 // has one of that name).
 func (s *Service) CreateTable(ctx context.Context, botID string, in TableInput) (View, error) {
@@ -151,7 +131,7 @@ func (s *Service) create(ctx context.Context, botID, name string, in TableInput)
 	if len(in.Schema) == 0 {
 		return View{}, platform.Invalid("schema", "is required")
 	}
-	if err := checkTags(in.Tags); err != nil {
+	if err := platform.CheckTags("tags", in.Tags); err != nil {
 		return View{}, err
 	}
 	now := s.clock.Now()
@@ -275,7 +255,7 @@ func (s *Service) UpdateTable(ctx context.Context, botID, idOrName string, in Ta
 		t.ComputeEnabled = *in.IsComputeEnabled
 	}
 	if in.Tags != nil {
-		if err := checkTags(in.Tags); err != nil {
+		if err := platform.CheckTags("tags", in.Tags); err != nil {
 			return View{}, err
 		}
 		for k, v := range in.Tags {
