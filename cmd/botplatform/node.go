@@ -49,14 +49,21 @@ func nodeID(flag, dataDir string) (id string, done func(), err error) {
 		}
 		f.Close()
 	}
+	// A new id's file is made and locked under another name, then renamed:
+	// another process listing the directory meanwhile cannot take it.
 	id = platform.NewID("node_")
-	f, err := os.OpenFile(filepath.Join(dir, id+".lock"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	tmp := filepath.Join(dir, id+".new")
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", nil, fmt.Errorf("node id: %w", err)
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()
-		return "", nil, fmt.Errorf("node id: locking %s: %w", f.Name(), err)
+		return "", nil, fmt.Errorf("node id: locking %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, id+".lock")); err != nil {
+		f.Close()
+		return "", nil, fmt.Errorf("node id: %w", err)
 	}
 	return id, func() { f.Close() }, nil
 }
