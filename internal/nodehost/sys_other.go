@@ -1,0 +1,31 @@
+//go:build !linux
+
+package nodehost
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// Node bots need Linux: process groups, Pdeathsig and RLIMIT_DATA keep a bot from affecting the server.
+var errUnsupported = errors.New("nodehost: Node bots can only run on Linux")
+
+func sysProcAttr() *syscall.SysProcAttr { return nil }
+
+func killGroup(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		p.Kill()
+	}
+}
+
+func limitMemory(pid int, bytes uint64) error { return errUnsupported }
+
+func describeExit(st *os.ProcessState) string { return st.String() }
+
+type starter struct{}
+
+func newStarter() *starter                 { return &starter{} }
+func (*starter) start(cmd *exec.Cmd) error { return errUnsupported }
+func (*starter) close()                    {}
