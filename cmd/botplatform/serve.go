@@ -207,10 +207,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	adm.OnBotsChanged(rt.RecurringChanged)
 	rtAPI := runtimeapi.New(st, chatSvc, rt, platform.SystemClock{})
 	rt.SetRuntimeAPI(rtAPI)
+	sdk, tunnels, closeSDK, err := sdkBots(cfg, ln.Addr(), st, adm, log)
+	if err != nil {
+		return err
+	}
+	defer closeSDK()
+	rt.SetRemote(sdk)
+	tablesSvc := tables.New(st, fsvc, platform.SystemClock{})
+	adm.SetTableDeployer(tablesSvc)
 	chatURL, _ := url.Parse(cfg.ChatURL)
 	handler := httpapi.New(httpapi.Deps{
 		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
-		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tables.New(st, fsvc, platform.SystemClock{}), ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
+		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
 		StreamWriteTimeout: cfg.SSEWriteTimeout,
 	})
 	rt.SetAPI(handler) // bot code's client calls the API in-process
@@ -233,6 +241,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("listening", "api_url", cfg.PublicURL, "chat_url", cfg.ChatURL, "database", st.Dialect(), "node", node, "version", version)
 	fmt.Fprintf(stdout, "botplatform %s listening on %s\n", version, cfg.PublicURL)
+	fmt.Fprintf(stdout, "  bots written with @botpress/sdk: bp login --apiUrl %s; bp dev --tunnelUrl %s/v1/tunnels\n", cfg.PublicURL, cfg.PublicURL)
 
 	select {
 	case err := <-errc:

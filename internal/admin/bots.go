@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -49,6 +51,9 @@ type BotInput struct {
 	Layers         *[]string                  `json:"layers"`
 	Integrations   map[string]json.RawMessage `json:"integrations"`
 	Plugins        map[string]json.RawMessage `json:"plugins"`
+	// Tables are created or migrated at deploy (`bp deploy` sends the
+	// bot's declared tables); see TableDeployer.
+	Tables map[string]json.RawMessage `json:"tables"`
 }
 
 // TagDefs declares the tags of users, conversations or messages.
@@ -120,10 +125,17 @@ func (s *Service) CreateBot(ctx context.Context, a *platform.Actor, in BotInput)
 		Configuration: map[string]any{"encryptionKey": platform.RandomToken(32)}, DisabledChannels: []string{},
 		CreatedAt: now, UpdatedAt: now,
 	}}
-	if err := s.apply(ctx, &b, in); err != nil {
+	if err := s.apply(ctx, &b, &in); err != nil {
 		return b, err
 	}
 	if err := s.store.CreateBot(ctx, b); err != nil {
+		return b, err
+	}
+	if err := s.deployTables(ctx, b, in.Tables); err != nil {
+		// The bot is not created unless its tables are.
+		if _, derr := s.store.DeleteBot(ctx, b.WorkspaceID, b.ID); derr != nil {
+			return b, errors.Join(err, derr)
+		}
 		return b, err
 	}
 	s.botsChanged()
@@ -146,8 +158,11 @@ func (s *Service) UpdateBot(ctx context.Context, a *platform.Actor, id string, i
 	if err != nil {
 		return b, err
 	}
-	if err := s.apply(ctx, &b, in); err != nil {
+	if err := s.apply(ctx, &b, &in); err != nil {
 		return b, err
+	}
+	if err := s.deployTables(ctx, b, in.Tables); err != nil {
+		return b, err // the bot stays as it was; tables created before the error stay
 	}
 	b.UpdatedAt = s.clock.Now()
 	if err := s.store.UpdateBot(ctx, b); err != nil {
@@ -181,7 +196,9 @@ func (s *Service) ListBots(ctx context.Context, a *platform.Actor, f store.BotFi
 func (s *Service) WebhookURL(webhookID string) string { return s.chatURL + "/" + webhookID }
 
 // apply validates in and applies it to b (create and update alike).
-func (s *Service) apply(ctx context.Context, b *platform.Bot, in BotInput) error {
+// Tables the deployed code declares join in.Tables (those of the body win),
+// for the caller to deploy once the bot is saved.
+func (s *Service) apply(ctx context.Context, b *platform.Bot, in *BotInput) error {
 	sp := &b.Spec
 	if in.Name != nil {
 		if err := checkName("name", *in.Name); err != nil {
@@ -215,13 +232,25 @@ func (s *Service) apply(ctx context.Context, b *platform.Bot, in BotInput) error
 			return platform.Invalid("url", "must be a string or null")
 		}
 		sp.URL = ""
-		if u != nil {
+		if u != nil && *u != "" {
+			if err := checkBotURL(*u); err != nil {
+				return err
+			}
 			sp.URL = *u
 		}
 	}
 	if in.Code != nil {
-		if err := s.checkCode(ctx, *in.Code); err != nil {
+		def, err := s.checkCode(ctx, *in.Code)
+		if err != nil {
 			return err // the code deployed before stays
+		}
+		for name, t := range def.Tables {
+			if in.Tables == nil {
+				in.Tables = map[string]json.RawMessage{}
+			}
+			if _, ok := in.Tables[name]; !ok {
+				in.Tables[name] = t
+			}
 		}
 		b.Code = *in.Code
 		now := s.clock.Now()
@@ -429,4 +458,20 @@ func (s *Service) SetFetchHosts(ctx context.Context, a *platform.Actor, id strin
 	}
 	s.botsChanged()
 	return b, nil
+}
+
+// checkBotURL checks the url a bot is served at (a bot written with the
+// SDK: the server POSTs its events there).
+func checkBotURL(u string) error {
+	if len(u) > 2000 {
+		return platform.Invalid("url", "at most 2000 characters")
+	}
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return platform.Invalid("url", "must be an absolute http or https URL")
+	}
+	if p.User != nil {
+		return platform.Invalid("url", "must not hold credentials")
+	}
+	return nil
 }

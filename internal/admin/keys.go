@@ -2,6 +2,11 @@ package admin
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
@@ -56,4 +61,36 @@ func (s *Service) BotLogs(ctx context.Context, a *platform.Actor, f store.LogFil
 		f.Limit = 100
 	}
 	return s.store.ListLogs(ctx, f)
+}
+
+// hostKeyNote marks the bot API key the server itself gives a bot's Node
+// bundle (see HostKey).
+const hostKeyNote = "the bot host's key: Node bundles call the platform with it"
+
+// HostKey returns the bot API key a Node bundle of b calls the platform
+// with. It derives from the bot's signing secret, so every server process
+// computes the same key without storing it; rotating the secret replaces
+// it. Its row (listed with the bot's keys) has a fixed id per bot.
+func (s *Service) HostKey(ctx context.Context, b platform.Bot) (string, error) {
+	m := hmac.New(sha256.New, []byte(b.SigningSecret))
+	m.Write([]byte("node-host:" + b.ID))
+	value := bakPrefix + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	hash := hashToken(value)
+	if _, _, err := s.store.GetBotKeyByHash(ctx, hash); err == nil {
+		return value, nil
+	} else if !errors.Is(err, platform.ErrNotFound) {
+		return "", err
+	}
+	id := platform.PrefixBotKey + "host" + strings.TrimPrefix(b.ID, platform.PrefixBot)
+	if err := s.store.DeleteBotKey(ctx, b.WorkspaceID, id); err != nil && !errors.Is(err, platform.ErrNotFound) {
+		return "", err // the key of a previous signing secret
+	}
+	t := platform.Token{ID: id, OwnerID: b.ID, Note: hostKeyNote, Hash: hash, CreatedAt: s.clock.Now()}
+	if err := s.store.CreateBotKey(ctx, b.WorkspaceID, t); err != nil {
+		// Another process may have created it at the same time.
+		if _, _, gerr := s.store.GetBotKeyByHash(ctx, hash); gerr != nil {
+			return "", err
+		}
+	}
+	return value, nil
 }

@@ -24,6 +24,7 @@ type Service struct {
 	auth    authCache
 	content ContentRemover
 	check   BotChecker
+	tables  TableDeployer
 	onBots  func()
 }
 
@@ -49,8 +50,28 @@ func (s *Service) botsChanged() {
 // InvalidPayload error on code), and its recurring events (each needs a
 // type and a cron schedule the runtime understands).
 type BotChecker interface {
-	CheckCode(ctx context.Context, code string) error
+	CheckCode(ctx context.Context, code string) (platform.CodeDefinition, error)
 	CheckRecurring(spec json.RawMessage) error
+}
+
+// TableDeployer creates or migrates the tables a bot declares at deploy
+// (tables.Service).
+type TableDeployer interface {
+	DeployTables(ctx context.Context, botID string, declared map[string]json.RawMessage) error
+}
+
+// SetTableDeployer sets what deploys a bot's declared tables; without one,
+// declaring tables is refused.
+func (s *Service) SetTableDeployer(t TableDeployer) { s.tables = t }
+
+func (s *Service) deployTables(ctx context.Context, b platform.Bot, declared map[string]json.RawMessage) error {
+	if len(declared) == 0 {
+		return nil
+	}
+	if s.tables == nil {
+		return platform.Invalid("tables", "this server has no Tables API")
+	}
+	return s.tables.DeployTables(ctx, b.ID, declared)
 }
 
 // SetBotChecker sets what checks bot code and recurring events at deploy time.
@@ -63,9 +84,9 @@ func errNoRuntime(field string) error {
 
 // checkCode checks bot code about to be deployed; without a checker (a
 // server without a bot runtime) code is refused.
-func (s *Service) checkCode(ctx context.Context, code string) error {
+func (s *Service) checkCode(ctx context.Context, code string) (platform.CodeDefinition, error) {
 	if s.check == nil {
-		return errNoRuntime("code")
+		return platform.CodeDefinition{}, errNoRuntime("code")
 	}
 	return s.check.CheckCode(ctx, code)
 }

@@ -20,11 +20,14 @@ func (r *Runtime) CallAction(ctx context.Context, botID, name string, input json
 	if err != nil {
 		return nil, err
 	}
-	if b.Code == "" {
-		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: bot %q has no code deployed", name, botID)
-	}
 	if len(input) == 0 || string(input) == "null" {
 		input = json.RawMessage(`{}`)
+	}
+	if r.serves(b) {
+		return r.remoteAction(ctx, b, name, input)
+	}
+	if b.Code == "" {
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: bot %q has no code deployed", name, botID)
 	}
 	seed := platform.NewID("act_")
 	c := r.newCall(ctx, b, seed, r.clock.Now())

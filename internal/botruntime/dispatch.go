@@ -143,7 +143,17 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 		r.log.Error("bot runtime: unreadable event", "job", j.ID, "err", err)
 		return r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now())
 	}
+	if p.BotID != "" && r.remote != nil {
+		// Decide before load: it has effects for workflow events.
+		b, err := r.botInfo(ctx, p.BotID)
+		if err == nil && r.serves(b) {
+			return r.deliver(ctx, j, p, b)
+		}
+	}
 	in, err := r.load(ctx, j, p)
+	if err == nil && r.serves(in.bot) {
+		return r.deliver(ctx, j, p, in.bot)
+	}
 	if errors.Is(err, errGone) || errors.Is(err, platform.ErrNotFound) {
 		r.endEvent(ctx, j, platform.EventIgnored, "what the event is about no longer exists")
 		return r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now())

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/sdkbot"
 )
 
 // The server's side of bot processes (process.go): one process per bot,
@@ -348,7 +349,18 @@ func (r *Runtime) invoke(c *call, kind string, args ...string) (string, error) {
 // CheckCode compiles bot code in a bot process, with the memory limit of
 // bot processes and within compileTimeout. A syntax error, or code too
 // costly to compile, is an InvalidPayload error on `code`.
-func (r *Runtime) CheckCode(ctx context.Context, code string) error {
+func (r *Runtime) CheckCode(ctx context.Context, code string) (platform.CodeDefinition, error) {
+	if sdkbot.IsNodeBundle(code) {
+		if r.remote == nil {
+			return platform.CodeDefinition{}, platform.Invalid("code", "is a Node bundle, and this server does not run Node bundles")
+		}
+		return r.remote.CheckCode(ctx, code)
+	}
+	return platform.CodeDefinition{}, r.checkScript(ctx, code)
+}
+
+// checkScript compiles code for the embedded VM in a bot process.
+func (r *Runtime) checkScript(ctx context.Context, code string) error {
 	h := newHost(r, "", "")
 	err := h.start(code, true)
 	var pe *platform.Error

@@ -155,13 +155,13 @@ func TestCheckCode(t *testing.T) {
 		// Its memory bound (or, in slow race builds, its time bound).
 		{"const a = [" + strings.Repeat("1,", 1<<20) + "]", "code: too costly to compile: "},
 	} {
-		err := r.CheckCode(t.Context(), tc.code)
+		_, err := r.CheckCode(t.Context(), tc.code)
 		e, ok := platform.AsError(err)
 		if !ok || e.Type != platform.TypeInvalidPayload || !strings.HasPrefix(e.Error(), "InvalidPayload: "+tc.want) {
 			t.Errorf("CheckCode(%.40q) = %v, want InvalidPayload %q…", tc.code, err, tc.want)
 		}
 	}
-	if err := r.CheckCode(t.Context(), "bot.on.message(async ({ message }) => { await Promise.resolve(message) })"); err != nil {
+	if _, err := r.CheckCode(t.Context(), "bot.on.message(async ({ message }) => { await Promise.resolve(message) })"); err != nil {
 		t.Errorf("valid code refused: %v", err)
 	}
 }

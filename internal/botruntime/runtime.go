@@ -17,6 +17,8 @@ import (
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/runtimeapi"
+	"github.com/botplatform/botplatform/internal/sdkbot"
 	"github.com/botplatform/botplatform/internal/store"
 )
 
@@ -65,6 +67,8 @@ type Runtime struct {
 	chat  *chat.Service
 	// api is the Runtime API (nil: no workflow_update or state_expired events).
 	api RuntimeAPI
+	// remote runs bots written with the SDK (nil: none).
+	remote Remote
 	// apiHandler serves bot code's calls of the Runtime and Tables APIs.
 	apiHandler http.Handler
 	clock      platform.Clock
@@ -162,6 +166,8 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 type RuntimeAPI interface {
 	WorkflowEvent(ctx context.Context, botID, id, update string) (json.RawMessage, error)
 	ExpireStates(ctx context.Context, now time.Time) (int, error)
+	// DeliveryFor builds what a bot written with the SDK receives for a job.
+	DeliveryFor(ctx context.Context, j platform.Job, p platform.BotEventJob) (runtimeapi.Delivery, error)
 }
 
 // SetRuntimeAPI sets the Runtime API the runtime works with; call it before Run.
@@ -185,6 +191,9 @@ type botInfo struct {
 	version string
 	ctxJSON string
 	timeout time.Duration
+	// bundle: the code is a Node bundle (sdkbot.IsNodeBundle, asked once
+	// per version: bundles are megabytes).
+	bundle bool
 }
 
 // botInfo returns the bot's current version: one cheap query tells whether
@@ -204,7 +213,8 @@ func (r *Runtime) botInfo(ctx context.Context, botID string) (*botInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	b = &botInfo{Bot: bot, updated: bot.UpdatedAt, version: strconv.FormatInt(bot.UpdatedAt.UnixMicro(), 10), timeout: r.cfg.Timeout}
+	b = &botInfo{Bot: bot, updated: bot.UpdatedAt, version: strconv.FormatInt(bot.UpdatedAt.UnixMicro(), 10), timeout: r.cfg.Timeout,
+		bundle: sdkbot.IsNodeBundle(bot.Code)}
 	if t := bot.Spec.MaxExecutionTime; t != nil {
 		b.timeout = min(time.Duration(*t)*time.Second, r.cfg.MaxTimeout)
 	}

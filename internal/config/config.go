@@ -52,6 +52,9 @@ type Config struct {
 	// BotFetchPrivate lets bot code's fetch reach loopback, private and
 	// link-local addresses.
 	BotFetchPrivate bool
+	// NodeCommand is the node executable that runs bots deployed as Node
+	// bundles (default: node on PATH).
+	NodeCommand     string
 	IndexWorkers    int
 	EmbeddingsURL   string
 	EmbeddingsModel string
@@ -163,6 +166,7 @@ func settings(c *Config, p *pending) []setting {
 				}
 				return nil
 			}},
+		{flag: "node", env: "NODE", usage: "node executable that runs bots deployed as Node bundles (bp deploy); default: node on PATH", set: text(&c.NodeCommand)},
 		{flag: "index-workers", env: "INDEX_WORKERS", def: "2", usage: "how many files are indexed at once; 0 leaves indexing to other processes", set: whole(&c.IndexWorkers, 0)},
 		{flag: "auth-cache-ttl", env: "AUTH_CACHE_TTL", def: "5s", usage: "how long a successful authentication is reused; 0 disables",
 			set: func(_ setting, v string) error {

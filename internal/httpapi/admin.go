@@ -43,6 +43,9 @@ func (a *api) adminRoutes() *http.ServeMux {
 	m.Handle("POST /v1/admin/introspect", a.h(a.introspect))
 	m.Handle("POST /v1/admin/bots/{id}/signing-secrets/rotate", a.workspace(a.rotateSigningSecret))
 
+	m.Handle("GET /v1/admin/hub/integrations/{id}", a.workspace(a.getPublicIntegrationByID))
+	m.Handle("GET /v1/admin/hub/integrations/{name}/{version}", a.workspace(a.getPublicIntegration))
+
 	m.Handle("POST /v1/admin/bots/baks", a.workspace(a.createBotKey))
 	m.Handle("GET /v1/admin/bots/baks", a.workspace(a.listBotKeys))
 	m.Handle("DELETE /v1/admin/bots/baks/{id}", a.workspace(a.deleteBotKey))

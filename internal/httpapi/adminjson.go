@@ -117,6 +117,9 @@ type botJSON struct {
 	Blocked          bool                       `json:"blocked"`
 	Authentication   string                     `json:"authentication,omitempty"`
 	Layers           []string                   `json:"layers,omitempty"`
+	// URL is where the bot is served (a bot written with the SDK); not in
+	// the official client's Bot type, which has no field for it.
+	URL string `json:"url,omitempty"`
 }
 
 type tagDefsJSON struct {
@@ -136,8 +139,8 @@ func toBot(b platform.Bot, svc *admin.Service) botJSON {
 	out := botJSON{
 		ID: b.ID, CreatedAt: platform.FormatTime(b.CreatedAt), UpdatedAt: platform.FormatTime(b.UpdatedAt),
 		SigningSecret: b.SigningSecret, Integrations: map[string]integrationJSON{}, Plugins: map[string]any{},
-		MaxExecutionTime: sp.MaxExecutionTime,
-		User:             tagDefsJSON{orEmpty(sp.UserTags)}, Conversation: tagDefsJSON{orEmpty(sp.ConversationTags)}, Message: tagDefsJSON{orEmpty(sp.MessageTags)},
+		MaxExecutionTime: sp.MaxExecutionTime, URL: sp.URL,
+		User: tagDefsJSON{orEmpty(sp.UserTags)}, Conversation: tagDefsJSON{orEmpty(sp.ConversationTags)}, Message: tagDefsJSON{orEmpty(sp.MessageTags)},
 		States: orEmpty(sp.States), Events: orEmpty(sp.Events), Actions: orEmpty(sp.Actions),
 		Subscriptions: sp.Subscriptions, Tags: b.Tags, Name: b.Name, Description: sp.Description, Dev: b.Dev,
 		Secrets: []string{}, CreatedBy: b.CreatedBy, AlwaysAlive: sp.AlwaysAlive, Status: b.Status, Medias: sp.Medias,

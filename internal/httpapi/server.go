@@ -58,6 +58,14 @@ type Deps struct {
 	// to accept a write before the stream is ended.
 	StreamWriteTimeout time.Duration
 	Version            string
+	// Tunnels serves the WebSocket tunnels of `bp dev --tunnelUrl`
+	// (tunnel.Server); nil: none.
+	Tunnels Tunnels
+}
+
+// Tunnels accepts a `bp dev` tunnel connection and serves it until it ends.
+type Tunnels interface {
+	Accept(w http.ResponseWriter, r *http.Request, id string) error
 }
 
 // handlerFunc is a handler that returns its error instead of writing it, so
@@ -93,6 +101,9 @@ func New(d Deps) http.Handler {
 	content := a.routed(a.contentRoutes())
 	for _, p := range []string{"PUT /v1/files/upload/{id}", "GET /v1/files/content/{id}", "GET /v1/files/public/{id}"} {
 		root.Handle(p, content)
+	}
+	if d.Tunnels != nil {
+		root.Handle("GET /v1/tunnels/{id}", a.h(a.tunnel))
 	}
 	root.Handle("/v1/chat/", limit(RuntimeLimit, a.routed(a.runtimeRoutes())))
 	tbl := limit(TablesLimit, a.routed(a.tablesRoutes()))

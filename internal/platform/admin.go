@@ -152,6 +152,12 @@ type BotSpec struct {
 	FetchHosts []string `json:"fetchHosts,omitempty"`
 }
 
+// CodeDefinition is what deployed code declares that the platform keeps for
+// the bot: the tables of a Node bundle (see tables.DeployTables).
+type CodeDefinition struct {
+	Tables map[string]json.RawMessage
+}
+
 // Media is a file attached to a bot's description.
 type Media struct {
 	URL  string `json:"url"`

@@ -217,7 +217,8 @@ func (s *Store) ListParticipants(ctx context.Context, conversationID string, p s
 }
 
 // enqueueBotEvent queues the delivery of an incoming message or event to
-// the bot, in the transaction that stores it; a bot without code gets none.
+// the bot, in the transaction that stores it; a bot without code or url
+// (served elsewhere: an SDK bot) gets none.
 // It is due at due, or at the message's date when due is zero.
 func (s *Store) enqueueBotEvent(ctx context.Context, tx *sql.Tx, kind, id, conversationID string, created, due time.Time) error {
 	if due.IsZero() {
@@ -225,7 +226,8 @@ func (s *Store) enqueueBotEvent(ctx context.Context, tx *sql.Tx, kind, id, conve
 	}
 	payload, _ := json.Marshal(platform.BotEventJob{Type: kind, ID: id, ConversationID: conversationID})
 	_, err := s.insertJob(ctx, tx, platform.Job{ID: platform.NewID("job_"), Kind: platform.JobBotEvent, Subject: conversationID, Payload: payload, RunAfter: due, CreatedAt: due},
-		`EXISTS (SELECT 1 FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = ? AND b.code <> '')`, conversationID)
+		`EXISTS (SELECT 1 FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = ? AND (b.code <> '' OR COALESCE(`+s.d.Tables.JSONText("b.spec")+`, '') <> ''))`,
+		conversationID, s.d.Tables.PathArg([]string{"url"}))
 	return err
 }
 

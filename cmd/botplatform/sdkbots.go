@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/config"
+	"github.com/botplatform/botplatform/internal/nodehost"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/sdkbot"
+	"github.com/botplatform/botplatform/internal/store"
+	"github.com/botplatform/botplatform/internal/tunnel"
+)
+
+// sdkBots sets up what runs bots written with @botpress/sdk: the tunnels
+// of `bp dev`, the Node bot host, and the caller that speaks the SDK's
+// contract to them. close stops the tunnels and the Node processes.
+func sdkBots(cfg config.Config, listen net.Addr, st store.Store, adm *admin.Service, log *slog.Logger) (*sdkbot.Caller, *tunnel.Server, func(), error) {
+	tunnels := tunnel.New(log)
+	lines := newLineWriter(st, log)
+	host, err := nodehost.New(nodehost.Config{
+		Node: cfg.NodeCommand, Dir: filepath.Join(cfg.DataDir, "node-bots"), MemoryMB: cfg.BotMemory,
+		Lines: lines.add,
+	}, log)
+	if err != nil {
+		lines.close()
+		return nil, nil, nil, err
+	}
+	api := selfURL(listen)
+	caller := sdkbot.New(sdkbot.Config{Tunnels: tunnels, OwnHosts: ownHosts(listen, cfg.PublicURL), Node: host, Keys: adm, APIURL: api, Log: log})
+	return caller, tunnels, func() { tunnels.Close(); host.Close(); lines.close() }, nil
+}
+
+// selfURL is how processes on this machine reach the server: its listen
+// address, with a wildcard host replaced by loopback.
+func selfURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// ownHosts are the host:port pairs a bot url may name to mean this server
+// (a `bp dev` tunnel url): loopback names with the listen port, the listen
+// address and the public URL's host.
+func ownHosts(a net.Addr, publicURL string) []string {
+	_, port, _ := net.SplitHostPort(a.String())
+	hosts := []string{a.String(), "127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}
+	if u, err := url.Parse(publicURL); err == nil && u.Host != "" {
+		hosts = append(hosts, u.Host)
+	}
+	return hosts
+}
+
+// lineWriter turns the log lines of Node bundles into the bots' logs,
+// written in batches by one goroutine: a bot's process never waits for the
+// database to print. Past maxPendingLines waiting, lines are dropped and
+// counted.
+type lineWriter struct {
+	st      store.Store
+	log     *slog.Logger
+	in      chan platform.LogEntry
+	done    chan struct{}
+	dropped atomic.Int64
+	mu      sync.RWMutex // add holds it to read closed; close to set it
+	closed  bool
+}
+
+const maxPendingLines = 10000
+
+func newLineWriter(st store.Store, log *slog.Logger) *lineWriter {
+	w := &lineWriter{st: st, log: log, in: make(chan platform.LogEntry, maxPendingLines), done: make(chan struct{})}
+	go w.run()
+	return w
+}
+
+func (w *lineWriter) add(l nodehost.Line) {
+	e := platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: l.BotID, Timestamp: l.At, Level: l.Level,
+		Message: l.Message, UserID: l.UserID, ConversationID: l.ConversationID, WorkflowID: l.WorkflowID}
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.closed {
+		return // a line printed as the server stops
+	}
+	select {
+	case w.in <- e:
+	default:
+		w.dropped.Add(1)
+	}
+}
+
+func (w *lineWriter) run() {
+	defer close(w.done)
+	for e := range w.in {
+		batch := []platform.LogEntry{e}
+	more:
+		for len(batch) < 500 {
+			select {
+			case e, ok := <-w.in:
+				if !ok {
+					break more
+				}
+				batch = append(batch, e)
+			default:
+				break more
+			}
+		}
+		if err := w.st.AppendLogs(context.Background(), batch); err != nil {
+			w.log.Warn("node bot host: writing bots' log lines", "lines", len(batch), "err", err)
+		}
+		if n := w.dropped.Swap(0); n > 0 {
+			w.log.Warn("node bot host: bots printed faster than their logs could be written; lines dropped", "lines", n)
+		}
+	}
+}
+
+// close writes the lines still waiting, then stops.
+func (w *lineWriter) close() {
+	w.mu.Lock()
+	w.closed = true
+	close(w.in)
+	w.mu.Unlock()
+	<-w.done
+}

@@ -1,0 +1,327 @@
+// Package sdkbot speaks the HTTP contract of bots written with
+// @botpress/sdk: it sends a bot's events and actions to the bot served at
+// its url, down a `bp dev` tunnel, or to its Node bundle in the bot host.
+// See docs/sdk-bots.md.
+package sdkbot
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/nodehost"
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// The operations of the contract (header x-bp-operation).
+const (
+	OpEvent  = "event_received"
+	OpAction = "action_triggered"
+)
+
+// SignatureHeader carries the request's signature: t=UNIX,v1=HEX, where
+// HEX is the HMAC-SHA256 of "UNIX.BODY" with the bot's signing secret.
+const SignatureHeader = "x-bp-signature"
+
+// MaxResponse bounds what is read of a bot's answer.
+const MaxResponse = 4 << 20
+
+// NodeHost runs Node bundles (nodehost.Host).
+type NodeHost interface {
+	Call(ctx context.Context, b nodehost.Bundle, req nodehost.Request) (nodehost.Response, error)
+	Check(ctx context.Context, code string) (nodehost.Definition, error)
+}
+
+// Keys mints the bot API key a Node bundle calls the platform with.
+type Keys interface {
+	HostKey(ctx context.Context, b platform.Bot) (string, error)
+}
+
+// Config is what a Caller needs.
+type Config struct {
+	// Tunnels carries requests to the server's own tunnel urls
+	// (tunnel.Server); nil: no tunnels.
+	Tunnels http.RoundTripper
+	// OwnHosts are the host:port pairs the server answers on: a bot url
+	// http://OWN/<id> is the tunnel <id>.
+	OwnHosts []string
+	// Node runs Node bundles; nil: they are refused.
+	Node NodeHost
+	Keys Keys
+	// APIURL is the base URL Node bundles call the platform at.
+	APIURL string
+	Log    *slog.Logger
+}
+
+// Caller sends requests of the contract to bots.
+type Caller struct {
+	cfg  Config
+	http *http.Client
+	// keys caches each bot's host key for keyTTL, by its signing secret,
+	// from which it derives (a rotated secret is a miss); past keyTTL the
+	// key's row is looked at again (a deleted one is created again).
+	keys sync.Map // bot id -> hostKey
+}
+
+type hostKey struct {
+	secret, key string
+	at          time.Time
+}
+
+const keyTTL = time.Minute
+
+// New returns a Caller.
+func New(cfg Config) *Caller {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	own := map[string]bool{}
+	for _, h := range cfg.OwnHosts {
+		own[strings.ToLower(h)] = true
+	}
+	plain := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 32, IdleConnTimeout: 90 * time.Second, ResponseHeaderTimeout: 0}
+	rt := routeTransport{plain: plain, tunnels: cfg.Tunnels, own: own}
+	return &Caller{cfg: cfg, http: &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// IsNodeBundle tells whether deployed code is a Node bundle rather than
+// code for the embedded VM: it assigns module.exports or a property of
+// exports. Every bundle `bp build` emits (esbuild, CommonJS) does, and code
+// for the embedded VM cannot (it has neither object). A plain scan, not a
+// regular expression: bundles are megabytes, and the runtime asks once per
+// deployed version.
+func IsNodeBundle(code string) bool {
+	for _, word := range []string{"module.exports", "exports."} {
+		for i := 0; ; {
+			j := strings.Index(code[i:], word)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + len(word)
+			if at > 0 && (isIdent(code[at-1]) || code[at-1] == '.') {
+				continue // a property or a longer name
+			}
+			k := i
+			if word == "exports." {
+				for k < len(code) && isIdent(code[k]) {
+					k++
+				}
+				if k == i {
+					continue
+				}
+			}
+			for k < len(code) && strings.IndexByte(" \t\r\n", code[k]) >= 0 {
+				k++
+			}
+			if k+1 < len(code) && code[k] == '=' && code[k+1] != '=' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// Call is one request to a bot.
+type Call struct {
+	Bot platform.Bot
+	// Version names the bot's deployed code (a new one starts a new Node
+	// process).
+	Version string
+	// Bundle says the bot's code is a Node bundle (IsNodeBundle).
+	Bundle    bool
+	Operation string
+	Type      string
+	Body      []byte
+}
+
+// Result is a bot's answer.
+type Result struct {
+	Status int
+	Body   []byte
+	// Via names where the request went ("http://…", "tunnel …", "node").
+	Via string
+}
+
+// Send sends c and returns the bot's answer, whatever its status; an error
+// is a request that got no answer (unreachable, past ctx's deadline, a
+// crashed process).
+func (c *Caller) Send(ctx context.Context, call Call) (Result, error) {
+	h, err := c.headers(call)
+	if err != nil {
+		return Result{}, err
+	}
+	if call.Bot.Spec.URL != "" {
+		return c.sendHTTP(ctx, call, h)
+	}
+	if !call.Bundle {
+		return Result{}, fmt.Errorf("bot %s has neither a url nor a Node bundle", call.Bot.ID)
+	}
+	if c.cfg.Node == nil {
+		return Result{Via: "node"}, errors.New("this server does not run Node bundles")
+	}
+	b, err := c.bundle(ctx, call)
+	if err != nil {
+		return Result{Via: "node"}, err
+	}
+	res, err := c.cfg.Node.Call(ctx, b, nodehost.Request{Method: http.MethodPost, Path: "/", Header: h, Body: call.Body})
+	return Result{Status: res.Status, Body: res.Body, Via: "node"}, err
+}
+
+// CheckCode checks a Node bundle about to be deployed and returns what it
+// declares.
+func (c *Caller) CheckCode(ctx context.Context, code string) (platform.CodeDefinition, error) {
+	if c.cfg.Node == nil {
+		return platform.CodeDefinition{}, platform.Invalid("code", "is a Node bundle, and this server does not run Node bundles")
+	}
+	def, err := c.cfg.Node.Check(ctx, code)
+	if errors.Is(err, nodehost.ErrNoNode) {
+		return platform.CodeDefinition{}, platform.Invalid("code", "%v", err)
+	}
+	if err != nil {
+		return platform.CodeDefinition{}, platform.Invalid("code", "the Node bundle does not load: %v", err)
+	}
+	return platform.CodeDefinition{Tables: def.Tables}, nil
+}
+
+// headers are the contract's headers of c, signed.
+func (c *Caller) headers(call Call) (http.Header, error) {
+	conf, err := configuration(call.Bot)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("x-bot-id", call.Bot.ID)
+	h.Set("x-bot-user-id", call.Bot.ID)
+	h.Set("x-bp-operation", call.Operation)
+	h.Set("x-bp-type", call.Type)
+	h.Set("x-bp-configuration", base64.StdEncoding.EncodeToString(conf))
+	h.Set(SignatureHeader, Sign(call.Bot.SigningSecret, time.Now(), call.Body))
+	return h, nil
+}
+
+// Sign returns the signature header's value for body sent at t.
+func Sign(secret string, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(ts + "."))
+	m.Write(body)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// configuration is the bot's configuration.data ({} when none).
+func configuration(b platform.Bot) ([]byte, error) {
+	var cfg struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if len(b.Spec.Configuration) > 0 {
+		if err := json.Unmarshal(b.Spec.Configuration, &cfg); err != nil {
+			return nil, fmt.Errorf("the bot's configuration: %w", err)
+		}
+	}
+	if len(cfg.Data) == 0 || string(cfg.Data) == "null" {
+		return []byte(`{}`), nil
+	}
+	return cfg.Data, nil
+}
+
+func (c *Caller) sendHTTP(ctx context.Context, call Call, h http.Header) (Result, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, call.Bot.Spec.URL, bytes.NewReader(call.Body))
+	if err != nil {
+		return Result{Via: call.Bot.Spec.URL}, fmt.Errorf("the bot's url: %w", err)
+	}
+	req.Header = h
+	via := call.Bot.Spec.URL
+	if id, ok := c.tunnelID(req); ok {
+		via = "tunnel " + id
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return Result{Via: via}, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponse))
+	if err != nil {
+		return Result{Status: resp.StatusCode, Via: via}, fmt.Errorf("reading the bot's answer: %w", err)
+	}
+	return Result{Status: resp.StatusCode, Body: body, Via: via}, nil
+}
+
+// bundle is what the Node host needs to run call's bot.
+func (c *Caller) bundle(ctx context.Context, call Call) (nodehost.Bundle, error) {
+	if c.cfg.Keys == nil {
+		return nodehost.Bundle{}, errors.New("no bot API keys for Node bundles")
+	}
+	var key string
+	if k, ok := c.keys.Load(call.Bot.ID); ok && k.(hostKey).secret == call.Bot.SigningSecret && time.Since(k.(hostKey).at) < keyTTL {
+		key = k.(hostKey).key
+	} else {
+		var err error
+		if key, err = c.cfg.Keys.HostKey(ctx, call.Bot); err != nil {
+			return nodehost.Bundle{}, fmt.Errorf("the bot's API key: %w", err)
+		}
+		c.keys.Store(call.Bot.ID, hostKey{call.Bot.SigningSecret, key, time.Now()})
+	}
+	env := []string{"BP_API_URL=" + c.cfg.APIURL, "BP_TOKEN=" + key, "BP_BOT_ID=" + call.Bot.ID, "BP_WORKSPACE_ID=" + call.Bot.WorkspaceID}
+	names := make([]string, 0, len(call.Bot.Spec.Secrets))
+	for k := range call.Bot.Spec.Secrets {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		env = append(env, "SECRET_"+k+"="+call.Bot.Spec.Secrets[k])
+	}
+	return nodehost.Bundle{BotID: call.Bot.ID, Version: call.Version, Code: call.Bot.Code, Env: env}, nil
+}
+
+// tunnelID tells whether req goes to one of the server's own tunnels: a url
+// on one of its own hosts whose path is one segment, the tunnel id (what
+// `bp dev` registers: the tunnel url's path is dropped).
+func (c *Caller) tunnelID(req *http.Request) (string, bool) {
+	rt := c.http.Transport.(routeTransport)
+	return rt.tunnelID(req)
+}
+
+// routeTransport sends requests for the server's own tunnel urls down the
+// tunnel, and the others over the network.
+type routeTransport struct {
+	plain   http.RoundTripper
+	tunnels http.RoundTripper
+	own     map[string]bool
+}
+
+var tunnelPath = regexp.MustCompile(`^/[A-Za-z0-9_-]{1,100}$`)
+
+func (t routeTransport) tunnelID(req *http.Request) (string, bool) {
+	if t.tunnels == nil || !t.own[strings.ToLower(req.URL.Host)] || !tunnelPath.MatchString(req.URL.Path) {
+		return "", false
+	}
+	return req.URL.Path[1:], true
+}
+
+func (t routeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if _, ok := t.tunnelID(req); ok {
+		return t.tunnels.RoundTrip(req)
+	}
+	return t.plain.RoundTrip(req)
+}
