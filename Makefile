@@ -43,6 +43,7 @@ bench: build
 	$(GO) test -run '^$$' -bench 'LargeTransfer|ConcurrentUploads' -benchtime 1x -count 5 -timeout 30m ./cmd/botplatform/
 	$(GO) test -run '^$$' -bench SequentialRoundTrip -benchtime 1000x ./cmd/botplatform/
 	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node bench/sequential.mjs 1000
+	cd compat && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node bench/sdk-echo.mjs 1000
 
 # The fuzz targets, one at a time (scripts/fuzz.sh lists them): each for
 # FUZZTIME, or for FUZZTIME_SHORT in `make test`.

@@ -1,0 +1,52 @@
+// Sequential round trips through the official chat client: one user, one
+// message at a time, each sent when the bot's reply to the previous one has
+// arrived on the conversation's signal stream. Shared by the benchmarks.
+
+import { Client as ChatClient } from '@botpress/chat'
+
+/**
+ * Sends warmup + rounds messages ("<prefix><i>") to the bot at webhookUrl,
+ * each after the reply (the same text, from the bot) to the one before.
+ * Returns the round trips' latencies in ms after the warm-up, sorted.
+ */
+export async function roundTrips(webhookUrl, { rounds, warmup, prefix = 'm' }) {
+  const chat = await ChatClient.connect({ apiUrl: webhookUrl })
+  const { conversation } = await chat.createConversation({})
+  const listener = await chat.listenConversation({ id: conversation.id })
+  let waiting = null
+  listener.on('message_created', (m) => {
+    if (m.isBot && waiting && m.payload.text === waiting.text) {
+      const w = waiting
+      waiting = null
+      w.resolve()
+    }
+  })
+  listener.on('error', (err) => {
+    console.error('listener error:', err)
+    process.exitCode = 1
+  })
+  const lat = []
+  try {
+    for (let i = 0; i < warmup + rounds; i++) {
+      const text = prefix + i
+      const replied = new Promise((resolve, reject) => {
+        waiting = { text, resolve }
+        setTimeout(() => reject(new Error(`no reply to ${text} within 30 s`)), 30_000).unref()
+      })
+      const start = process.hrtime.bigint()
+      await chat.createMessage({ conversationId: conversation.id, payload: { type: 'text', text } })
+      await replied
+      if (i >= warmup) lat.push(Number(process.hrtime.bigint() - start) / 1e6)
+    }
+  } finally {
+    await listener.disconnect()
+    listener.cleanup()
+  }
+  return lat.sort((a, b) => a - b)
+}
+
+/** "p50 … ms, p99 … ms, max … ms" of sorted latencies. */
+export function summary(lat) {
+  const at = (p) => lat[Math.floor((lat.length - 1) * p)].toFixed(2)
+  return `p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`
+}
