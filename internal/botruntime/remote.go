@@ -86,6 +86,8 @@ func outcome(res sdkbot.Result, err error, ctx context.Context, timeout time.Dur
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Sprintf("the bot did not answer within its deadline (%s)", timeout), false
+	case errors.Is(err, sdkbot.ErrTunnelTaken):
+		return err.Error(), false
 	case err != nil:
 		return err.Error(), true
 	case res.Status >= 200 && res.Status < 300:

@@ -76,7 +76,13 @@ type Caller struct {
 	// from which it derives (a rotated secret is a miss); past keyTTL the
 	// key's row is looked at again (a deleted one is created again).
 	keys sync.Map // bot id -> hostKey
+	// bound is the bot each tunnel carries the events of.
+	bound sync.Map // tunnel id -> bot id
 }
+
+// ErrTunnelTaken is a delivery to a tunnel that carries another bot's
+// events: sending it again cannot help.
+var ErrTunnelTaken = errors.New("another bot uses this tunnel")
 
 type hostKey struct {
 	secret, key string
@@ -254,6 +260,11 @@ func (c *Caller) sendHTTP(ctx context.Context, call Call, h http.Header) (Result
 	via := call.Bot.Spec.URL
 	if id, ok := c.tunnelID(req); ok {
 		via = "tunnel " + id
+		// A tunnel carries the events of the first bot sent down it (the
+		// dev bot whose url names it), for the life of this process.
+		if owner, taken := c.bound.LoadOrStore(id, call.Bot.ID); taken && owner != call.Bot.ID {
+			return Result{Via: via}, fmt.Errorf("%w: tunnel %s carries the events of bot %s", ErrTunnelTaken, id, owner)
+		}
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
