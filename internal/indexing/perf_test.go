@@ -243,7 +243,7 @@ func BenchmarkSearchQuality100k(b *testing.B) {
 			}
 			var r retrieval
 			for b.Loop() {
-				r = runRetrievalOn(b, f)
+				r = runRetrievalOn(b, f, benchdata.Generate(retrievalSeed))
 			}
 			b.Log(r.table(backend + " with 100,000 other passages"))
 			b.ReportMetric(r.overall["text"].Recall5(), "recall5-text")

@@ -107,6 +107,21 @@ func (q Query) Relevant(content string) bool {
 	return false
 }
 
+// Documents counts the documents (each given as its passages' contents)
+// holding a passage that answers q: a well-made query has exactly one.
+func (q Query) Documents(passages [][]string) int {
+	docs := 0
+	for _, ps := range passages {
+		for _, p := range ps {
+			if q.Relevant(p) {
+				docs++
+				break
+			}
+		}
+	}
+	return docs
+}
+
 // Corpus is the generated benchmark.
 type Corpus struct {
 	Docs    []Document

@@ -58,16 +58,7 @@ func TestCorpus(t *testing.T) {
 	vars := map[string]int{}
 	clean := 0
 	for _, q := range c.Queries {
-		docs := 0
-		for _, ps := range passages {
-			for _, p := range ps {
-				if q.Relevant(p) {
-					docs++
-					break
-				}
-			}
-		}
-		if docs != 1 {
+		if docs := q.Documents(passages); docs != 1 {
 			t.Errorf("query %q (%s): its needle %q is in %d documents", q.Text, q.Collection, q.Needles[0], docs)
 		}
 		for _, v := range q.Variations {
