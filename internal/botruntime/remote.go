@@ -81,15 +81,17 @@ func (r *Runtime) deliver(ctx context.Context, j platform.Job, p platform.BotEve
 
 // outcome reads a bot's answer: the reason it failed ("" when it did not),
 // and whether sending again may help (the bot was not reached, or said it
-// is not ready).
+// is not ready; not a Node bundle that crashed on the event).
 func outcome(res sdkbot.Result, err error, ctx context.Context, timeout time.Duration) (reason string, retry bool) {
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Sprintf("the bot did not answer within its deadline (%s)", timeout), false
-	case errors.Is(err, sdkbot.ErrTunnelTaken):
-		return err.Error(), false
-	case err != nil:
+	case errors.Is(err, sdkbot.ErrUnreachable):
 		return err.Error(), true
+	case err != nil:
+		// The bot's process crashed (or another failure where it was
+		// reached): that event fails, the next one is handled.
+		return err.Error(), false
 	case res.Status >= 200 && res.Status < 300:
 		return "", false
 	}

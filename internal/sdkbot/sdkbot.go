@@ -80,6 +80,11 @@ type Caller struct {
 	bound sync.Map // tunnel id -> bot id
 }
 
+// ErrUnreachable wraps the error of a request that did not reach the bot
+// (refused, reset, no `bp dev` on the tunnel): sending it again may help. A
+// Node bundle that crashed, or any answer, is not such an error.
+var ErrUnreachable = errors.New("the bot cannot be reached")
+
 // ErrTunnelTaken is a delivery to a tunnel that carries another bot's
 // events: sending it again cannot help.
 var ErrTunnelTaken = errors.New("another bot uses this tunnel")
@@ -268,7 +273,10 @@ func (c *Caller) sendHTTP(ctx context.Context, call Call, h http.Header) (Result
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return Result{Via: via}, err
+		if ctx.Err() != nil {
+			return Result{Via: via}, err // its deadline: not sent again
+		}
+		return Result{Via: via}, fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponse))
