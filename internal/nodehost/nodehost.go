@@ -61,10 +61,9 @@ type Response struct {
 
 // Host runs one node process per bot version.
 type Host struct {
-	cfg     Config
-	log     *slog.Logger
-	script  string // <Dir>/host.js
-	starter *starter
+	cfg    Config
+	log    *slog.Logger
+	script string // <Dir>/host.js
 
 	mu      sync.Mutex
 	current map[string]*proc // the process serving each bot's latest version
@@ -135,7 +134,6 @@ func New(cfg Config, log *slog.Logger) (*Host, error) {
 		cfg:     cfg,
 		log:     log,
 		script:  filepath.Join(dir, "host.js"),
-		starter: newStarter(),
 		current: map[string]*proc{},
 		procs:   map[*proc]bool{},
 		backoff: map[key]*backoff{},
@@ -256,7 +254,7 @@ func (h *Host) spawn(b Bundle, check bool) (*proc, error) {
 	spec := procSpec{
 		botID: b.BotID, version: b.Version, node: node, args: args, bundle: f.Name(),
 		dir: h.cfg.Dir, env: childEnv(h.cfg.Dir, b.Env), memoryMB: h.cfg.MemoryMB,
-		check: check, start: h.starter.start, exited: h.exited,
+		check: check, start: startChild, exited: h.exited,
 	}
 	if !check {
 		spec.lines = h.cfg.Lines
@@ -342,7 +340,6 @@ func (h *Host) Close() {
 	}
 	h.mu.Unlock()
 	h.wg.Wait()
-	h.starter.close()
 }
 
 // Running reports how many processes botID has, including one still draining an older version.

@@ -35,14 +35,8 @@ func describeExit(st *os.ProcessState) string {
 	return fmt.Sprintf("exited with status %d", st.ExitCode())
 }
 
-// starter starts the children. Their Pdeathsig fires when the thread that forked them ends, and Go ends a
-// thread only when a goroutine locked to it (runtime.LockOSThread) returns. Nothing in the server does
-// that: a thread ended that way would also kill every other child it ever forked, the bot runtime's bot
-// processes among them. So Pdeathsig fires when the server dies.
-type starter struct{}
-
-func newStarter() *starter { return &starter{} }
-
-func (*starter) start(cmd *exec.Cmd) error { return cmd.Start() }
-
-func (*starter) close() {}
+// startChild starts a child. Its Pdeathsig fires when the thread that forked it ends, and Go ends a thread
+// only when a goroutine locked to it (runtime.LockOSThread) returns. Nothing in the server does that: a
+// thread ended that way would also kill every other child it ever forked, the bot runtime's bot processes
+// among them. So Pdeathsig fires when the server dies.
+func startChild(cmd *exec.Cmd) error { return cmd.Start() }

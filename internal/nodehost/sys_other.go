@@ -24,8 +24,4 @@ func limitMemory(pid int, bytes uint64) error { return errUnsupported }
 
 func describeExit(st *os.ProcessState) string { return st.String() }
 
-type starter struct{}
-
-func newStarter() *starter                 { return &starter{} }
-func (*starter) start(cmd *exec.Cmd) error { return errUnsupported }
-func (*starter) close()                    {}
+func startChild(cmd *exec.Cmd) error { return errUnsupported }

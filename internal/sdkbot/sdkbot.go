@@ -70,8 +70,9 @@ type Config struct {
 
 // Caller sends requests of the contract to bots.
 type Caller struct {
-	cfg  Config
-	http *http.Client
+	cfg   Config
+	route routeTransport // http's transport
+	http  *http.Client
 	// keys caches each bot's host key for keyTTL, by its signing secret,
 	// from which it derives (a rotated secret is a miss); past keyTTL the
 	// key's row is looked at again (a deleted one is created again).
@@ -106,8 +107,8 @@ func New(cfg Config) *Caller {
 		own[strings.ToLower(h)] = true
 	}
 	plain := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 32, IdleConnTimeout: 90 * time.Second, ResponseHeaderTimeout: 0}
-	rt := routeTransport{plain: plain, tunnels: cfg.Tunnels, own: own}
-	return &Caller{cfg: cfg, http: &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	route := routeTransport{plain: plain, tunnels: cfg.Tunnels, own: own}
+	return &Caller{cfg: cfg, route: route, http: &http.Client{Transport: route, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
 // IsNodeBundle tells whether deployed code is a Node bundle rather than
@@ -263,7 +264,7 @@ func (c *Caller) sendHTTP(ctx context.Context, call Call, h http.Header) (Result
 	}
 	req.Header = h
 	via := call.Bot.Spec.URL
-	if id, ok := c.tunnelID(req); ok {
+	if id, ok := c.route.tunnelID(req); ok {
 		via = "tunnel " + id
 		// A tunnel carries the events of the first bot sent down it (the
 		// dev bot whose url names it), for the life of this process.
@@ -313,14 +314,6 @@ func (c *Caller) bundle(ctx context.Context, call Call) (nodehost.Bundle, error)
 	return nodehost.Bundle{BotID: call.Bot.ID, Version: call.Version, Code: call.Bot.Code, Env: env}, nil
 }
 
-// tunnelID tells whether req goes to one of the server's own tunnels: a url
-// on one of its own hosts whose path is one segment, the tunnel id (what
-// `bp dev` registers: the tunnel url's path is dropped).
-func (c *Caller) tunnelID(req *http.Request) (string, bool) {
-	rt := c.http.Transport.(routeTransport)
-	return rt.tunnelID(req)
-}
-
 // routeTransport sends requests for the server's own tunnel urls down the
 // tunnel, and the others over the network.
 type routeTransport struct {
@@ -331,6 +324,9 @@ type routeTransport struct {
 
 var tunnelPath = regexp.MustCompile(`^/[A-Za-z0-9_-]{1,100}$`)
 
+// tunnelID tells whether req goes to one of the server's own tunnels: a url
+// on one of its own hosts whose path is one segment, the tunnel id (what
+// `bp dev` registers: the tunnel url's path is dropped).
 func (t routeTransport) tunnelID(req *http.Request) (string, bool) {
 	if t.tunnels == nil || !t.own[strings.ToLower(req.URL.Host)] || !tunnelPath.MatchString(req.URL.Path) {
 		return "", false
