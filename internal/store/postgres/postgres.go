@@ -39,7 +39,9 @@ func Dialect() sqlstore.Dialect {
 			From:      `FROM passages p JOIN files f ON f.id = p.file_id, to_tsquery('english', ?) tq WHERE p.tsv @@ tq`,
 			Matching:  `SELECT c.seq FROM passages c WHERE c.tsv @@ to_tsquery('english', ?)`,
 			Candidate: `p.seq`,
-			Rank:      `ts_rank_cd(p.tsv, tq) DESC`,
+			// Weights {D, C, B, A}: the content's lexemes are A, the heading
+			// path's B, at half weight as on SQLite.
+			Rank: `ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', p.tsv, tq) DESC`,
 		},
 		MigrationLock: "SELECT pg_advisory_xact_lock(7245190331)",
 		Tables: sqlstore.TableSQL{

@@ -42,7 +42,10 @@ func Dialect() sqlstore.Dialect {
 			// the candidates (one scan per rowid); it scans once and ranks
 			// the candidates only.
 			Candidate: `+passages_fts.rowid`,
-			Rank:      `bm25(passages_fts)`,
+			// The heading path (the breadcrumb column) weighs half as much
+			// as the passage's own text: it names what the passage is
+			// about, but is shared by every passage of its section.
+			Rank: `bm25(passages_fts, 1.0, 0.5)`,
 		},
 		Tables: sqlstore.TableSQL{
 			Types: map[string]string{platform.ColumnString: "TEXT", platform.ColumnNumber: "REAL", platform.ColumnBoolean: "INTEGER",

@@ -25,32 +25,10 @@ func TestJobHeadsMigration(t *testing.T) {
 	for _, backend := range storetest.Backends {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
-			var db *sql.DB
-			var d sqlstore.Dialect
-			var err error
-			switch backend {
-			case "sqlite":
-				db, err = sql.Open("sqlite", filepath.Join(t.TempDir(), "heads.db"))
-				d = sqlite.Dialect()
-			case "postgres":
-				db, err = sql.Open("pgx", storetest.PostgresURL(t))
-				d = postgres.Dialect()
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			db.SetMaxOpenConns(1)
-			defer db.Close()
-			full := d.Migrations
-			d.Migrations = migrationsUpTo(t, full, 10)
-			if _, err := sqlstore.New(db, db, d).Migrate(ctx); err != nil {
-				t.Fatalf("migrating to 0010: %v", err)
-			}
+			db, d, full := migratedTo(t, backend, 10)
 			insert := `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at) VALUES (?, ?, ?, '{}', ?, 0, ?, 0)`
 			if d.Numbered {
-				for i := 1; strings.Contains(insert, "?"); i++ {
-					insert = strings.Replace(insert, "?", "$"+strconv.Itoa(i), 1)
-				}
+				insert = numbered(insert)
 			}
 			for _, j := range []struct {
 				id, kind, subject, status string
@@ -92,6 +70,35 @@ func TestJobHeadsMigration(t *testing.T) {
 	}
 }
 
+// migratedTo opens a new database of backend on one connection, migrated up
+// to migration last, and returns it with its dialect and all of the
+// dialect's migrations.
+func migratedTo(t *testing.T, backend string, last int) (*sql.DB, sqlstore.Dialect, fs.FS) {
+	t.Helper()
+	var db *sql.DB
+	var d sqlstore.Dialect
+	var err error
+	switch backend {
+	case "sqlite":
+		db, err = sql.Open("sqlite", filepath.Join(t.TempDir(), "migrate.db"))
+		d = sqlite.Dialect()
+	case "postgres":
+		db, err = sql.Open("pgx", storetest.PostgresURL(t))
+		d = postgres.Dialect()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	full := d.Migrations
+	d.Migrations = migrationsUpTo(t, full, last)
+	if _, err := sqlstore.New(db, db, d).Migrate(context.Background()); err != nil {
+		t.Fatalf("migrating to %04d: %v", last, err)
+	}
+	return db, d, full
+}
+
 // migrationsUpTo is the migrations numbered up to last.
 func migrationsUpTo(t *testing.T, all fs.FS, last int) fs.FS {
 	t.Helper()
@@ -112,4 +119,12 @@ func migrationsUpTo(t *testing.T, all fs.FS, last int) fs.FS {
 		out[e.Name()] = &fstest.MapFile{Data: b}
 	}
 	return out
+}
+
+// numbered turns ? placeholders into PostgreSQL's $1, $2, ….
+func numbered(q string) string {
+	for i := 1; strings.Contains(q, "?"); i++ {
+		q = strings.Replace(q, "?", "$"+strconv.Itoa(i), 1)
+	}
+	return q
 }

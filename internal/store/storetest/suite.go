@@ -111,6 +111,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AIUsage", testAIUsage},
 		{"Passages", testPassages},
 		{"PassagesMany", testPassagesMany},
+		{"PassageHeadings", testPassageHeadings},
 		{"KnowledgeBases", testKnowledgeBases},
 		{"Secret", testSecret},
 		{"ManyQueryShapes", testManyQueryShapes},

@@ -206,6 +206,45 @@ func mustPassages(t *testing.T, e *env, seqs []int64) []platform.Passage {
 	return ps
 }
 
+// testPassageHeadings: full-text search sees a passage's heading path as a
+// field beside its content: the words of its headings find it, and a word
+// in a passage's own text counts for more than the same word in a heading.
+func testPassageHeadings(t *testing.T, e *env) {
+	a := e.account(t, "a")
+	w, _ := e.workspace(t, a)
+	b := e.bot(t, w.ID, "b")
+	f := e.indexedFile(t, b, "", "returns.md", nil)
+	ps := []platform.Passage{
+		passage(f, 0, "Bought at a reduced price? You can exchange it within 14 days."),
+		passage(f, 1, "Send it back within 30 days for a full refund."),
+		passage(f, 2, "Our summer sale ends on Sunday."),
+	}
+	ps[0].Breadcrumb = []string{"Returns", "Sale items"}
+	ps[1].Breadcrumb = []string{"Returns", "Full-price items"}
+	ps[2].Breadcrumb = []string{"News"}
+	must(t, e.s.CompleteIndexing(e.ctx, f.ID, f.Generation, "v2", ps, e.now()), "CompleteIndexing")
+	all := store.FileVisibility{BotID: b.ID, All: true}
+	seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "sale", 10)
+	must(t, err, "SearchText")
+	got := mustPassages(t, e, seqs)
+	byseq := map[int64]string{}
+	for _, p := range got {
+		byseq[p.Seq] = p.Content
+	}
+	var order []string
+	for _, s := range seqs {
+		order = append(order, byseq[s])
+	}
+	if len(order) != 2 || order[0] != ps[2].Content || order[1] != ps[0].Content {
+		t.Fatalf("SearchText \"sale\": %q, want the passage saying it, then the one under the heading", order)
+	}
+	seqs, err = e.s.SearchText(e.ctx, all, nil, nil, "returns", 10)
+	must(t, err, "SearchText returns")
+	if len(seqs) != 2 {
+		t.Fatalf("SearchText \"returns\" found %d passages, want the 2 under the heading", len(seqs))
+	}
+}
+
 // testPassagesMany: a file of many passages (several statements' worth,
 // and a part of one) is stored whole and in order, headings without a
 // vector; a word first counted as absent is found once passages hold it,
