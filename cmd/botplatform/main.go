@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/botplatform/botplatform/internal/botruntime"
+	"github.com/botplatform/botplatform/internal/indexing/lexicon"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -39,6 +40,7 @@ Usage:
   botplatform token   [flags] --email EMAIL [--note NOTE]
                                 print a new personal access token for that account
   botplatform version           print the version
+  botplatform licenses          print the licences of the data built into the binary
 `
 
 // run is main without the process: tests call it with their own context
@@ -59,6 +61,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return botruntime.Process(args[1:], os.Stdin, os.Stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "botplatform", version)
+		return nil
+	case "licenses":
+		fmt.Fprint(stdout, lexicon.Notice)
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

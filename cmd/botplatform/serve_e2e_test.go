@@ -39,6 +39,9 @@ func TestVersionAndUnknownCommands(t *testing.T) {
 	if err != nil || out != "botplatform dev\n" {
 		t.Errorf("version: %q, %v; want \"botplatform dev\\n\"", out, err)
 	}
+	if out, _, err := runCLI(t, "licenses"); err != nil || !strings.Contains(out, "WordNet 3.0 Copyright 2006 by Princeton University") {
+		t.Errorf("licenses: %q, %v; want WordNet's notice", out, err)
+	}
 	if _, _, err := runCLI(t, "frobnicate"); err == nil || !strings.Contains(err.Error(), "frobnicate") {
 		t.Errorf("unknown command: err = %v, want one naming it", err)
 	}
