@@ -32,6 +32,9 @@ type fixture struct {
 	bot   platform.Bot
 	vis   store.FileVisibility
 	files []platform.File
+	// analyze, when set, brings the database's planner statistics up to
+	// date (PostgreSQL), as autovacuum does within a minute of a bulk load.
+	analyze func(testing.TB)
 }
 
 func newFixture(tb testing.TB, backend string, workers int) *fixture {

@@ -18,8 +18,6 @@ import (
 	"github.com/botplatform/botplatform/internal/indexing/embed"
 	"github.com/botplatform/botplatform/internal/indexing/parse"
 	"github.com/botplatform/botplatform/internal/platform"
-	"github.com/botplatform/botplatform/internal/store/postgres"
-	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
 // BenchmarkIndexingThroughput indexes about 10 MB of Markdown and plain
@@ -94,24 +92,7 @@ func BenchmarkIndexingPipeline(b *testing.B) {
 // indexed files of 100 passages (benchdata.LargeKB), with their built-in
 // vectors, stored with CompleteIndexing.
 func search100k(b *testing.B, backend string) *fixture {
-	f, _ := search100kDB(b, backend)
-	return f
-}
-
-// search100kDB is search100k, with a connection to the PostgreSQL schema
-// (nil on SQLite) for ANALYZE.
-func search100kDB(b *testing.B, backend string) (*fixture, *sql.DB) {
-	if backend != "postgres" {
-		return search100kOn(b, newFixture(b, backend, 1)), nil
-	}
-	u := storetest.PostgresURL(b)
-	st, err := postgres.Open(b.Context(), u)
-	must(b, err)
-	b.Cleanup(func() { st.Close() })
-	db, err := sql.Open("pgx", u)
-	must(b, err)
-	b.Cleanup(func() { db.Close() })
-	return search100kOn(b, newFixtureOn(b, st, 1)), db
+	return search100kOn(b, retrievalFixture(b, backend))
 }
 
 func search100kOn(b *testing.B, f *fixture) *fixture {
@@ -151,12 +132,12 @@ func BenchmarkSearch100k(b *testing.B) {
 	for _, backend := range backends() {
 		b.Run(backend, func(b *testing.B) {
 			logMachine(b)
-			f, db := search100kDB(b, backend)
+			f := search100k(b, backend)
 			start := time.Now()
 			_, err := f.svc.Search(f.ctx, Query{Visibility: f.vis, Text: "warm up", Limit: 10, ContextDepth: 1})
 			must(b, err)
 			b.Logf("first search (loads the vector index): %v", time.Since(start).Round(time.Millisecond))
-			if db != nil {
+			if f.analyze != nil {
 				// Straight after a bulk load PostgreSQL has no statistics on
 				// the new rows and may plan badly, and without a vacuum the
 				// count of the vector cache check cannot use an index-only
@@ -173,7 +154,7 @@ func BenchmarkSearch100k(b *testing.B) {
 				sort.Slice(before, func(i, j int) bool { return before[i] < before[j] })
 				b.Logf("before VACUUM ANALYZE, 100 queries: p50 %.2f ms, p99 %.2f ms, max %.2f ms", float64(before[50])/1e6, float64(before[98])/1e6, float64(before[99])/1e6)
 				t0 := time.Now()
-				vacuumAnalyze(b, db)
+				f.analyze(b)
 				b.Logf("VACUUM ANALYZE: %v", time.Since(t0).Round(time.Millisecond))
 			}
 			var lat []time.Duration
@@ -237,9 +218,9 @@ func BenchmarkSearchQuality100k(b *testing.B) {
 	for _, backend := range backends() {
 		b.Run(backend, func(b *testing.B) {
 			logMachine(b)
-			f, db := search100kDB(b, backend)
-			if db != nil {
-				vacuumAnalyze(b, db)
+			f := search100k(b, backend)
+			if f.analyze != nil {
+				f.analyze(b)
 			}
 			var r retrieval
 			for b.Loop() {
@@ -256,7 +237,7 @@ func BenchmarkSearchQuality100k(b *testing.B) {
 }
 
 // vacuumAnalyze does what autovacuum does soon after a bulk load.
-func vacuumAnalyze(b *testing.B, db *sql.DB) {
+func vacuumAnalyze(b testing.TB, db *sql.DB) {
 	for _, t := range []string{"passages", "files"} {
 		_, err := db.Exec(`VACUUM ANALYZE ` + t)
 		must(b, err)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/indexing/embed"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -29,8 +30,8 @@ type Query struct {
 	// Consolidate merges the results of one file into one passage, in the
 	// file's order.
 	Consolidate bool
-	// Mode: "" (hybrid), "text" (full-text only) or "vector" (vector only);
-	// for the retrieval benchmark.
+	// Mode: "" (hybrid), "text" (full-text only, BM25 of the query's own
+	// words) or "vector" (vector only); for the retrieval benchmark.
 	Mode string
 }
 
@@ -55,20 +56,30 @@ const candidates = 50
 // Σ weight/(rrfK + rank) over the rankings it is in.
 const rrfK = 60
 
-// vectorWeight is the vector ranking's weight in the fusion, the full-text
-// ranking's being 1. With equal weights the built-in embedder's vectors,
-// which carry the words and their spelling but no meaning, outvoted a
-// passage holding the query's words often enough to rank below full-text
-// alone; at half weight a vector match still lifts a passage the words
-// rank close, and surfaces those holding none of them (other forms,
-// misspellings), on the retrieval benchmark and the evaluation set, on
-// both databases (docs/benchmarks.md, issue 17).
-const vectorWeight = 0.5
+// builtinVectorWeight is the vector ranking's weight in the fusion when
+// the vectors are the built-in embedder's, the full-text ranking's being 1.
+// Those vectors carry the words and their spelling but no meaning: at equal
+// weight they outvoted a passage holding the query's words often enough to
+// rank below full-text alone; at this weight a vector match still lifts a
+// passage the words rank close, and surfaces those holding none of them
+// (misspellings), on the retrieval benchmark and the evaluation set, on
+// both databases (docs/benchmarks.md, issue 17). A model's vectors, which
+// carry meaning, weigh as much as the words.
+const builtinVectorWeight = 0.35
+
+// vectorWeight is the vector ranking's weight in the fusion.
+func (s *Service) vectorWeight() float64 {
+	if s.emb.Name() == embed.BuiltinName {
+		return builtinVectorWeight
+	}
+	return 1
+}
 
 // Search ranks the passages of the files the caller may see two ways, by
-// full-text relevance (BM25 on SQLite, ts_rank_cd on PostgreSQL) and by the
-// cosine similarity of their vectors to the query's, and fuses the two
-// rankings (reciprocal rank fusion, the vector ranking at vectorWeight).
+// BM25 of the query's words (searchText: with stand-ins for them, but in
+// Mode "text") and by the cosine similarity of their vectors to the
+// query's, and fuses the two rankings (reciprocal rank fusion, the vector
+// ranking at vectorWeight).
 func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
 	if q.Limit <= 0 {
 		q.Limit = 10
@@ -82,7 +93,7 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
 		wg.Go(func() { vecSeqs, vecErr = s.searchVectors(ctx, q, limit) })
 	}
 	if q.Mode != "vector" {
-		textSeqs, textErr = s.store.SearchText(ctx, q.Visibility, q.Tags, q.NotTags, q.Text, limit)
+		textSeqs, textErr = s.searchText(ctx, q, limit, q.Mode != "text")
 	}
 	wg.Wait()
 	if textErr != nil {
@@ -97,8 +108,9 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
 		scores[seq] += 1.0 / float64(rrfK+i+1)
 		textRank[seq] = i + 1
 	}
+	wv := s.vectorWeight()
 	for i, seq := range vecSeqs {
-		scores[seq] += vectorWeight / float64(rrfK+i+1)
+		scores[seq] += wv / float64(rrfK+i+1)
 	}
 	ranked := make([]int64, 0, len(scores))
 	for seq := range scores {

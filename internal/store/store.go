@@ -176,9 +176,15 @@ type Store interface {
 	// SearchableFiles lists the indexed files v may see that pass the tag
 	// filters.
 	SearchableFiles(ctx context.Context, v FileVisibility, tags, notTags map[string][]string) ([]string, error)
-	// SearchText ranks those files' passages by full-text relevance to
-	// query and returns up to limit seqs, best first.
-	SearchText(ctx context.Context, v FileVisibility, tags, notTags map[string][]string, query string, limit int) ([]int64, error)
+	// TextCandidates returns, in no order and with their content, up to
+	// budget of those files' passages holding words (words.Query's), the
+	// rarer first, for a ranking done by the caller; df holds the words'
+	// counts from TermStats (nil: counted by the store).
+	TextCandidates(ctx context.Context, v FileVisibility, tags, notTags map[string][]string, words []string, df []int64, budget int) ([]platform.Passage, error)
+	// TermStats returns the statistics BM25 needs, over every bot's
+	// passages: how many there are, and how many hold each word, counted
+	// up to limit (counting visits each); up to a minute old.
+	TermStats(ctx context.Context, words []string, limit int) (total int64, df []int64, err error)
 
 	// AI Spend. RecordAIUsage stores one metered model call; AISpend sums
 	// the cost (nanodollars) of a workspace's calls made at or after since,

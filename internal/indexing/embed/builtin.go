@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/botplatform/botplatform/internal/indexing/stem"
 )
 
 // The builtin embedder's dimension and feature weights (see the package
@@ -82,7 +84,7 @@ func (s *scratch) vector(text string, v []float32) {
 		if !stopWord(word) {
 			s.addTrigrams(word)
 			s.stem = append(s.stem[:0], word...)
-			h := fnv1a(seedWord, stem(s.stem))
+			h := fnv1a(seedWord, stem.Bytes(s.stem))
 			s.words = append(s.words, h)
 			if havePrev {
 				s.bigrams = append(s.bigrams, mix(prev*31^h^seedBigram))

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/botplatform/botplatform/internal/indexing/stem"
 )
 
 var _ Embedder = (*Builtin)(nil)
@@ -161,15 +163,15 @@ func TestBuiltinStemming(t *testing.T) {
 		{"agree", "agreed", "agreeing"},
 		{"process", "processes", "processed", "processing"},
 	} {
-		want := string(stem([]byte(group[0])))
+		want := stem.String(group[0])
 		for _, w := range group[1:] {
-			if got := string(stem([]byte(w))); got != want {
+			if got := stem.String(w); got != want {
 				t.Errorf("stem(%q) = %q, stem(%q) = %q", w, got, group[0], want)
 			}
 		}
 	}
 	for _, w := range []string{"sing", "bring", "status", "analysis", "fall", "need", "red", "café", "日本"} {
-		if got := string(stem([]byte(w))); got != w {
+		if got := stem.String(w); got != w {
 			t.Errorf("stem(%q) = %q, want it unchanged", w, got)
 		}
 	}

@@ -38,14 +38,6 @@ func Dialect() sqlstore.Dialect {
 			Query:    ftsQuery,
 			From:     `FROM passages_fts JOIN passages p ON p.seq = passages_fts.rowid JOIN files f ON f.id = p.file_id WHERE passages_fts MATCH ?`,
 			Matching: `SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?`,
-			// The unary + keeps SQLite from driving the full-text scan by
-			// the candidates (one scan per rowid); it scans once and ranks
-			// the candidates only.
-			Candidate: `+passages_fts.rowid`,
-			// The heading path (the breadcrumb column) weighs half as much
-			// as the passage's own text: it names what the passage is
-			// about, but is shared by every passage of its section.
-			Rank: `bm25(passages_fts, 1.0, 0.5)`,
 		},
 		Tables: sqlstore.TableSQL{
 			Types: map[string]string{platform.ColumnString: "TEXT", platform.ColumnNumber: "REAL", platform.ColumnBoolean: "INTEGER",

@@ -5,12 +5,12 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -284,118 +284,72 @@ func (s *Store) SearchableFiles(ctx context.Context, v store.FileVisibility, tag
 	return out, rows.Err()
 }
 
-// queryTerms splits a search query into the words full-text search looks
-// for (letters and digits), lowercased, without English stop words.
-func queryTerms(q string) []string {
-	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	out := ws[:0]
-	for _, w := range ws {
-		if !stopWords[w] {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// stopWords are the words PostgreSQL's english text search configuration
-// ignores (its english.stop): to_tsquery drops them from the query there;
-// SQLite's FTS5 would match them in most passages (one costly ranking for
-// next to nothing: BM25 weighs such words close to 0), so both backends
-// leave them out.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`
-		i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers
-		herself it its itself they them their theirs themselves what which who whom this that these those am is are
-		was were be been being have has had having do does did doing a an the and but if or because as until while
-		of at by for with about against between into through during before after above below to from up down in out
-		on off over under again further then once here there when where why how all any both each few more most
-		other some such no nor not only own same so than too very s t can will just don should now`) {
-		m[w] = true
-	}
-	return m
-}()
-
-// SearchText ranks the passages of the visible, tag-matching indexed files
-// by full-text relevance to query (BM25 on SQLite, ts_rank_cd on
-// PostgreSQL; any word may match, stop words aside) and returns up to limit
-// seqs, best first.
+// TextCandidates returns the passages of the visible, tag-matching indexed
+// files that hold terms (words.Query's words), with their content and
+// heading path, in no order: the caller ranks them (BM25, in Go, the same
+// on every database). df holds the terms' counts from TermStats (nil:
+// counted here).
 //
-// Ranking every passage that holds a word of the query costs microseconds a
-// passage, and a common word matches much of a big index (tens of thousands
-// of passages out of 100,000). So the passages ranked, the candidates, are
-// those holding the query's rarer words: the words are counted (up to
-// candidateBudget+1 passages each; counts are remembered for a minute) and
-// taken from the rarest while the passages they match stay within
-// candidateBudget in all; the first word that matches anything is always
-// taken. When even that one matches more than candidateBudget passages
+// A common word matches much of a big index (tens of thousands of passages
+// out of 100,000), and every candidate is read and ranked. So the
+// candidates are those holding the query's rarer words: the words are
+// taken from the rarest (by their counts) while the passages they match
+// stay within budget in all; the first word that matches anything is
+// always taken. When even that one matches more than budget passages
 // (every word is common), the candidates are the passages holding the two
-// rarest words together, or if fewer than limit are found, candidateBudget
-// of the passages holding the rarest. The candidates are ranked by the
-// whole query, every word counting as before; left out are passages that
-// hold only commoner words, which rank low anyway (BM25 weighs a word by
-// its rarity). When all the words are taken (any query on a small index),
-// the candidates are all the passages holding any word, as without the
-// limit.
-func (s *Store) SearchText(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, query string, limit int) ([]int64, error) {
-	terms := queryTerms(query)
+// rarest words together, if at least minCandidates do, or else budget of
+// the passages holding the rarest. Left out are passages that hold only
+// commoner words, which rank low anyway (BM25 weighs a word by its
+// rarity). When all the words are taken (any query on a small index), the
+// candidates are all the passages holding any word.
+func (s *Store) TextCandidates(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, terms []string, df []int64, budget int) ([]platform.Passage, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	sel, matching, capped, err := s.selectiveTerms(ctx, terms)
+	sel, matching, capped, err := s.selectiveTerms(ctx, terms, df, budget)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case !capped && len(sel) == len(distinct(terms)):
-		return s.searchText(ctx, v, tags, notTags, terms, nil, false, limit)
-	case capped && len(matching) >= 2:
-		// Every word is common: the candidates are first the passages
-		// holding the two rarest together (those BM25 ranks first).
-		out, err := s.searchText(ctx, v, tags, notTags, terms, matching[:2], true, limit)
-		if err != nil || len(out) >= limit {
+	if capped && len(matching) >= 2 {
+		out, err := s.textCandidates(ctx, v, tags, notTags, matching[:2], true, budget)
+		if err != nil || len(out) >= minCandidates {
 			return out, err
 		}
 	}
-	return s.searchText(ctx, v, tags, notTags, terms, sel, false, limit)
+	return s.textCandidates(ctx, v, tags, notTags, sel, false, budget)
 }
 
-// searchText ranks by terms the passages holding any of them, or, with
-// sel, only candidateBudget of those holding any of sel (all of sel with
-// and).
-func (s *Store) searchText(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, terms, sel []string, and bool, limit int) ([]int64, error) {
+// minCandidates is the fewest passages holding the two rarest of only
+// common words that TextCandidates settles for.
+const minCandidates = 50
+
+// textCandidates returns up to budget passages holding any of sel (all of
+// sel with and).
+func (s *Store) textCandidates(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, sel []string, and bool, budget int) ([]platform.Passage, error) {
 	var q strings.Builder
 	var args []any
 	ft := s.d.FullText
-	q.WriteString(`SELECT p.seq ` + ft.From + ` AND `)
-	args = append(args, ft.Query(terms, false))
-	if sel != nil {
-		q.WriteString(ft.Candidate + ` IN (` + ft.Matching + ` LIMIT ?) AND `)
-		args = append(args, ft.Query(sel, and), candidateBudget)
+	switch {
+	case ft.Candidates == "":
+		q.WriteString(`SELECT ` + passageCols + ` ` + ft.From + ` AND `)
+		args = append(args, ft.Query(sel, and))
+	case and:
+		q.WriteString(`SELECT ` + passageCols + ` ` + ft.Candidates + ` AND `)
+		args = append(args, []string{ft.Query(sel, true)}, budget)
+	default:
+		qs := make([]string, len(sel))
+		for i, w := range sel {
+			qs[i] = ft.Query([]string{w}, false)
+		}
+		q.WriteString(`SELECT ` + passageCols + ` ` + ft.Candidates + ` AND `)
+		args = append(args, qs, budget)
 	}
 	args = visible(&q, args, v, "f")
 	args = tagConds(&q, args, tags, notTags)
-	q.WriteString(` AND f.status = ? ORDER BY ` + ft.Rank + `, p.seq LIMIT ?`)
-	args = append(args, platform.FileIndexCompleted, limit)
-	rows, err := s.query(ctx, q.String(), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
-			return nil, err
-		}
-		out = append(out, seq)
-	}
-	return out, rows.Err()
+	q.WriteString(` AND f.status = ? LIMIT ?`)
+	args = append(args, platform.FileIndexCompleted, budget)
+	return s.passages(ctx, q.String(), args...)
 }
-
-// candidateBudget bounds the passages SearchText ranks when the query has
-// commoner words (see SearchText).
-const candidateBudget = 1000
 
 func distinct(terms []string) []string {
 	seen := make(map[string]bool, len(terms))
@@ -410,44 +364,26 @@ func distinct(terms []string) []string {
 }
 
 // selectiveTerms returns the distinct terms whose passages are the
-// candidates of SearchText: counting the passages each term matches (all
-// bots', up to candidateBudget+1), the rarest first (and any matching
+// candidates of TextCandidates: counting the passages each term matches (all
+// bots', up to budget+1), the rarest first (and any matching
 // nothing: stop words on PostgreSQL, misspellings), then the next ones while
-// the counts stay within candidateBudget in all. capped reports that the
+// the counts stay within budget in all. capped reports that the
 // terms match more passages than that; matching are the terms that match
-// passages, rarest first.
-func (s *Store) selectiveTerms(ctx context.Context, terms []string) (sel, matching []string, capped bool, err error) {
+// passages, rarest first. df, when not nil, holds the counts of terms.
+func (s *Store) selectiveTerms(ctx context.Context, terms []string, df []int64, budget int) (sel, matching []string, capped bool, err error) {
 	ds := distinct(terms)
-	counts := make([]int64, len(ds))
-	now := time.Now()
-	var q strings.Builder
-	var args []any
-	var missing []int
-	for i, t := range ds {
-		if n, ok := s.counts.get(t, now); ok {
-			counts[i] = n
-			continue
+	var counts []int64
+	if df != nil {
+		known := make(map[string]int64, len(terms))
+		for i, t := range terms {
+			known[t] = df[i]
 		}
-		if len(missing) == 0 {
-			q.WriteString(`SELECT `)
-		} else {
-			q.WriteString(`, `)
+		counts = make([]int64, len(ds))
+		for i, t := range ds {
+			counts[i] = known[t]
 		}
-		missing = append(missing, i)
-		q.WriteString(`(SELECT count(*) FROM (` + s.d.FullText.Matching + ` LIMIT ?) c)`)
-		args = append(args, s.d.FullText.Query([]string{t}, false), candidateBudget+1)
-	}
-	if len(missing) > 0 {
-		dst := make([]any, len(missing))
-		for k, i := range missing {
-			dst[k] = &counts[i]
-		}
-		if err := s.queryRow(ctx, q.String(), args...).Scan(dst...); err != nil {
-			return nil, nil, false, err
-		}
-		for _, i := range missing {
-			s.counts.put(ds[i], counts[i], now)
-		}
+	} else if counts, err = s.termCounts(ctx, ds, int64(budget)+1); err != nil {
+		return nil, nil, false, err
 	}
 	order := make([]int, len(ds))
 	for i := range order {
@@ -460,59 +396,155 @@ func (s *Store) selectiveTerms(ctx context.Context, terms []string) (sel, matchi
 		if counts[i] > 0 {
 			matching = append(matching, ds[i])
 		}
-		if done || (sum > 0 && sum+counts[i] > candidateBudget) {
+		if done || (sum > 0 && sum+counts[i] > int64(budget)) {
 			done = true
 			continue
 		}
 		sel = append(sel, ds[i])
 		sum += counts[i]
 	}
-	return sel, matching, sum > candidateBudget, nil
+	return sel, matching, sum > int64(budget), nil
 }
 
-// termCountCache remembers the (capped) number of passages each common term
-// matched, for selectiveTerms: counting visits up to candidateBudget+1 rows
-// a term, so common words cost the most. The counts only choose which words
-// select SearchText's candidates, never how the candidates rank, so a count
-// up to termCountTTL old does as well; this process forgets them all when
-// it stores passages, and rarer words (under termCountMin, cheap to count)
-// are always counted afresh, so a word new to the index is seen at once.
+// termCounts counts the passages (of every bot) holding each of the
+// distinct words ds, up to limit each, from the cache where it has them,
+// the others in one statement.
+func (s *Store) termCounts(ctx context.Context, ds []string, limit int64) ([]int64, error) {
+	counts := make([]int64, len(ds))
+	now := time.Now()
+	var missing []int
+	for i, t := range ds {
+		if n, ok := s.counts.get(t, limit, now); ok {
+			counts[i] = n
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) == 0 {
+		return counts, nil
+	}
+	ft := s.d.FullText
+	if ft.CountEach != "" {
+		qs := make([]string, len(missing))
+		for k, i := range missing {
+			qs[k] = ft.Query([]string{ds[i]}, false)
+		}
+		rows, err := s.query(ctx, ft.CountEach, limit, qs)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		k := 0
+		for ; rows.Next() && k < len(missing); k++ {
+			if err := rows.Scan(&counts[missing[k]]); err != nil {
+				return nil, err
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if k != len(missing) {
+			return nil, fmt.Errorf("counting words: %d counts for %d words", k, len(missing))
+		}
+	} else {
+		var q strings.Builder
+		var args []any
+		dst := make([]any, len(missing))
+		for k, i := range missing {
+			if k == 0 {
+				q.WriteString(`SELECT `)
+			} else {
+				q.WriteString(`, `)
+			}
+			q.WriteString(`(SELECT count(*) FROM (` + ft.Matching + ` LIMIT ?) c)`)
+			args = append(args, ft.Query([]string{ds[i]}, false), limit)
+			dst[k] = &counts[i]
+		}
+		if err := s.queryRow(ctx, q.String(), args...).Scan(dst...); err != nil {
+			return nil, err
+		}
+	}
+	for _, i := range missing {
+		s.counts.put(ds[i], counts[i], limit, now)
+	}
+	return counts, nil
+}
+
+// TermStats returns the number of passages and how many hold each word,
+// up to limit (see store.Store), both remembered like the counts of
+// selectiveTerms.
+func (s *Store) TermStats(ctx context.Context, words []string, limit int) (int64, []int64, error) {
+	ds := distinct(words)
+	counts, err := s.termCounts(ctx, ds, int64(limit))
+	if err != nil {
+		return 0, nil, err
+	}
+	now := time.Now()
+	total, ok := s.counts.get(totalKey, math.MaxInt64, now)
+	if !ok {
+		if err := s.queryRow(ctx, `SELECT count(*) FROM passages`).Scan(&total); err != nil {
+			return 0, nil, err
+		}
+		s.counts.put(totalKey, total, math.MaxInt64, now)
+	}
+	byWord := make(map[string]int64, len(ds))
+	for i, w := range ds {
+		byWord[w] = counts[i]
+	}
+	df := make([]int64, len(words))
+	for i, w := range words {
+		df[i] = byWord[w]
+	}
+	return total, df, nil
+}
+
+// totalKey is the count cache's key for the number of passages (no word
+// is empty).
+const totalKey = ""
+
+// termCountCache remembers the (capped) number of passages each word
+// matched, for selectiveTerms and TermStats: counting visits up to the
+// limit asked rows a word, and a search counts every word of the query and
+// of its stand-ins. The counts choose which words select TextCandidates'
+// candidates and give the ranking its document frequencies, where a count
+// up to termCountTTL old does as well: a word's frequency barely moves in a
+// minute, and a word counted too rare is taken first, never left out, so
+// passages stored meanwhile (by another process sharing the database) are
+// still found. This process forgets them all when it stores passages.
 type termCountCache struct {
 	mu sync.Mutex
 	m  map[string]termCount
 }
 
 type termCount struct {
-	n  int64
-	at time.Time
+	n, limit int64 // counted up to limit
+	at       time.Time
 }
 
 const (
 	termCountTTL = time.Minute
 	termCountMax = 10000 // terms remembered; all are forgotten past that
-	termCountMin = 100   // fewer matches are not remembered
 )
 
-func (c *termCountCache) get(t string, now time.Time) (int64, bool) {
+// get returns t's count up to limit, if it is known: counted up to limit
+// or more, or found below the limit it was counted to.
+func (c *termCountCache) get(t string, limit int64, now time.Time) (int64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[t]
-	if !ok || now.Sub(e.at) > termCountTTL {
+	if !ok || now.Sub(e.at) > termCountTTL || (e.n >= e.limit && e.limit < limit) {
 		return 0, false
 	}
-	return e.n, true
+	return min(e.n, limit), true
 }
 
-func (c *termCountCache) put(t string, n int64, now time.Time) {
-	if n < termCountMin {
-		return
-	}
+func (c *termCountCache) put(t string, n, limit int64, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= termCountMax {
 		c.m = map[string]termCount{}
 	}
-	c.m[t] = termCount{n, now}
+	c.m[t] = termCount{n, limit, now}
 }
 
 func (c *termCountCache) clear() {

@@ -83,9 +83,10 @@ type TableSQL struct {
 	RegexArg func(pattern string, caseInsensitive bool) string
 }
 
-// FullText is how a dialect searches the passages' text: FTS5 on SQLite,
-// a tsvector column on PostgreSQL. Each SQL fragment holds one placeholder,
-// for a query made by Query.
+// FullText is how a dialect finds the passages holding words: FTS5 on
+// SQLite, a tsvector column on PostgreSQL. Each SQL fragment holds one
+// placeholder, for a query made by Query. Ranking is not the database's:
+// the caller ranks what it finds (BM25 in Go, alike on every database).
 type FullText struct {
 	// Query joins words (letters and digits only) into a query that
 	// matches the passages holding any of them, or, with all, every one.
@@ -94,15 +95,20 @@ type FullText struct {
 	// passages p joined to their files f, where the passage matches the
 	// query.
 	From string
-	// Matching selects the passages matching the query, one column that
-	// Candidate is compared with.
+	// Matching selects the passages matching the query (for counting).
 	Matching string
-	// Candidate is the searched passage's value compared with the rows of
-	// Matching.
-	Candidate string
-	// Rank is the ORDER BY term that ranks the search's passages best
-	// first.
-	Rank string
+	// Candidates, when set, is the FROM clause and first WHERE condition of
+	// the candidate search (passages p joined to their files f) for several
+	// queries at once, each made by Query: its placeholders are the queries
+	// as an array, then the most passages to take for each. Without it the
+	// candidates are found with From and the queries joined by OR.
+	Candidates string
+	// CountEach, when set, counts the passages matching each of several
+	// queries (each made by Query) in one statement of one shape, whatever
+	// their number: its placeholders are the most to count for each, then
+	// the queries as an array; it returns one count a row, in their order.
+	// Without it each query is counted by a subquery of Matching.
+	CountEach string
 }
 
 // Store is a store.Store on a database/sql connection. Writes go to w; reads

@@ -3,10 +3,12 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
+	"github.com/botplatform/botplatform/internal/words"
 )
 
 // indexedFile stores an indexed file of b with its content uploaded
@@ -81,53 +83,49 @@ func testPassages(t *testing.T, e *env) {
 		t.Fatalf("ListPassages page 2: %v next %q", p2, next)
 	}
 
-	// Full-text search: visible files only, tag filters, best first.
-	seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "refunds email", 10)
-	must(t, err, "SearchText")
+	// Full-text search: visible files only, tag filters.
+	seqs, err := e.search(all, nil, nil, "refunds email")
+	must(t, err, "search")
 	ps, err := e.s.PassagesBySeq(e.ctx, seqs)
 	must(t, err, "PassagesBySeq")
 	byContent := map[string]bool{}
 	for _, p := range ps {
 		byContent[p.Content] = true
 		if p.BotID != b.ID {
-			t.Fatalf("SearchText returned another bot's passage %q", p.Content)
+			t.Fatalf("search returned another bot's passage %q", p.Content)
 		}
 	}
 	for _, want := range []string{fps[0].Content, fps[2].Content, "private refunds note", "Les remboursements refunds prennent cinq jours"} {
 		if !byContent[want] {
-			t.Fatalf("SearchText missed %q (got %v)", want, byContent)
+			t.Fatalf("search missed %q (got %v)", want, byContent)
 		}
 	}
 	if byContent[fps[1].Content] {
-		t.Fatalf("SearchText returned a passage without the words")
-	}
-	first, _ := e.s.PassagesBySeq(e.ctx, seqs[:1])
-	if first[0].Content != fps[2].Content { // both words
-		t.Fatalf("best match %q, want %q", first[0].Content, fps[2].Content)
+		t.Fatalf("search returned a passage without the words")
 	}
 	scoped := store.FileVisibility{BotID: b.ID, Scope: "integration-y"}
-	seqs, err = e.s.SearchText(e.ctx, scoped, map[string][]string{"lang": {"en"}}, nil, "refunds", 10)
-	must(t, err, "SearchText scoped and tagged")
+	seqs, err = e.search(scoped, map[string][]string{"lang": {"en"}}, nil, "refunds")
+	must(t, err, "search scoped and tagged")
 	if len(seqs) != 0 {
 		t.Fatalf("an integration sees unshared files of the bot: %v", seqs)
 	}
-	seqs, err = e.s.SearchText(e.ctx, all, map[string][]string{"lang": {"en"}}, nil, "refunds", 10)
-	must(t, err, "SearchText tagged")
+	seqs, err = e.search(all, map[string][]string{"lang": {"en"}}, nil, "refunds")
+	must(t, err, "search tagged")
 	if ps, _ := e.s.PassagesBySeq(e.ctx, seqs); len(ps) != 2 || ps[0].FileID != f.ID || ps[1].FileID != f.ID {
-		t.Fatalf("SearchText lang=en: %v", ps)
+		t.Fatalf("search lang=en: %v", ps)
 	}
-	seqs, err = e.s.SearchText(e.ctx, all, nil, map[string][]string{"lang": {"en"}}, "refunds", 10)
-	must(t, err, "SearchText not tagged")
+	seqs, err = e.search(all, nil, map[string][]string{"lang": {"en"}}, "refunds")
+	must(t, err, "search not tagged")
 	for _, p := range mustPassages(t, e, seqs) {
 		if p.FileID == f.ID {
-			t.Fatalf("SearchText not lang=en returned %q", p.Content)
+			t.Fatalf("search not lang=en returned %q", p.Content)
 		}
 	}
-	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "  !!! ", 10); err != nil || len(seqs) != 0 {
-		t.Fatalf("SearchText of no words: %v %v", seqs, err)
+	if seqs, err := e.search(all, nil, nil, "  !!! "); err != nil || len(seqs) != 0 {
+		t.Fatalf("search of no words: %v %v", seqs, err)
 	}
-	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, `"quote" OR NEAR(x) -y* col:z`, 10); err != nil {
-		t.Fatalf("SearchText with query syntax characters: %v %v", seqs, err)
+	if seqs, err := e.search(all, nil, nil, `"quote" OR NEAR(x) -y* col:z`); err != nil {
+		t.Fatalf("search with query syntax characters: %v %v", seqs, err)
 	}
 
 	// Searchable files, vectors and stats.
@@ -160,7 +158,7 @@ func testPassages(t *testing.T, e *env) {
 	if ps, _, _ := e.s.ListPassages(e.ctx, f.ID, store.Page{Limit: 10}); len(ps) != 1 {
 		t.Fatalf("passages after indexing again: %d, want 1", len(ps))
 	}
-	seqs, _ = e.s.SearchText(e.ctx, all, nil, nil, "shipping", 10)
+	seqs, _ = e.search(all, nil, nil, "shipping")
 	if len(seqs) != 0 {
 		t.Fatalf("replaced passages still found by full-text search")
 	}
@@ -170,7 +168,7 @@ func testPassages(t *testing.T, e *env) {
 	if got := e.getFile(t, g.ID); got.Status != platform.FileIndexFailed || got.FailedReason != "files of type image/png cannot be indexed" {
 		t.Fatalf("after FailIndexing: %q %q", got.Status, got.FailedReason)
 	}
-	if seqs, _ := e.s.SearchText(e.ctx, all, nil, nil, "remboursements", 10); len(seqs) != 0 {
+	if seqs, _ := e.search(all, nil, nil, "remboursements"); len(seqs) != 0 {
 		t.Fatalf("a file whose indexing failed is searched")
 	}
 	if ps, _, _ := e.s.ListPassages(e.ctx, g.ID, store.Page{Limit: 10}); len(ps) != 0 {
@@ -192,9 +190,21 @@ func testPassages(t *testing.T, e *env) {
 	if _, count, _ := e.s.PassageStats(e.ctx, b.ID); count != 1 {
 		t.Fatalf("passages after deleting a file: %d, want 1", count)
 	}
-	if seqs, _ := e.s.SearchText(e.ctx, all, nil, nil, "private", 10); len(seqs) != 0 {
+	if seqs, _ := e.search(all, nil, nil, "private"); len(seqs) != 0 {
 		t.Fatalf("a deleted file's passage is still found")
 	}
+}
+
+// search returns the seqs of the passages TextCandidates finds for query
+// (budget 1000), in order of storage.
+func (e *env) search(v store.FileVisibility, tags, notTags map[string][]string, query string) ([]int64, error) {
+	ps, err := e.s.TextCandidates(e.ctx, v, tags, notTags, words.Query(query), nil, 1000)
+	var seqs []int64
+	for _, p := range ps {
+		seqs = append(seqs, p.Seq)
+	}
+	slices.Sort(seqs)
+	return seqs, err
 }
 
 func mustPassages(t *testing.T, e *env, seqs []int64) []platform.Passage {
@@ -207,8 +217,7 @@ func mustPassages(t *testing.T, e *env, seqs []int64) []platform.Passage {
 }
 
 // testPassageHeadings: full-text search sees a passage's heading path as a
-// field beside its content: the words of its headings find it, and a word
-// in a passage's own text counts for more than the same word in a heading.
+// field beside its content: the words of its headings find it.
 func testPassageHeadings(t *testing.T, e *env) {
 	a := e.account(t, "a")
 	w, _ := e.workspace(t, a)
@@ -224,24 +233,20 @@ func testPassageHeadings(t *testing.T, e *env) {
 	ps[2].Breadcrumb = []string{"News"}
 	must(t, e.s.CompleteIndexing(e.ctx, f.ID, f.Generation, "v2", ps, e.now()), "CompleteIndexing")
 	all := store.FileVisibility{BotID: b.ID, All: true}
-	seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "sale", 10)
-	must(t, err, "SearchText")
-	got := mustPassages(t, e, seqs)
-	byseq := map[int64]string{}
-	for _, p := range got {
-		byseq[p.Seq] = p.Content
+	seqs, err := e.search(all, nil, nil, "sale")
+	must(t, err, "search sale")
+	var found []string
+	for _, p := range mustPassages(t, e, seqs) {
+		found = append(found, p.Content)
 	}
-	var order []string
-	for _, s := range seqs {
-		order = append(order, byseq[s])
+	slices.Sort(found)
+	if want := []string{ps[0].Content, ps[2].Content}; !slices.Equal(found, want) {
+		t.Fatalf("search \"sale\": %q, want the passage saying it and the one under the heading", found)
 	}
-	if len(order) != 2 || order[0] != ps[2].Content || order[1] != ps[0].Content {
-		t.Fatalf("SearchText \"sale\": %q, want the passage saying it, then the one under the heading", order)
-	}
-	seqs, err = e.s.SearchText(e.ctx, all, nil, nil, "returns", 10)
-	must(t, err, "SearchText returns")
+	seqs, err = e.search(all, nil, nil, "returns")
+	must(t, err, "search returns")
 	if len(seqs) != 2 {
-		t.Fatalf("SearchText \"returns\" found %d passages, want the 2 under the heading", len(seqs))
+		t.Fatalf("search \"returns\" found %d passages, want the 2 under the heading", len(seqs))
 	}
 }
 
@@ -255,7 +260,7 @@ func testPassagesMany(t *testing.T, e *env) {
 	b := e.bot(t, w.ID, "b")
 	f := e.indexedFile(t, b, "", "big.md", nil)
 	all := store.FileVisibility{BotID: b.ID, All: true}
-	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "quokka", 10); err != nil || len(seqs) != 0 {
+	if seqs, err := e.search(all, nil, nil, "quokka"); err != nil || len(seqs) != 0 {
 		t.Fatalf("search before indexing: %v %v", seqs, err)
 	}
 	const n = 1337
@@ -299,14 +304,14 @@ func testPassagesMany(t *testing.T, e *env) {
 			t.Fatalf("passage %d: vector of %d dims, want %d", i, len(v.Vector), want)
 		}
 	}
-	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "quokka", 10); err != nil || len(seqs) != 1 {
+	if seqs, err := e.search(all, nil, nil, "quokka"); err != nil || len(seqs) != 1 {
 		t.Fatalf("a word counted as absent before indexing: found %v %v", seqs, err)
 	}
-	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "common", 10); err != nil || len(seqs) != 10 {
-		t.Fatalf("a word of every body passage: found %v %v", seqs, err)
+	if seqs, err := e.search(all, nil, nil, "common"); err != nil || len(seqs) != 1000 {
+		t.Fatalf("a word of every body passage: found %d (want the budget, 1000), %v", len(seqs), err)
 	}
 	must(t, e.s.CompleteIndexing(e.ctx, f.ID, f.Generation, "v2", []platform.Passage{passage(f, 0, "one common passage", 1, 0)}, e.now()), "CompleteIndexing again")
-	if seqs, err := e.s.SearchText(e.ctx, all, nil, nil, "common quokka", 10); err != nil || len(seqs) != 1 {
+	if seqs, err := e.search(all, nil, nil, "common quokka"); err != nil || len(seqs) != 1 {
 		t.Fatalf("after re-indexing: found %v %v", seqs, err)
 	}
 }

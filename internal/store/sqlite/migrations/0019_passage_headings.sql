@@ -3,7 +3,7 @@
 -- content: a passage under "Returns > Sale items" matches "sale returns"
 -- even when its own text says neither. The breadcrumb is stored as a JSON
 -- array of strings; the tokenizer splits on its punctuation, so the field
--- holds the headings' words. bm25() weighs the field (see sqlite.go).
+-- holds the headings' words. The ranking (internal/indexing/rank) weighs it.
 DROP TRIGGER passages_fts_insert;
 DROP TRIGGER passages_fts_delete;
 DROP TABLE passages_fts;

@@ -1,6 +1,8 @@
-package embed
+// Package stem reduces English word forms to a common stem ("payments",
+// "payment"), the same for the built-in embedder and the search ranking.
+package stem
 
-// stem reduces a lowercase ASCII word in place to a stem and returns it: a
+// Bytes reduces a lowercase ASCII word in place to a stem and returns it: a
 // light English suffix stripper, in the spirit of the first steps of Porter's
 // algorithm. Words of other scripts are returned unchanged.
 //
@@ -12,7 +14,7 @@ package embed
 //   - a final "e" is dropped ("receive" → "receiv", like "received").
 //
 // The same stem for several forms matters, not its spelling.
-func stem(w []byte) []byte {
+func Bytes(w []byte) []byte {
 	for _, c := range w {
 		if c >= 0x80 {
 			return w
@@ -89,4 +91,9 @@ func undouble(w []byte) []byte {
 		}
 	}
 	return w
+}
+
+// String is Bytes on a string.
+func String(w string) string {
+	return string(Bytes([]byte(w)))
 }

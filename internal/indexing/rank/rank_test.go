@@ -1,0 +1,82 @@
+package rank
+
+import (
+	"math"
+	"testing"
+)
+
+func scoresOf(t *testing.T, terms []Term, st Stats, docs ...Doc) []float64 {
+	t.Helper()
+	s := Scores(terms, st, docs)
+	if len(s) != len(docs) {
+		t.Fatalf("%d scores for %d docs", len(s), len(docs))
+	}
+	return s
+}
+
+func TestScoresAreBM25(t *testing.T) {
+	st := Stats{N: 1000, DF: map[string]int64{"refund": 10, "shipping": 500}}
+	terms := []Term{{Word: "refund"}, {Word: "shipping"}}
+	s := scoresOf(t, terms, st,
+		Doc{Content: "Refunds take five days."},                                                      // 0: the rare word
+		Doc{Content: "Shipping takes five days."},                                                    // 1: the common word
+		Doc{Content: "A refund, and another refund, in five days."},                                  // 2: the rare word twice
+		Doc{Content: "Nothing to see here at all."},                                                  // 3: none
+		Doc{Content: "Five days.", Heading: []string{"Refunds"}},                                     // 4: in its heading only
+		Doc{Content: "Refunds take five days, or six, or seven, and sometimes many more than that."}, // 5: longer
+	)
+	if s[3] != 0 {
+		t.Errorf("a passage without the words scores %v", s[3])
+	}
+	if !(s[0] > s[1]) {
+		t.Errorf("rare word %v, common word %v: the rarer must weigh more", s[0], s[1])
+	}
+	if !(s[2] > s[0]) {
+		t.Errorf("twice %v, once %v", s[2], s[0])
+	}
+	if !(s[0] > s[5]) {
+		t.Errorf("short %v, long %v: at equal counts the shorter passage ranks first", s[0], s[5])
+	}
+	if !(s[4] > 0 && s[4] < s[0]) {
+		t.Errorf("heading only %v, content %v: a heading counts, at less than the content", s[4], s[0])
+	}
+	// The order of the docs changes nothing.
+	docs := []Doc{{Content: "Shipping takes five days."}, {Content: "Refunds take five days."}}
+	ab := Scores(terms, st, docs)
+	ba := Scores(terms, st, []Doc{docs[1], docs[0]})
+	if ab[0] != ba[1] || ab[1] != ba[0] {
+		t.Errorf("scores depend on the order of the docs: %v, %v", ab, ba)
+	}
+}
+
+func TestStandInsScoreTheBetterNotTheSum(t *testing.T) {
+	st := Stats{N: 100, DF: map[string]int64{"parcel": 5, "package": 5}}
+	terms := []Term{{Word: "parcel", Alts: []Alt{{Word: "package", Weight: 0.5}}}}
+	s := scoresOf(t, terms, st,
+		Doc{Content: "my parcel is late"},
+		Doc{Content: "my package is late"},
+		Doc{Content: "my parcel package late"},
+		Doc{Content: "my Parcels are late"},
+	)
+	if math.Abs(s[1]-0.5*s[0]) > 1e-9 {
+		t.Errorf("stand-in %v, word %v: want half", s[1], s[0])
+	}
+	if !(s[2] < s[0]+1e-9) {
+		t.Errorf("word and stand-in %v, word alone %v: the better counts, not both", s[2], s[0])
+	}
+	if !(s[3] > 0) {
+		t.Errorf("another form of the word (Parcels) scores %v", s[3])
+	}
+	// Without stand-ins, a passage holding only the related word is not found.
+	if s := Scores([]Term{{Word: "parcel"}}, st, []Doc{{Content: "my package is late"}}); s[0] != 0 {
+		t.Errorf("no stand-ins: %v", s[0])
+	}
+}
+
+func TestWordsOfOtherScripts(t *testing.T) {
+	st := Stats{N: 10, DF: map[string]int64{"café": 1}}
+	s := Scores([]Term{{Word: "café"}}, st, []Doc{{Content: "Le CAFÉ est fermé."}, {Content: "cafe"}})
+	if !(s[0] > 0) || s[1] != 0 {
+		t.Errorf("café: %v", s)
+	}
+}

@@ -1,0 +1,167 @@
+package indexing
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/botplatform/botplatform/internal/indexing/lexicon"
+	"github.com/botplatform/botplatform/internal/indexing/rank"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/words"
+)
+
+// Weights of the words standing in for a query word (rank.Alt): another
+// form of it (its lemma: "went" for "go") counts fully; a synonym or a
+// derived form of its first sense ("parcel" → "package", "cancel" →
+// "cancellation") half; a more general word ("parcel" → "container") less.
+// Tuned on the evaluation sets (docs/benchmarks.md).
+var altWeights = map[lexicon.Kind]float64{lexicon.Synonym: 0.5, lexicon.Derived: 0.5, lexicon.Hypernym: 0.3}
+
+// Candidate budgets (store.TextCandidates): how many passages holding the
+// query's words, and how many more holding only stand-ins, the ranking
+// reads at most. A passage holding only stand-ins scores at most half of
+// what the words would, so fewer are read: those of the rarer stand-ins.
+const (
+	wordCandidates = 1000
+	altCandidates  = 250
+)
+
+// maxAlts bounds the stand-ins of one query word, closest kinds first.
+const maxAlts = 12
+
+// searchText ranks the passages of the files the query may see by BM25 of
+// the query's words and returns up to limit seqs, best first. With expand,
+// each word may be stood in for by its related words (lexicon), scored as
+// the better of the word and a stand-in, and the passages holding only
+// stand-ins are candidates too. Candidates that hold none of the words as
+// the ranking reads them (the database's stemming finds more) come after
+// the others, in order of storage.
+func (s *Service) searchText(ctx context.Context, q Query, limit int, expand bool) ([]int64, error) {
+	ws := distinctWords(words.Query(q.Text))
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	terms := make([]rank.Term, len(ws))
+	var alts []string
+	for i, w := range ws {
+		terms[i].Word = w
+		if expand {
+			terms[i].Alts = standIns(w, ws)
+			for _, a := range terms[i].Alts {
+				alts = append(alts, a.Word)
+			}
+		}
+	}
+	// Words are counted up to their candidate budget (the store selects
+	// candidates by those counts): a commoner word counts as that common.
+	// The query's words and their stand-ins are looked up at once.
+	var total int64
+	var df, altDF []int64
+	var ps, more []platform.Passage
+	var altErr error
+	var wg sync.WaitGroup
+	if len(alts) > 0 {
+		wg.Go(func() {
+			if _, altDF, altErr = s.store.TermStats(ctx, alts, altCandidates+1); altErr == nil {
+				more, altErr = s.store.TextCandidates(ctx, q.Visibility, q.Tags, q.NotTags, alts, altDF, altCandidates)
+			}
+		})
+	}
+	total, df, err := s.store.TermStats(ctx, ws, wordCandidates+1)
+	if err == nil {
+		ps, err = s.store.TextCandidates(ctx, q.Visibility, q.Tags, q.NotTags, ws, df, wordCandidates)
+	}
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	if altErr != nil {
+		return nil, altErr
+	}
+	ps = appendNewPassages(ps, more)
+	df = append(df, altDF...)
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	st := rank.Stats{N: total, DF: make(map[string]int64, len(df))}
+	for i, w := range append(slices.Clone(ws), alts...) {
+		st.DF[w] = max(st.DF[w], df[i])
+	}
+	docs := make([]rank.Doc, len(ps))
+	for i, p := range ps {
+		docs[i] = rank.Doc{Content: p.Content, Heading: p.Breadcrumb}
+	}
+	scores := rank.Scores(terms, st, docs)
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	// Best first; at equal scores (none among them, say: words the
+	// database's stemming matched and this ranking's did not) in the order
+	// passages were stored.
+	sort.Slice(order, func(a, b int) bool {
+		if scores[order[a]] != scores[order[b]] {
+			return scores[order[a]] > scores[order[b]]
+		}
+		return ps[order[a]].Seq < ps[order[b]].Seq
+	})
+	out := make([]int64, 0, min(limit, len(order)))
+	for _, i := range order[:min(limit, len(order))] {
+		out = append(out, ps[i].Seq)
+	}
+	return out, nil
+}
+
+// standIns returns the words that may stand in for w: its other lemmas at
+// full weight, then its related words by kind, leaving out stop words and
+// the query's own words.
+func standIns(w string, query []string) []rank.Alt {
+	lx := lexicon.Default()
+	skip := map[string]bool{}
+	for _, x := range query {
+		skip[x] = true
+	}
+	var out []rank.Alt
+	add := func(word string, weight float64) {
+		if len(out) < maxAlts && !skip[word] && !words.Stop(word) {
+			skip[word] = true
+			out = append(out, rank.Alt{Word: word, Weight: weight})
+		}
+	}
+	for _, l := range lx.Lemmas(w) {
+		add(l, 1)
+	}
+	for _, r := range lx.Related(w) {
+		add(r.Word, altWeights[r.Kind])
+	}
+	return out
+}
+
+func distinctWords(ws []string) []string {
+	seen := make(map[string]bool, len(ws))
+	out := ws[:0]
+	for _, w := range ws {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// appendNewPassages appends to ps those of more it does not hold.
+func appendNewPassages(ps, more []platform.Passage) []platform.Passage {
+	have := make(map[int64]bool, len(ps))
+	for _, p := range ps {
+		have[p.Seq] = true
+	}
+	for _, p := range more {
+		if !have[p.Seq] {
+			have[p.Seq] = true
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}

@@ -1,0 +1,71 @@
+package indexing
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/indexing/embed"
+)
+
+// TestSearchFindsOtherWords: a question asked in other words than the
+// document ("parcel" for "package") is answered by the default search
+// through the built-in lexicon, which full-text search alone does not
+// find; and full-text search ranks alike on every database (BM25 in Go).
+func TestSearchFindsOtherWords(t *testing.T) {
+	docs := map[string]string{
+		"lost.md":    "# Lost deliveries\n\nIf your package does not arrive within 10 days, we send a replacement at no cost.",
+		"returns.md": "# Returns\n\nYou can return an unused item within 30 days of delivery for a full refund.",
+		"sizes.md":   "# Sizes\n\nOur hiking boots come in sizes 36 to 47, in half sizes too.",
+		"care.md":    "# Caring for boots\n\nClean your boots after every walk and let them dry away from heat.",
+	}
+	rankings := map[string][][]string{}
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 1)
+			for key, text := range docs {
+				f.upload(t, key, "text/markdown", []byte(text))
+			}
+			f.indexAll(t, time.Minute)
+			search := func(text, mode string) []string {
+				t.Helper()
+				res, err := f.svc.Search(f.ctx, Query{Visibility: f.vis, Text: text, Limit: 5, Mode: mode})
+				must(t, err)
+				var out []string
+				for _, r := range res {
+					out = append(out, r.Passage.Content)
+				}
+				return out
+			}
+			const lost = "If your package does not arrive"
+			if got := search("my parcel never turned up", ""); len(got) == 0 || !strings.HasPrefix(got[0], lost) {
+				t.Errorf("default search for a parcel: %q, want the lost-package passage first", got)
+			}
+			if got := search("my parcel never turned up", "text"); slices.ContainsFunc(got, func(c string) bool { return strings.HasPrefix(c, lost) }) {
+				t.Errorf("full-text search alone found the package for a parcel: %q", got)
+			}
+			for _, q := range []string{"boots sizes", "refund for a returned item", "clean boots"} {
+				rankings[q] = append(rankings[q], search(q, "text"))
+			}
+		})
+	}
+	for q, rs := range rankings {
+		for _, r := range rs[1:] {
+			if !slices.Equal(r, rs[0]) {
+				t.Errorf("%q ranks differently on the databases: %q, %q", q, rs[0], r)
+			}
+		}
+	}
+}
+
+// TestVectorWeight: the built-in embedder's vectors weigh less than the
+// words in the fusion; a model's weigh as much.
+func TestVectorWeight(t *testing.T) {
+	if w := (&Service{emb: embed.NewBuiltin()}).vectorWeight(); w != builtinVectorWeight {
+		t.Errorf("built-in embedder: %v", w)
+	}
+	if w := (&Service{emb: embed.NewOpenAI("http://127.0.0.1:1/v1", "m", "", 8, nil)}).vectorWeight(); w != 1 {
+		t.Errorf("a model's embeddings: %v", w)
+	}
+}

@@ -1,0 +1,22 @@
+package words
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestQuery(t *testing.T) {
+	for q, want := range map[string][]string{
+		"The Parcels, of my café!":     {"parcels", "café"},
+		"how much is a 2-person tent?": {"much", "2", "person", "tent"},
+		"  !!! ":                       nil,
+		"the and of":                   nil,
+	} {
+		if got := Query(q); !slices.Equal(got, want) {
+			t.Errorf("Query(%q) = %q, want %q", q, got, want)
+		}
+	}
+	if !Stop("the") || Stop("tent") {
+		t.Error("Stop")
+	}
+}
