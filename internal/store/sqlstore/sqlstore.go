@@ -51,7 +51,7 @@ type Dialect struct {
 	// Contains returns a case-sensitive test that col contains the string
 	// bound to one placeholder.
 	Contains func(col string) string
-	// FullText searches the text of the passages (see SearchText).
+	// FullText finds the passages holding words (see TextCandidates).
 	FullText FullText
 	// MigrationLock, when set, runs first in the migration transaction so
 	// that concurrent processes migrate one at a time.
