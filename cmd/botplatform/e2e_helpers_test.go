@@ -21,26 +21,8 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/store/storetest"
+	"github.com/botplatform/botplatform/internal/syncbuf"
 )
-
-// syncBuffer is an io.Writer that the server goroutine writes to while the
-// test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func tail(s string, n int) string {
 	if len(s) > n {
@@ -77,8 +59,8 @@ type testServer struct {
 	URL         string // http://127.0.0.1:PORT, from the "listening on" line
 	DataDir     string
 	DatabaseURL string
-	Stdout      *syncBuffer
-	Stderr      *syncBuffer
+	Stdout      *syncbuf.Buffer
+	Stderr      *syncbuf.Buffer
 	Boot        bootstrapFile // DATA/bootstrap.json as it is after start
 	http        *http.Client
 	done        chan error // run's result
@@ -145,7 +127,7 @@ func startServer(t *testing.T, dataDir, databaseURL string, extra ...string) *te
 // launchServer starts serve, with extra flags, without waiting for it.
 func launchServer(t *testing.T, dataDir, databaseURL string, extra ...string) *testServer {
 	t.Helper()
-	s := &testServer{DataDir: dataDir, DatabaseURL: databaseURL, Stdout: &syncBuffer{}, Stderr: &syncBuffer{},
+	s := &testServer{DataDir: dataDir, DatabaseURL: databaseURL, Stdout: &syncbuf.Buffer{}, Stderr: &syncbuf.Buffer{},
 		http: &http.Client{Timeout: 60 * time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone()},
 		done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -235,7 +217,7 @@ func (s *testServer) issueToken(t *testing.T, email string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var out, errOut syncBuffer
+	var out, errOut syncbuf.Buffer
 	args := append([]string{"token", "--email", email}, storageArgs(s.DataDir, s.DatabaseURL)...)
 	if err := run(ctx, args, &out, &errOut); err != nil {
 		t.Fatalf("botplatform token --email %s: %v\n%s", email, err, errOut.String())

@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/syncbuf"
 )
 
 // runtimeStateLimit is the --bot-state-limit of the runtime test servers:
@@ -326,7 +328,7 @@ func startProcess(t *testing.T, dataDir string, extra ...string) *processServer 
 	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dataDir}, extra...)
 	raw, _ := json.Marshal(args)
-	s := &testServer{DataDir: dataDir, Stdout: &syncBuffer{}, Stderr: &syncBuffer{},
+	s := &testServer{DataDir: dataDir, Stdout: &syncbuf.Buffer{}, Stderr: &syncbuf.Buffer{},
 		http: &http.Client{Timeout: 60 * time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone()},
 		done: make(chan error, 1)}
 	cmd := exec.Command(os.Args[0])

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/store/storetest"
+	"github.com/botplatform/botplatform/internal/syncbuf"
 )
 
 // runCLI runs one command to completion. A command that should fail but
@@ -28,7 +29,7 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var out, errOut syncBuffer
+	var out, errOut syncbuf.Buffer
 	err = run(ctx, args, &out, &errOut)
 	return out.String(), errOut.String(), err
 }

@@ -1,36 +1,17 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/botplatform/botplatform/internal/store/storetest"
+	"github.com/botplatform/botplatform/internal/syncbuf"
 )
-
-// lockedBuffer is a log sink safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 var errorIDRe = regexp.MustCompile(`^err_\d{14}x[0-9A-F]{8}$`)
 
@@ -41,7 +22,7 @@ func TestInternalErrorsDoNotLeak(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			e := newEnv(t, backend)
 			e.admin.SetAuthCacheTTL(0) // every request asks the database
-			var logs lockedBuffer
+			var logs syncbuf.Buffer
 			srv := httptest.NewServer(e.server(t, slog.New(slog.NewTextHandler(&logs, nil))))
 			defer srv.Close()
 			boot := e.boot

@@ -1,7 +1,6 @@
 package tunnel
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/botplatform/botplatform/internal/syncbuf"
 )
 
 // hang guards a wait that should end at once; it is never a speed check.
@@ -26,13 +27,13 @@ type env struct {
 	hs       *httptest.Server
 	wsURL    string // what `bp dev --tunnelUrl` would be given, as ws://
 	accepted chan error
-	logs     *syncBuffer
+	logs     *syncbuf.Buffer
 }
 
 // newEnv starts one; opts adjust the Server before it serves.
 func newEnv(t *testing.T, opts ...func(*Server)) *env {
 	t.Helper()
-	e := &env{accepted: make(chan error, 100), logs: &syncBuffer{}}
+	e := &env{accepted: make(chan error, 100), logs: &syncbuf.Buffer{}}
 	e.srv = New(slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	for _, o := range opts {
 		o(e.srv)
@@ -196,21 +197,4 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	case <-time.After(hang):
 		t.Fatalf("waiting for %s", what)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

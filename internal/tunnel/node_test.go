@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/botplatform/botplatform/internal/syncbuf"
 )
 
 // tunnelLib is the official CLI's tunnel client, installed with the
@@ -49,7 +51,7 @@ func TestNodeTunnelTail(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "-e", tail)
 	cmd.Env = append(os.Environ(), "TUNNEL_LIB="+lib, "TUNNEL_URL="+e.wsURL, "TUNNEL_ID="+id)
-	cmd.Stderr = &syncBuffer{}
+	cmd.Stderr = &syncbuf.Buffer{}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
