@@ -39,7 +39,7 @@ const maxAlts = 12
 // the ranking reads them (the database's stemming finds more) come after
 // the others, in order of storage.
 func (s *Service) searchText(ctx context.Context, q Query, limit int, expand bool) ([]int64, error) {
-	ws := distinctWords(words.Query(q.Text))
+	ws := words.Distinct(words.Query(q.Text))
 	if len(ws) == 0 {
 		return nil, nil
 	}
@@ -135,18 +135,6 @@ func standIns(w string, query []string) []rank.Alt {
 	}
 	for _, r := range lx.Related(w) {
 		add(r.Word, altWeights[r.Kind])
-	}
-	return out
-}
-
-func distinctWords(ws []string) []string {
-	seen := make(map[string]bool, len(ws))
-	out := ws[:0]
-	for _, w := range ws {
-		if !seen[w] {
-			seen[w] = true
-			out = append(out, w)
-		}
 	}
 	return out
 }

@@ -20,6 +20,19 @@ func Query(q string) []string {
 	return out
 }
 
+// Distinct returns ws without repeats, in order of first appearance.
+func Distinct(ws []string) []string {
+	seen := make(map[string]bool, len(ws))
+	var out []string
+	for _, w := range ws {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // Separator reports whether r separates words (it is neither a letter nor a
 // digit).
 func Separator(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }

@@ -20,3 +20,9 @@ func TestQuery(t *testing.T) {
 		t.Error("Stop")
 	}
 }
+
+func TestDistinct(t *testing.T) {
+	if got := Distinct([]string{"a", "b", "a", "c", "b"}); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("Distinct: %q", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
+	"github.com/botplatform/botplatform/internal/words"
 )
 
 type passageMeta struct {
@@ -351,18 +352,6 @@ func (s *Store) textCandidates(ctx context.Context, v store.FileVisibility, tags
 	return s.passages(ctx, q.String(), args...)
 }
 
-func distinct(terms []string) []string {
-	seen := make(map[string]bool, len(terms))
-	var out []string
-	for _, t := range terms {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // selectiveTerms returns the distinct terms whose passages are the
 // candidates of TextCandidates: counting the passages each term matches (all
 // bots', up to budget+1), the rarest first (and any matching
@@ -371,7 +360,7 @@ func distinct(terms []string) []string {
 // terms match more passages than that; matching are the terms that match
 // passages, rarest first. df, when not nil, holds the counts of terms.
 func (s *Store) selectiveTerms(ctx context.Context, terms []string, df []int64, budget int) (sel, matching []string, capped bool, err error) {
-	ds := distinct(terms)
+	ds := words.Distinct(terms)
 	var counts []int64
 	if df != nil {
 		known := make(map[string]int64, len(terms))
@@ -473,8 +462,8 @@ func (s *Store) termCounts(ctx context.Context, ds []string, limit int64) ([]int
 // TermStats returns the number of passages and how many hold each word,
 // up to limit (see store.Store), both remembered like the counts of
 // selectiveTerms.
-func (s *Store) TermStats(ctx context.Context, words []string, limit int) (int64, []int64, error) {
-	ds := distinct(words)
+func (s *Store) TermStats(ctx context.Context, ws []string, limit int) (int64, []int64, error) {
+	ds := words.Distinct(ws)
 	counts, err := s.termCounts(ctx, ds, int64(limit))
 	if err != nil {
 		return 0, nil, err
@@ -491,8 +480,8 @@ func (s *Store) TermStats(ctx context.Context, words []string, limit int) (int64
 	for i, w := range ds {
 		byWord[w] = counts[i]
 	}
-	df := make([]int64, len(words))
-	for i, w := range words {
+	df := make([]int64, len(ws))
+	for i, w := range ws {
 		df[i] = byWord[w]
 	}
 	return total, df, nil
