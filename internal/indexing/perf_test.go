@@ -138,12 +138,13 @@ func BenchmarkSearch100k(b *testing.B) {
 			must(b, err)
 			b.Logf("first search (loads the vector index): %v", time.Since(start).Round(time.Millisecond))
 			if f.analyze != nil {
-				// Straight after a bulk load PostgreSQL has no statistics on
-				// the new rows and may plan badly, and without a vacuum the
-				// count of the vector cache check cannot use an index-only
-				// scan; autovacuum vacuums and analyzes a table within about
-				// a minute of such a change. Measured both ways: 100
-				// queries before, all after VACUUM ANALYZE.
+				// Straight after a bulk load the store's own analysis (a
+				// second or so after the last write) may not have run yet,
+				// and without a vacuum the count of the vector cache check
+				// cannot use an index-only scan; autovacuum vacuums and
+				// analyzes a table within about a minute of such a change.
+				// Measured both ways: 100 queries before, all after VACUUM
+				// ANALYZE.
 				var before []time.Duration
 				for _, q := range qs[:100] {
 					t0 := time.Now()

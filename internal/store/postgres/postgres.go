@@ -54,6 +54,10 @@ func Dialect() sqlstore.Dialect {
 				FROM unnest(?::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i`,
 		},
 		MigrationLock: "SELECT pg_advisory_xact_lock(7245190331)",
+		Analyze: sqlstore.AnalyzeSQL{
+			Statement: "ANALYZE passages, files",
+			Rows:      "SELECT COALESCE(SUM(GREATEST(reltuples, 0)), 0)::bigint FROM pg_class WHERE oid IN ('passages'::regclass, 'files'::regclass)",
+		},
 		Tables: sqlstore.TableSQL{
 			Types: map[string]string{platform.ColumnString: "TEXT", platform.ColumnNumber: "DOUBLE PRECISION", platform.ColumnBoolean: "BIGINT",
 				platform.ColumnDate: "TEXT", platform.ColumnJSON: "TEXT"},

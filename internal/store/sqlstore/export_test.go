@@ -36,3 +36,11 @@ func (s *Store) ExplainClaim(ctx context.Context, kind string, now time.Time, li
 	}
 	return b.String(), rows.Err()
 }
+
+// AnalyzeSooner shortens the store's waits before analyzing tables (see
+// analyzer) until the test ends.
+func AnalyzeSooner(t interface{ Cleanup(func()) }, every, delay time.Duration) {
+	e, d := analyzeEvery, analyzeDelay
+	analyzeEvery, analyzeDelay = every, delay
+	t.Cleanup(func() { analyzeEvery, analyzeDelay = e, d })
+}

@@ -44,7 +44,8 @@ func decodeVector(b []byte) []float32 {
 // replaced meanwhile, and a newer job will index it).
 func (s *Store) CompleteIndexing(ctx context.Context, fileID string, gen int64, stack string, ps []platform.Passage, now time.Time) error {
 	defer s.counts.clear() // after the write: a count taken meanwhile may predate it
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	n := len(ps)
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var botID string
 		if err := tx.QueryRowContext(ctx, s.q(`SELECT bot_id FROM files WHERE id = ? AND generation = ?`+s.d.ForUpdate), fileID, gen).Scan(&botID); err != nil {
 			if err == sql.ErrNoRows {
@@ -88,6 +89,10 @@ func (s *Store) CompleteIndexing(ctx context.Context, fileID string, gen int64, 
 		return s.execOne(ctx, tx, `UPDATE files SET status = ?, failed_reason = '', indexing_stack = ?, updated_at = ? WHERE id = ?`,
 			platform.FileIndexCompleted, stack, micros(now), fileID)
 	})
+	if err == nil {
+		s.stats.wrote(n + 1) // the passages and the file
+	}
+	return err
 }
 
 // passageBatch is how many passages CompleteIndexing inserts a statement.

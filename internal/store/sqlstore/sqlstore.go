@@ -58,6 +58,18 @@ type Dialect struct {
 	MigrationLock string
 	// Tables is how the Tables API's rows are kept and queried.
 	Tables TableSQL
+	// Analyze, when set, refreshes the planner's statistics after bulk
+	// writes of passages (see analyzer).
+	Analyze AnalyzeSQL
+}
+
+// AnalyzeSQL refreshes a planner's statistics on the passages and the
+// files they belong to.
+type AnalyzeSQL struct {
+	// Statement analyzes the tables.
+	Statement string
+	// Rows returns the rows the planner counts in them after it.
+	Rows string
 }
 
 // TableSQL is what differs between databases in the Tables API: the
@@ -123,6 +135,7 @@ type Store struct {
 	wstmts  sync.Map // query text -> *sql.Stmt on w, for fixed transaction statements
 	batch   *batcher // group commit, when enabled
 	counts  termCountCache
+	stats   *analyzer      // nil where the dialect has no Analyze
 	closers []func() error // what the backend runs beside the pools, stopped first
 }
 
@@ -132,7 +145,13 @@ const maxStmts = 256
 var _ store.Store = (*Store)(nil)
 
 // New wraps the two pools. It does not migrate; call Migrate.
-func New(w, r *sql.DB, d Dialect) *Store { return &Store{w: w, r: r, d: d} }
+func New(w, r *sql.DB, d Dialect) *Store {
+	s := &Store{w: w, r: r, d: d}
+	if d.Analyze.Statement != "" {
+		s.stats = &analyzer{s: s}
+	}
+	return s
+}
 
 // OnClose makes Close call f first: it stops what the backend runs beside
 // the pools.
@@ -145,6 +164,7 @@ func (s *Store) Close() error {
 	for _, f := range s.closers {
 		errs = append(errs, f())
 	}
+	s.stats.stop()
 	if s.batch != nil {
 		s.batch.close()
 	}

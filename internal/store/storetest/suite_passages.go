@@ -24,6 +24,21 @@ func (e *env) indexedFile(t *testing.T, b platform.Bot, scope, key string, tags 
 	return e.complete(t, f, e.upload(f, 100))
 }
 
+// IndexableFile creates an account, a workspace, a bot and a file of it
+// waiting to be indexed, for tests of one backend outside the suite: its
+// passages are stored with CompleteIndexing(ctx, f.ID, f.Generation, …).
+func IndexableFile(t *testing.T, s store.Store) platform.File {
+	t.Helper()
+	e := &env{s: s, ctx: t.Context(), clock: platform.NewManualClock(t0)}
+	w, _ := e.workspace(t, e.account(t, "a"))
+	return e.indexedFile(t, e.bot(t, w.ID, "b"), "", "file.md", nil)
+}
+
+// Passage is a passage of f at pos.
+func Passage(f platform.File, pos int, content string) platform.Passage {
+	return passage(f, pos, content)
+}
+
 func passage(f platform.File, pos int, content string, vec ...float32) platform.Passage {
 	return platform.Passage{ID: platform.NewID("psg_"), FileID: f.ID, BotID: f.BotID, Position: pos, Content: content,
 		Type: platform.PassageChunk, Subtype: "paragraph", PageNumber: pos + 1, Breadcrumb: []string{"Doc", "Part"}, Vector: vec}

@@ -1,0 +1,121 @@
+package sqlstore
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// A planner that has no statistics on rows written in bulk plans for the
+// table as it last saw it: straight after a few thousand files were
+// indexed, PostgreSQL took the bot's files to be a handful and joined each
+// of them to every candidate passage (a search took a second instead of
+// 40 ms) until autovacuum analyzed the tables, up to a minute later, or
+// later still on a busy server. So the store analyzes them itself once
+// indexing has changed enough of them: the rows written since the last
+// analysis must exceed analyzeBase plus analyzeScale of the rows then
+// counted (autovacuum's default rule), at most once every analyzeEvery,
+// in the background, analyzeDelay after the write (so that one analysis
+// covers a burst of writes).
+const (
+	analyzeBase  = 50
+	analyzeScale = 0.1
+)
+
+var (
+	analyzeEvery = 10 * time.Second
+	analyzeDelay = time.Second
+)
+
+// analyzer refreshes the planner's statistics after bulk writes, with the
+// dialect's Analyze statements.
+type analyzer struct {
+	s    *Store
+	mu   sync.Mutex
+	rows int64 // written since the last analysis
+	// threshold is how many rows must be written before the next analysis.
+	threshold int64
+	last      time.Time // when the last analysis ended
+	running   bool      // a goroutine is waiting to analyze
+	stopped   bool
+	cancel    context.CancelFunc
+	ctx       context.Context
+	done      sync.WaitGroup
+}
+
+// wrote records that n rows of the analyzed tables were written, and
+// analyzes them soon if that makes enough.
+func (a *analyzer) wrote(n int) {
+	if a == nil || n <= 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.rows += int64(n)
+	if a.running || a.stopped || a.rows <= a.threshold {
+		return
+	}
+	if a.ctx == nil {
+		a.ctx, a.cancel = context.WithCancel(context.Background())
+	}
+	a.running = true
+	wait := max(analyzeDelay, time.Until(a.last.Add(analyzeEvery)))
+	a.done.Add(1)
+	go a.run(wait)
+}
+
+func (a *analyzer) run(wait time.Duration) {
+	defer a.done.Done()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-a.ctx.Done():
+		return
+	case <-t.C:
+	}
+	a.mu.Lock()
+	counted := a.rows
+	a.mu.Unlock()
+	total, err := a.s.analyze(a.ctx)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.running = false
+	a.last = time.Now()
+	if err != nil {
+		// Autovacuum analyzes the tables in time anyway: this only
+		// hastens it.
+		return
+	}
+	a.rows -= counted
+	a.threshold = analyzeBase + int64(analyzeScale*float64(total))
+	if a.rows > a.threshold && !a.stopped {
+		a.running = true
+		a.done.Add(1)
+		go a.run(max(analyzeDelay, analyzeEvery))
+	}
+}
+
+// stop cancels a pending or running analysis and waits for it.
+func (a *analyzer) stop() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	a.stopped = true
+	if a.cancel != nil {
+		a.cancel()
+	}
+	a.mu.Unlock()
+	a.done.Wait()
+}
+
+// analyze runs the dialect's Analyze statements and returns the rows the
+// planner now counts in the analyzed tables.
+func (s *Store) analyze(ctx context.Context) (int64, error) {
+	if _, err := s.w.ExecContext(ctx, s.d.Analyze.Statement); err != nil {
+		return 0, err
+	}
+	var total int64
+	err := s.w.QueryRowContext(ctx, s.d.Analyze.Rows).Scan(&total)
+	return total, err
+}
