@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -152,6 +153,9 @@ func runRetrievalOn(tb testing.TB, f *fixture, c benchdata.Corpus) retrieval {
 				}
 			}
 			recall := float64(found) / float64(relevant)
+			if m.mode == "" && recall < 1 && os.Getenv("BOTPLATFORM_RETRIEVAL_MISSES") != "" {
+				logMiss(tb, q, res, recall)
+			}
 			first := 0.0
 			if rr == 1 {
 				first = 1 // the first result is relevant
@@ -163,6 +167,18 @@ func runRetrievalOn(tb testing.TB, f *fixture, c benchdata.Corpus) retrieval {
 		}
 	}
 	return r
+}
+
+// logMiss logs a query of which the default ranking missed relevant
+// passages, with its first five results (BOTPLATFORM_RETRIEVAL_MISSES=1).
+func logMiss(tb testing.TB, q benchdata.Query, res []Result, recall float64) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "miss (recall@5 %.2f) %q %v:", recall, q.Text, q.Variations)
+	for i, x := range res[:min(5, len(res))] {
+		c := []rune(strings.Join(strings.Fields(x.Passage.Content), " "))
+		fmt.Fprintf(&b, "\n  %d. %.4f %v %s", i+1, x.Score, q.Relevant(x.Passage.Content), string(c[:min(110, len(c))]))
+	}
+	tb.Log(b.String())
 }
 
 // table renders the results for the log.

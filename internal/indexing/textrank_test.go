@@ -69,3 +69,34 @@ func TestVectorWeight(t *testing.T) {
 		t.Errorf("a model's embeddings: %v", w)
 	}
 }
+
+// TestSearchBoostsAnswers: a question asking how much ranks the passage
+// holding an amount above one that only names the thing, which BM25 alone
+// ranks first (it is shorter).
+func TestSearchBoostsAnswers(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 1)
+			f.upload(t, "tracking.md", "text/markdown", []byte("# Tracking\n\nEvery shipping is tracked."))
+			f.upload(t, "islands.md", "text/markdown", []byte("# Islands\n\nShipping to the islands is €12.50 for each parcel we send there."))
+			f.indexAll(t, time.Minute)
+			first := func(expand bool) string {
+				t.Helper()
+				seqs, err := f.svc.searchText(f.ctx, Query{Visibility: f.vis, Text: "how much is shipping"}, 5, expand)
+				must(t, err)
+				if len(seqs) < 2 {
+					t.Fatalf("found %d passages, want both", len(seqs))
+				}
+				ps, err := f.st.PassagesBySeq(f.ctx, seqs[:1])
+				must(t, err)
+				return ps[0].Content
+			}
+			if got := first(false); !strings.HasPrefix(got, "Every shipping") {
+				t.Fatalf("BM25 alone ranks %q first: the test needs the shorter passage first", got)
+			}
+			if got := first(true); !strings.HasPrefix(got, "Shipping to the islands") {
+				t.Errorf("the default ranks %q first, want the passage with the amount", got)
+			}
+		})
+	}
+}
