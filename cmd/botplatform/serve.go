@@ -27,6 +27,7 @@ import (
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/indexing/embed"
+	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store/postgres"
@@ -116,6 +117,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
+	mx := metrics.New()
+	for name, db := range st.Pools() {
+		mx.WatchDB(name, db)
+	}
+	mx.WatchJobs(st.JobQueues)
 
 	adm := admin.New(st, platform.SystemClock{}, cfg.ChatURL)
 	adm.SetAuthCacheTTL(cfg.AuthCacheTTL)
@@ -164,7 +170,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		model = m
 	}
-	idx := indexing.New(st, blobs, platform.SystemClock{}, indexing.Config{Workers: cfg.IndexWorkers, Embedder: emb, Log: log,
+	idx := indexing.New(st, blobs, platform.SystemClock{}, indexing.Config{Workers: cfg.IndexWorkers, Embedder: emb, Log: log, Metrics: mx,
 		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Model: model, AI: aiCfg,
 		StorageRoom: func(ctx context.Context, ws string) (int64, error) { return files.StorageRoom(ctx, st, ws) }})
 	fsvc.OnIndexQueued(idx.Notify)
@@ -199,7 +205,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
 		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll,
 		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout, MaxScheduled: cfg.BotMaxScheduled,
-		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, FetchPrivate: cfg.BotFetchPrivate,
+		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, FetchPrivate: cfg.BotFetchPrivate, Metrics: mx,
 	})
 	adm.SetBotChecker(rt)
 	chatSvc.OnQueued(rt.Notify)
@@ -219,7 +225,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	handler := httpapi.New(httpapi.Deps{
 		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
 		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
-		StreamWriteTimeout: cfg.SSEWriteTimeout,
+		StreamWriteTimeout: cfg.SSEWriteTimeout, Metrics: mx, MetricsToken: cfg.MetricsToken,
 	})
 	rt.SetAPI(handler) // bot code's client calls the API in-process
 	runtimeCtx, stopRuntime := context.WithCancel(context.Background())

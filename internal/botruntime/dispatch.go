@@ -1,6 +1,7 @@
 package botruntime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -102,9 +104,21 @@ func (r *Runtime) lease() time.Duration { return r.cfg.MaxTimeout + 30*time.Seco
 // process handles one event and finishes its job. Failures of the bot's
 // code end the event (logged); other failures hand it back for later.
 func (r *Runtime) process(ctx context.Context, j platform.Job) {
-	err := r.handle(ctx, j)
-	if err == nil || errors.Is(err, platform.ErrNotFound) {
+	start := time.Now()
+	rep := &eventReport{}
+	err := r.handle(context.WithValue(ctx, reportKey{}, rep), j)
+	typ := cmp.Or(rep.typ, "unknown")
+	switch {
+	case err == nil:
+		r.cfg.Metrics.BotEvent(typ, rep.outcome(), time.Since(start))
 		return
+	case errors.Is(err, platform.ErrNotFound):
+		r.cfg.Metrics.BotEvent(typ, metrics.OutcomeIgnored, time.Since(start))
+		return
+	case j.Attempts >= maxAttempts:
+		r.cfg.Metrics.BotEvent(typ, metrics.OutcomeFailed, time.Since(start))
+	default:
+		r.cfg.Metrics.BotEvent(typ, metrics.OutcomeRetry, time.Since(start))
 	}
 	if j.Attempts >= maxAttempts {
 		r.log.Error("bot runtime: giving up on an event", "job", j.ID, "attempts", j.Attempts, "err", err)
@@ -142,6 +156,9 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 	if err := json.Unmarshal(j.Payload, &p); err != nil {
 		r.log.Error("bot runtime: unreadable event", "job", j.ID, "err", err)
 		return r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now())
+	}
+	if rep := reportOf(ctx); rep != nil {
+		rep.typ = p.Type
 	}
 	if p.BotID != "" && r.remote != nil {
 		// Decide before load: it has effects for workflow events.
@@ -210,11 +227,37 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 	return r.store.FinishJob(ctx, j.ID, keepJob(j), states, c.finish(in.what, runErr), r.clock.Now())
 }
 
+// eventReport is what process learns of an event's handling for the
+// metrics: its type, and how it ended (endEvent's status).
+type eventReport struct{ typ, status string }
+
+type reportKey struct{}
+
+// reportOf is the report of the event ctx handles (nil outside process).
+func reportOf(ctx context.Context) *eventReport {
+	rep, _ := ctx.Value(reportKey{}).(*eventReport)
+	return rep
+}
+
+// outcome is the metrics' name of how the event ended.
+func (e *eventReport) outcome() string {
+	switch e.status {
+	case platform.EventFailed:
+		return metrics.OutcomeError
+	case platform.EventIgnored:
+		return metrics.OutcomeIgnored
+	}
+	return metrics.OutcomeOK
+}
+
 // endEvent records how the delivery of an event the bot created through the
 // Runtime API ended (its getEvent status), before its job is finished: if
 // the finish does not happen, the event is handled again and its outcome
 // recorded again.
 func (r *Runtime) endEvent(ctx context.Context, j platform.Job, status, reason string) {
+	if rep := reportOf(ctx); rep != nil {
+		rep.status = status
+	}
 	if !keepJob(j) {
 		return // only scheduled events (and recurring firings) are recorded
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
+	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/sdkbot"
@@ -24,6 +25,8 @@ import (
 
 // Config tunes the runtime.
 type Config struct {
+	// Metrics counts handled events (nil: none).
+	Metrics *metrics.Metrics
 	// Workers is how many events run at once (each conversation's events
 	// still run one at a time, in order).
 	Workers int

@@ -68,6 +68,8 @@ type Config struct {
 	// DebugAddr is the loopback address of the debug endpoints (runtime
 	// figures, pprof); empty: none.
 	DebugAddr string
+	// MetricsToken, when set, is the bearer token GET /metrics requires.
+	MetricsToken string
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -132,6 +134,7 @@ func settings(c *Config, p *pending) []setting {
 		{env: "AI_KEY", usage: "the model server's API key", set: text(&c.AIKey)},
 		{flag: "ai-prices", env: "AI_PRICES", usage: `AI Spend price table, JSON {"model": {"input": USD per 1M tokens, "output": …}} or @file`, set: text(&p.aiPrices)},
 		{flag: "debug-addr", env: "DEBUG_ADDR", usage: "loopback address (127.0.0.1:PORT) of the debug endpoints /debug/runtime and /debug/pprof/; empty: none", set: text(&c.DebugAddr)},
+		{flag: "metrics-token", env: "METRICS_TOKEN", usage: "bearer token that GET /metrics (Prometheus) requires; empty: /metrics answers anyone who reaches the server", set: text(&c.MetricsToken)},
 		{flag: "log-format", env: "LOG_FORMAT", def: "text", usage: "text or json", set: text(&c.LogFormat)},
 		{flag: "log-level", env: "LOG_LEVEL", def: "info", usage: "debug, info, warn or error", set: text(&c.LogLevel)},
 		{env: "ADMIN_TOKEN", usage: "value of the token created at the first start", set: text(&c.AdminToken)},

@@ -58,6 +58,7 @@ func (a *api) chatStreams(prefix string, next http.Handler) http.Handler {
 				if ok && webhook != "" && !strings.Contains(webhook, "/") && strings.HasSuffix(convPath, "/listen") {
 					r.SetPathValue("webhook", webhook)
 					r.SetPathValue("rest", convPath)
+					setRoute(r, prefix+"/{webhook}/conversations/{id}/listen", true)
 					listen.ServeHTTP(w, r)
 					return
 				}
@@ -407,6 +408,7 @@ func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u 
 		return err
 	}
 	defer sub.Close()
+	defer a.Metrics.StreamOpened()()
 	// A stream has no end time, but each write has one: a listener that
 	// stops reading is disconnected, its connection and slot freed.
 	rc := http.NewResponseController(w)

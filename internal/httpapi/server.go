@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"cmp"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/indexing"
+	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store"
@@ -61,6 +63,10 @@ type Deps struct {
 	// Tunnels serves the WebSocket tunnels of `bp dev --tunnelUrl`
 	// (tunnel.Server); nil: none.
 	Tunnels Tunnels
+	// Metrics counts requests and is served at GET /metrics, to requests
+	// bearing MetricsToken when it is set; nil: no metrics.
+	Metrics      *metrics.Metrics
+	MetricsToken string
 }
 
 // Tunnels accepts a `bp dev` tunnel connection and serves it until it ends.
@@ -92,6 +98,9 @@ func New(d Deps) http.Handler {
 	a := &api{d}
 	root := http.NewServeMux()
 	root.Handle("GET /healthz", a.h(a.healthz))
+	if d.Metrics != nil {
+		root.Handle("GET /metrics", d.Metrics.Handler(d.MetricsToken))
+	}
 	root.Handle("/v1/admin/", limit(AdminLimit, a.routed(a.adminRoutes())))
 	fs := limit(FilesLimit, a.routed(a.filesRoutes()))
 	root.Handle("/v1/files", fs)
@@ -137,6 +146,7 @@ func (a *api) healthz(w http.ResponseWriter, r *http.Request) error {
 func (a *api) routed(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)
+		setRoute(r, pattern, false)
 		if pattern == "" {
 			// Ask the mux what it would answer (404 or 405, with Allow), then
 			// answer that in our own format.
@@ -152,6 +162,37 @@ func (a *api) routed(mux *http.ServeMux) http.Handler {
 		}
 		mux.ServeHTTP(w, r) // not h: only the mux fills r.PathValue
 	})
+}
+
+// route is the route a request matched, noted by routed for the access log
+// and the metrics (the innermost route table's pattern, without its
+// method).
+type route struct {
+	pattern string
+	stream  bool // an event stream: its duration is the stream's life
+}
+
+type routeKey struct{}
+
+// setRoute notes the pattern r matched.
+func setRoute(r *http.Request, pattern string, stream bool) {
+	if rt, ok := r.Context().Value(routeKey{}).(*route); ok {
+		if _, path, ok := strings.Cut(pattern, " "); ok {
+			pattern = path
+		}
+		rt.pattern, rt.stream = pattern, stream
+	}
+}
+
+// methodLabel is the request's method as the metrics count it: another
+// than the standard ones is "other", so that a client cannot make up
+// series.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
 }
 
 // statusProbe records the status and headers a handler writes, discarding the body.
@@ -178,6 +219,8 @@ func (a *api) middleware(next http.Handler) http.Handler {
 			id = "req_" + hex.EncodeToString(b[:])
 		}
 		w.Header().Set("x-request-id", id)
+		rt := &route{}
+		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, rt))
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
 			if p := recover(); p != nil {
@@ -189,8 +232,11 @@ func (a *api) middleware(next http.Handler) http.Handler {
 					writeError(rec, r, a.Log, fmt.Errorf("panic: %v", p))
 				}
 			}
-			a.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
-				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000, "request_id", id)
+			took := time.Since(start)
+			pattern := cmp.Or(rt.pattern, metrics.Unmatched)
+			a.Metrics.Request(pattern, methodLabel(r.Method), rec.status, took, rt.stream)
+			a.Log.Info("request", "method", r.Method, "path", r.URL.Path, "route", pattern, "status", rec.status,
+				"bytes", rec.bytes, "duration_ms", float64(took.Microseconds())/1000, "request_id", id)
 		}()
 		if err := checkURL(r); err != nil {
 			writeError(rec, r, a.Log, err)

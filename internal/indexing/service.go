@@ -24,6 +24,7 @@ import (
 	"github.com/botplatform/botplatform/internal/indexing/chunk"
 	"github.com/botplatform/botplatform/internal/indexing/embed"
 	"github.com/botplatform/botplatform/internal/indexing/parse"
+	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -34,6 +35,8 @@ type Config struct {
 	Embedder embed.Embedder // nil: the built-in one
 	Poll     time.Duration  // longest sleep before looking for jobs queued elsewhere
 	Log      *slog.Logger
+	// Metrics counts indexed files (nil: none).
+	Metrics *metrics.Metrics
 	// Node is this process's id among those sharing the database: its
 	// claims are recorded under it, and at start it hands back the jobs it
 	// held when it last stopped (a crash).
@@ -168,15 +171,21 @@ func (s *Service) process(ctx context.Context, j platform.Job) {
 		return
 	}
 	stop := s.keepLease(ctx, j.ID)
-	err := s.index(ctx, job)
+	start := time.Now()
+	rep := indexReport{format: "unknown"}
+	err := s.index(ctx, job, &rep)
 	stop()
 	var f *failure
 	switch {
-	case err == nil, errors.Is(err, platform.ErrConflict), errors.Is(err, platform.ErrNotFound):
-		// Done, or the file changed or went away meanwhile.
+	case err == nil:
+		s.cfg.Metrics.Indexed(rep.format, rep.bytes, time.Since(start), true)
+	case errors.Is(err, platform.ErrConflict), errors.Is(err, platform.ErrNotFound):
+		// The file changed or went away meanwhile.
 	case errors.As(err, &f):
+		s.cfg.Metrics.Indexed(rep.format, 0, time.Since(start), false)
 		s.fail(ctx, job, f.reason)
 	case j.Attempts >= maxAttempts:
+		s.cfg.Metrics.Indexed(rep.format, 0, time.Since(start), false)
 		s.fail(ctx, job, fmt.Sprintf("indexing failed %d times; last error: %v", j.Attempts, err))
 	default:
 		backoff := time.Duration(1<<min(j.Attempts, 8)) * time.Second
@@ -226,8 +235,15 @@ func (s *Service) finish(ctx context.Context, j platform.Job) {
 // MaxIndexBytes is the largest file that can be indexed (spec 4.1, 8).
 const MaxIndexBytes = 95 << 20
 
+// indexReport is what the metrics learn of an indexing: the file's format
+// and its content's size.
+type indexReport struct {
+	format string
+	bytes  int64
+}
+
 // index indexes one file: its content, or the caller's own passages.
-func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
+func (s *Service) index(ctx context.Context, job platform.IndexJob, rep *indexReport) error {
 	f, err := s.store.GetFile(ctx, "", job.FileID)
 	if err != nil {
 		return err
@@ -238,8 +254,14 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
 	cfg := configOf(f)
 	var ps []chunk.Passage
 	if job.Own {
+		rep.format = "passages"
 		ps = ownPassages(job.Passages)
 	} else {
+		if typ, err := parse.Detect(f.ContentType, f.Key); err == nil {
+			rep.format = typ
+		} else {
+			rep.format = "unsupported"
+		}
 		if f.Size != nil && *f.Size > MaxIndexBytes {
 			return failf("files larger than 95 MB cannot be indexed; this one is %.1f MB", float64(*f.Size)/(1<<20))
 		}
@@ -247,6 +269,7 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob) error {
 		if err != nil {
 			return err
 		}
+		rep.bytes = int64(len(content))
 		d, parseErr := parse.Parse(f.ContentType, f.Key, content)
 		// A PDF without text (a scan) is what the vision options read:
 		// it fails only if they do not cover it.

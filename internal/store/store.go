@@ -143,6 +143,10 @@ type Store interface {
 	// or held behind its subject's running job), and what becomes due later
 	// is what it must wake up for, even if that moment has passed already.
 	NextJobAt(ctx context.Context, kind string, after time.Time) (time.Time, bool, error)
+	// JobQueues returns, for each kind with unfinished jobs, how many are
+	// due by now, due later and running, and when the oldest due one fell
+	// due; kinds in order.
+	JobQueues(ctx context.Context, now time.Time) ([]JobQueue, error)
 
 	// BotStates loads the bot's state and that of a user and a conversation
 	// (either id may be empty), keyed by scope; absent states are missing.
@@ -523,4 +527,14 @@ type Cond struct {
 	Op      string   // eq, ne, gt, gte, lt, lte, in, nin, exists, regex
 	Value   any      // string, float64, bool or nil; for in/nin, []any
 	Flags   string   // regex options (i)
+}
+
+// JobQueue is the state of one kind's unfinished jobs (Store.JobQueues).
+type JobQueue struct {
+	Kind string
+	// Due are pending and due (some may wait behind their subject's running
+	// job); Scheduled are pending and due later; Running are claimed.
+	Due, Scheduled, Running int64
+	// OldestDue is when the oldest due job fell due (zero when none is).
+	OldestDue time.Time
 }

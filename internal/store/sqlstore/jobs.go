@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
 )
 
 func (s *Store) EnqueueJob(ctx context.Context, j platform.Job) error {
@@ -236,6 +237,34 @@ func (s *Store) NextJobAt(ctx context.Context, kind string, after time.Time) (ti
 		return time.Time{}, false, nil
 	}
 	return fromMicros(at.Int64), true, nil
+}
+
+// JobQueues reads the unfinished jobs (index jobs_open).
+func (s *Store) JobQueues(ctx context.Context, now time.Time) ([]store.JobQueue, error) {
+	at := micros(now)
+	rows, err := s.query(ctx, `SELECT kind,
+		SUM(CASE WHEN status = 'pending' AND run_after <= ? THEN 1 ELSE 0 END),
+		SUM(CASE WHEN status = 'pending' AND run_after > ? THEN 1 ELSE 0 END),
+		SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END),
+		MIN(CASE WHEN status = 'pending' AND run_after <= ? THEN run_after END)
+		FROM jobs WHERE status <> 'done' GROUP BY kind ORDER BY kind`, at, at, at)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.JobQueue
+	for rows.Next() {
+		var q store.JobQueue
+		var oldest sql.NullInt64
+		if err := rows.Scan(&q.Kind, &q.Due, &q.Scheduled, &q.Running, &oldest); err != nil {
+			return nil, err
+		}
+		if oldest.Valid {
+			q.OldestDue = fromMicros(oldest.Int64)
+		}
+		out = append(out, q)
+	}
+	return out, rows.Err()
 }
 
 func (s *Store) BotStates(ctx context.Context, botID, userID, conversationID string) (map[string]json.RawMessage, error) {

@@ -153,6 +153,15 @@ func New(w, r *sql.DB, d Dialect) *Store {
 	return s
 }
 
+// Pools returns the store's connection pools by name: "write" and "read"
+// where they differ (SQLite), "main" where they are one (PostgreSQL).
+func (s *Store) Pools() map[string]*sql.DB {
+	if s.w == s.r {
+		return map[string]*sql.DB{"main": s.w}
+	}
+	return map[string]*sql.DB{"write": s.w, "read": s.r}
+}
+
 // OnClose makes Close call f first: it stops what the backend runs beside
 // the pools.
 func (s *Store) OnClose(f func() error) { s.closers = append(s.closers, f) }

@@ -102,6 +102,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ReleaseJobsOfNode", testReleaseJobsOfNode},
 		{"ExtendLease", testExtendLease},
 		{"NextJobAt", testNextJobAt},
+		{"JobQueues", testJobQueues},
 		{"BotStates", testBotStates},
 		{"BotVersion", testBotVersion},
 		{"RecurringBots", testRecurringBots},

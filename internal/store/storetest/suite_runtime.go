@@ -640,6 +640,54 @@ func testReleaseJobsOfNode(t *testing.T, e *env) {
 	e.wantClaim(t, kindA, now.Add(time.Second), lease, 10, []int{2}, []platform.Job{j1}, "claim after releasing node a")
 }
 
+// testJobQueues: the unfinished jobs by kind, due now, due later and
+// running, with the oldest due one's time; done jobs are left out.
+func testJobQueues(t *testing.T, e *env) {
+	now := t0
+	queues := func(what string) []store.JobQueue {
+		t.Helper()
+		qs, err := e.s.JobQueues(e.ctx, now)
+		must(t, err, "JobQueues %s", what)
+		return qs
+	}
+	if qs := queues("on an empty store"); len(qs) != 0 {
+		t.Fatalf("JobQueues on an empty store: %+v", qs)
+	}
+	e.enqueue(t,
+		newJob("job_1", kindA, "s1", now.Add(-3*time.Second)),
+		newJob("job_2", kindA, "s2", now.Add(-2*time.Second)),
+		newJob("job_3", kindA, "s1", now.Add(-time.Second)), // due, behind job_1
+		newJob("job_4", kindA, "s3", now.Add(time.Hour)),
+		newJob("job_5", kindB, "s4", now),
+		newJob("job_6", kindB, "s5", now.Add(-time.Minute)),
+	)
+	claimed, err := e.s.ClaimJobs(e.ctx, kindB, nodeA, now, now.Add(time.Minute), 1)
+	must(t, err, "ClaimJobs")
+	if len(claimed) != 1 || claimed[0].ID != "job_6" {
+		t.Fatalf("claimed %+v, want job_6", claimed)
+	}
+	claimed, err = e.s.ClaimJobs(e.ctx, kindA, nodeA, now, now.Add(time.Minute), 1)
+	must(t, err, "ClaimJobs")
+	if len(claimed) != 1 || claimed[0].ID != "job_1" {
+		t.Fatalf("claimed %+v, want job_1", claimed)
+	}
+	must(t, e.s.FinishJob(e.ctx, "job_1", true, nil, nil, now), "FinishJob") // kept as done
+	got := queues("with jobs")
+	want := []store.JobQueue{
+		{Kind: kindA, Due: 2, Scheduled: 1, Running: 0, OldestDue: mt(now.Add(-2 * time.Second))},
+		{Kind: kindB, Due: 1, Scheduled: 0, Running: 1, OldestDue: mt(now)},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("JobQueues = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Kind != w.Kind || g.Due != w.Due || g.Scheduled != w.Scheduled || g.Running != w.Running || !sameInstant(g.OldestDue, w.OldestDue) {
+			t.Fatalf("JobQueues[%d] = %+v, want %+v", i, g, w)
+		}
+	}
+}
+
 func testNextJobAt(t *testing.T, e *env) {
 	now := t0 // below the microsecond on purpose
 	next := func(t *testing.T, kind string, after time.Time) (time.Time, bool) {

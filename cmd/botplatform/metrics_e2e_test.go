@@ -1,0 +1,187 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/botplatform/botplatform/internal/store/storetest"
+)
+
+// scrape reads GET /metrics with token ("" sends none) and parses it with
+// the exposition-format parser; it returns the status and, on 200, the
+// metric families.
+func scrape(t *testing.T, s *testServer, token string) (int, map[string]*dto.MetricFamily) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.URL+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := s.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, nil
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v", err)
+	}
+	return resp.StatusCode, mfs
+}
+
+// sample is the value of the series of family name whose labels include
+// want (a counter's, gauge's or histogram's count), and whether there is
+// one.
+func sample(mfs map[string]*dto.MetricFamily, name string, want map[string]string) (float64, bool) {
+	mf := mfs[name]
+	if mf == nil {
+		return 0, false
+	}
+next:
+	for _, m := range mf.GetMetric() {
+		have := map[string]string{}
+		for _, l := range m.GetLabel() {
+			have[l.GetName()] = l.GetValue()
+		}
+		for k, v := range want {
+			if have[k] != v {
+				continue next
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			return m.GetCounter().GetValue(), true
+		case m.Gauge != nil:
+			return m.GetGauge().GetValue(), true
+		case m.Histogram != nil:
+			return float64(m.GetHistogram().GetSampleCount()), true
+		}
+	}
+	return 0, false
+}
+
+// TestMetrics: GET /metrics answers only with --metrics-token's bearer
+// token, parses as the Prometheus text format, and moves with the traffic:
+// requests by route pattern (never the raw path), the open event streams,
+// bot events, indexing, the job queues and the database pools.
+func TestMetrics(t *testing.T) {
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			const token = "scrape-secret"
+			s := startBackendWith(t, backend, "--metrics-token", token)
+			for _, bad := range []string{"", "wrong"} {
+				if code, _ := scrape(t, s, bad); code != http.StatusUnauthorized {
+					t.Fatalf("/metrics with token %q: %d, want 401", bad, code)
+				}
+			}
+			code, mfs := scrape(t, s, token)
+			if code != http.StatusOK {
+				t.Fatalf("/metrics with the token: %d", code)
+			}
+			for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "botplatform_jobs_scrape_ok"} {
+				if _, ok := sample(mfs, name, nil); !ok {
+					t.Errorf("no %s at the first scrape", name)
+				}
+			}
+			if v, _ := sample(mfs, "botplatform_jobs_scrape_ok", nil); v != 1 {
+				t.Errorf("botplatform_jobs_scrape_ok = %v, want 1", v)
+			}
+			pools := map[string][]string{"sqlite": {"write", "read"}, "postgres": {"main"}}[backend]
+			for _, pool := range pools {
+				if _, ok := sample(mfs, "go_sql_open_connections", map[string]string{"db_name": pool}); !ok {
+					t.Errorf("no go_sql_open_connections of pool %q", pool)
+				}
+			}
+
+			e := newBotEnv(t, s, `bot.on.message('*', async ({ message, client }) => {
+				await client.createMessage({ conversationId: message.conversationId, payload: message.payload })
+			})`, nil)
+			u := e.createUser(nil)
+			conv := e.conversation(u, "")
+			stream := e.listenTo(u, conv)
+			_, mfs = scrape(t, s, token)
+			if v, _ := sample(mfs, "botplatform_event_streams_open", nil); v != 1 {
+				t.Errorf("botplatform_event_streams_open = %v with one stream open, want 1", v)
+			}
+			if got := textOf(e.ask(u, conv, "hello")); got != "hello" {
+				t.Fatalf("the bot answered %q", got)
+			}
+			f := s.files(t, e.admin.token, e.botID)
+			doc := []byte("# Returns\n\nSend it back within 30 days for a refund.\n")
+			f.index(s, "returns.md", doc, nil)
+			e.s.as(t, "", "").raw(http.MethodGet, "/v1/no-such-route/"+e.botID, nil).fail(404, "ResourceNotFound")
+			stream.close()
+
+			// The event's job ends after its reply is sent, and the stream
+			// after the client went away: wait for both.
+			eventually(t, "the metrics after the traffic", func() bool {
+				_, mfs = scrape(t, s, token)
+				ev, _ := sample(mfs, "botplatform_bot_events_total", map[string]string{"type": "message", "outcome": "ok"})
+				open, _ := sample(mfs, "botplatform_event_streams_open", nil)
+				// The stream's request is counted once its handler returned.
+				listens, _ := sample(mfs, "botplatform_http_requests_total", map[string]string{"route": "/chat/{webhook}/conversations/{id}/listen"})
+				return ev == 1 && open == 0 && listens == 1
+			})
+			for _, c := range []struct {
+				name   string
+				labels map[string]string
+				min    float64
+			}{
+				{"botplatform_http_requests_total", map[string]string{"route": "/v1/admin/bots/{id}", "method": "PUT", "code": "200"}, 1},
+				{"botplatform_http_requests_total", map[string]string{"route": "/chat/{webhook}/messages", "method": "POST", "code": "201"}, 1},
+				{"botplatform_http_requests_total", map[string]string{"route": "/chat/{webhook}/conversations/{id}/listen", "method": "GET", "code": "200"}, 1},
+				{"botplatform_http_requests_total", map[string]string{"route": "unmatched", "method": "GET", "code": "404"}, 1},
+				{"botplatform_http_request_duration_seconds", map[string]string{"route": "/chat/{webhook}/messages", "method": "POST"}, 1},
+				{"botplatform_bot_handler_duration_seconds", map[string]string{"type": "message"}, 1},
+				{"botplatform_indexing_files_total", map[string]string{"format": "text/markdown", "outcome": "ok"}, 1},
+				{"botplatform_indexing_bytes_total", map[string]string{"format": "text/markdown"}, float64(len(doc))},
+				{"botplatform_indexing_duration_seconds", map[string]string{"format": "text/markdown"}, 1},
+			} {
+				if v, ok := sample(mfs, c.name, c.labels); !ok || v < c.min {
+					t.Errorf("%s%v = %v (present %v), want at least %v", c.name, c.labels, v, ok, c.min)
+				}
+			}
+			if _, ok := sample(mfs, "botplatform_http_request_duration_seconds", map[string]string{"route": "/chat/{webhook}/conversations/{id}/listen"}); ok {
+				t.Error("an event stream's life was timed as a request")
+			}
+			// No series names a bot, a webhook or a path as it was sent.
+			for name, mf := range mfs {
+				for _, m := range mf.GetMetric() {
+					for _, l := range m.GetLabel() {
+						if v := l.GetValue(); strings.Contains(v, e.botID) || strings.Contains(v, e.webhookID) || strings.Contains(v, conv) {
+							t.Errorf("%s has label %s=%q, which names an id", name, l.GetName(), v)
+						}
+					}
+				}
+			}
+			// The sample dashboard reads only metrics the server has (the job
+			// gauges have series only while jobs are unfinished).
+			dash, err := os.ReadFile("../../docs/grafana-dashboard.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range regexp.MustCompile(`\b(?:botplatform|go|process)_[a-z_]+`).FindAllString(string(dash), -1) {
+				name = strings.TrimSuffix(name, "_bucket")
+				if _, ok := mfs[name]; !ok && name != "botplatform_jobs" && name != "botplatform_jobs_oldest_due_age_seconds" {
+					t.Errorf("docs/grafana-dashboard.json reads %s, which the server does not have", name)
+				}
+			}
+			if v, ok := sample(mfs, "botplatform_jobs", map[string]string{"kind": "bot_event", "state": "running"}); ok && v != 0 {
+				t.Errorf("%v bot events still running once all were handled", v)
+			}
+		})
+	}
+}
