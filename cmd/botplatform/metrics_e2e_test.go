@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"regexp"
@@ -183,5 +184,67 @@ func TestMetrics(t *testing.T) {
 				t.Errorf("%v bot events still running once all were handled", v)
 			}
 		})
+	}
+}
+
+// TestAccessLog: one JSON line per request with its request id (the one
+// the response carries), route pattern, status, bytes, duration and the
+// caller's workspace and bot, never the token or the user key.
+func TestAccessLog(t *testing.T) {
+	s := startServer(t, t.TempDir(), "", "--log-format", "json")
+	e := newChatEnv(t, s)
+	u := e.createUser(nil)
+	f := s.files(t, e.admin.token, e.botID)
+	f.c.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", e.botID).ok()
+	e.admin.get("/v1/admin/bots/" + e.botID).ok()
+	e.call(http.MethodGet, "/users/me", u.Key, nil).status(200)
+
+	type line struct {
+		Msg, Method, Path, Route, RequestID, Workspace, Bot string
+		Status, Bytes                                       int
+		DurationMS                                          *float64 `json:"duration_ms"`
+	}
+	var lines []line
+	eventually(t, "the access log lines", func() bool {
+		lines = lines[:0]
+		for _, raw := range strings.Split(s.Stderr.String(), "\n") {
+			var l line
+			if json.Unmarshal([]byte(raw), &l) == nil && l.Msg == "request" {
+				var ids struct {
+					RequestID string `json:"request_id"`
+				}
+				_ = json.Unmarshal([]byte(raw), &ids)
+				l.RequestID = ids.RequestID
+				lines = append(lines, l)
+			}
+		}
+		return len(lines) >= 3
+	})
+	want := map[string]line{
+		"/v1/files":                {Workspace: e.admin.ws, Bot: e.botID},
+		"/v1/admin/bots/{id}":      {Workspace: e.admin.ws},
+		"/chat/{webhook}/users/me": {Bot: e.botID},
+	}
+	seen := map[string]bool{}
+	for _, l := range lines {
+		w, ok := want[l.Route]
+		if !ok || l.Method != http.MethodGet {
+			continue
+		}
+		seen[l.Route] = true
+		if l.Status != 200 || l.Bytes <= 0 || l.DurationMS == nil || !strings.HasPrefix(l.RequestID, "req_") {
+			t.Errorf("%s: %+v", l.Route, l)
+		}
+		if l.Workspace != w.Workspace || l.Bot != w.Bot {
+			t.Errorf("%s: caller workspace %q bot %q, want %q %q", l.Route, l.Workspace, l.Bot, w.Workspace, w.Bot)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("access log lines for %v, want one for each of %v", seen, want)
+	}
+	for _, secret := range []string{e.admin.token, u.Key} {
+		if strings.Contains(s.Stderr.String(), secret) {
+			t.Error("the log holds a token or a user key")
+		}
 	}
 }

@@ -87,6 +87,7 @@ func (a *api) withActor(needWorkspace bool, f actorFunc) http.Handler {
 		if err != nil {
 			return err
 		}
+		noteCaller(r, act.Member.WorkspaceID, "")
 		return f(w, r, act)
 	})
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/indexing"
+	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store/sqlstore"
@@ -79,7 +80,7 @@ func (e *env) server(tb testing.TB, log *slog.Logger) server {
 	h := httpapi.New(httpapi.Deps{
 		Log: log, Clock: clock, Store: e.st, Admin: e.admin, Files: fsvc, Chat: csvc, Indexing: idx, Runtime: rt,
 		RuntimeAPI: runtimeapi.New(e.st, csvc, rt, clock), Tables: tables.New(e.st, fsvc, clock),
-		ChatPath: "/chat", Version: "test",
+		ChatPath: "/chat", Version: "test", Metrics: metrics.New(), // as serve has them
 	})
 	return server{h, fsvc, csvc}
 }

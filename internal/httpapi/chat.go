@@ -107,6 +107,7 @@ func (a *api) chatBot(f chatBotFunc) http.Handler {
 		if err != nil {
 			return err
 		}
+		noteCaller(r, "", b.ID)
 		return f(w, r, b)
 	})
 }

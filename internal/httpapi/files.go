@@ -59,6 +59,7 @@ func (a *api) caller(f callerFunc) http.Handler {
 		if err != nil {
 			return err
 		}
+		noteCaller(r, c.WorkspaceID, c.BotID)
 		return f(w, r, c)
 	})
 }

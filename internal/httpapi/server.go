@@ -170,6 +170,9 @@ func (a *api) routed(mux *http.ServeMux) http.Handler {
 type route struct {
 	pattern string
 	stream  bool // an event stream: its duration is the stream's life
+	// The caller, once authenticated: its workspace and bot (for the
+	// access log; never a token or a key).
+	workspace, bot string
 }
 
 type routeKey struct{}
@@ -181,6 +184,13 @@ func setRoute(r *http.Request, pattern string, stream bool) {
 			pattern = path
 		}
 		rt.pattern, rt.stream = pattern, stream
+	}
+}
+
+// noteCaller notes who the request acts for, for the access log.
+func noteCaller(r *http.Request, workspaceID, botID string) {
+	if rt, ok := r.Context().Value(routeKey{}).(*route); ok {
+		rt.workspace, rt.bot = workspaceID, botID
 	}
 }
 
@@ -235,8 +245,16 @@ func (a *api) middleware(next http.Handler) http.Handler {
 			took := time.Since(start)
 			pattern := cmp.Or(rt.pattern, metrics.Unmatched)
 			a.Metrics.Request(pattern, methodLabel(r.Method), rec.status, took, rt.stream)
-			a.Log.Info("request", "method", r.Method, "path", r.URL.Path, "route", pattern, "status", rec.status,
-				"bytes", rec.bytes, "duration_ms", float64(took.Microseconds())/1000, "request_id", id)
+			attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", pattern),
+				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes), slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+				slog.String("request_id", id)}
+			if rt.workspace != "" {
+				attrs = append(attrs, slog.String("workspace", rt.workspace))
+			}
+			if rt.bot != "" {
+				attrs = append(attrs, slog.String("bot", rt.bot))
+			}
+			a.Log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 		}()
 		if err := checkURL(r); err != nil {
 			writeError(rec, r, a.Log, err)
