@@ -13,10 +13,26 @@ FUZZTIME ?= 2m
 # on a busy machine (golang/go#75804, fixed in Go 1.27).
 FUZZTIME_SHORT ?= 3000x
 
-.PHONY: build serve test test-go test-compat test-chat-e2e bench crash soak fmt fuzz fuzz-short
+# The version `botplatform version` prints: the checkout's git describe.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+# What `make release` builds (static: no cgo).
+RELEASE_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+
+.PHONY: build serve test test-go test-compat test-chat-e2e bench crash soak fmt fuzz fuzz-short release
 
 build:
-	$(GO) build -o bin/botplatform ./cmd/botplatform
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/botplatform ./cmd/botplatform
+
+# Static binaries for every RELEASE_TARGETS in dist/, and dist/SHA256SUMS.
+release:
+	rm -rf dist && mkdir -p dist
+	@set -e; for t in $(RELEASE_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		out=dist/botplatform-$(VERSION)-$$os-$$arch$$ext; echo "$$out"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $$out ./cmd/botplatform; \
+	done
+	cd dist && sha256sum botplatform-* > SHA256SUMS
 
 serve:
 	$(GO) run ./cmd/botplatform serve

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/botplatform/botplatform/internal/platform"
 )
@@ -66,14 +64,4 @@ func nodeID(flag, dataDir string) (id string, done func(), err error) {
 		return "", nil, fmt.Errorf("node id: %w", err)
 	}
 	return id, func() { f.Close() }, nil
-}
-
-// lockFile takes an exclusive lock on f without waiting; the lock ends with
-// the process (or when f is closed).
-func lockFile(f *os.File) error {
-	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return fmt.Errorf("held by another process")
-	}
-	return err
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -48,6 +49,22 @@ func TestVersionAndUnknownCommands(t *testing.T) {
 	}
 	if _, _, err := runCLI(t); err == nil {
 		t.Error("no command: want an error")
+	}
+}
+
+// TestBuiltVersion: the binary `make build` makes (BOTPLATFORM_BIN, as
+// `make test` runs the tests) prints the checkout's version, not "dev".
+func TestBuiltVersion(t *testing.T) {
+	bin := os.Getenv("BOTPLATFORM_BIN")
+	if bin == "" {
+		t.Skip("BOTPLATFORM_BIN is not set (make test sets it to the binary make build stamps)")
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^botplatform (v[0-9][^\s]*|[0-9a-f]{7,}(-dirty)?)\n$`).Match(out) {
+		t.Errorf("%s version: %q, want the checkout's git describe", bin, out)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
@@ -97,7 +96,7 @@ func (h *host) start(code string, check bool) error {
 	}
 	h.cmd = exec.Command(h.r.cfg.Command[0], args...)
 	h.cmd.Env = []string{} // bot code sees nothing of the server's environment
-	h.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	h.cmd.SysProcAttr = childAttr()
 	h.cmd.Stderr = h.stderr
 	stdin, err := h.cmd.StdinPipe()
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/dop251/goja"
@@ -93,7 +92,7 @@ func Process(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // waits until another thread steals it or the runtime's monitor takes the
 // P back, up to milliseconds.
 func pollable(f *os.File) *os.File {
-	if err := syscall.SetNonblock(int(f.Fd()), true); err != nil {
+	if err := setNonblock(f.Fd()); err != nil {
 		return f
 	}
 	return os.NewFile(f.Fd(), f.Name())
@@ -112,7 +111,7 @@ func limitMemory(limit int64, stderr io.Writer) {
 	debug.SetMaxStack(int(max(limit/4, 16<<20)))
 	if vsz := mappedBytes(); vsz > 0 {
 		as := uint64(vsz) + 2*uint64(limit) + 256<<20
-		_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as})
+		limitAddressSpace(as)
 	}
 	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	go func() {
