@@ -49,6 +49,7 @@ type callerFunc func(w http.ResponseWriter, r *http.Request, c *files.Caller) er
 func (a *api) caller(f callerFunc) http.Handler {
 	return a.h(func(w http.ResponseWriter, r *http.Request) error {
 		if c, ok := files.CallerFrom(r.Context()); ok { // bot code, served in-process
+			noteCaller(r, c.WorkspaceID, c.BotID)
 			return f(w, r, c)
 		}
 		c, err := a.Files.Authorize(r.Context(), bearer(r), files.Headers{
