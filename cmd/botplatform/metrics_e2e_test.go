@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
@@ -169,14 +171,16 @@ func TestMetrics(t *testing.T) {
 				}
 			}
 			// The sample dashboard reads only metrics the server has (the job
-			// gauges have series only while jobs are unfinished).
+			// gauges have series only while jobs are unfinished, the
+			// upstream ones once an embeddings or model server was called:
+			// TestUpstreamMetrics).
 			dash, err := os.ReadFile("../../docs/grafana-dashboard.json")
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, name := range regexp.MustCompile(`\b(?:botplatform|go|process)_[a-z_]+`).FindAllString(string(dash), -1) {
 				name = strings.TrimSuffix(name, "_bucket")
-				if _, ok := mfs[name]; !ok && name != "botplatform_jobs" && name != "botplatform_jobs_oldest_due_age_seconds" {
+				if _, ok := mfs[name]; !ok && !strings.HasPrefix(name, "botplatform_jobs") && !strings.HasPrefix(name, "botplatform_upstream_") {
 					t.Errorf("docs/grafana-dashboard.json reads %s, which the server does not have", name)
 				}
 			}
@@ -260,6 +264,54 @@ func TestAccessLog(t *testing.T) {
 	for _, secret := range []string{e.admin.token, u.Key} {
 		if strings.Contains(s.Stderr.String(), secret) {
 			t.Error("the log holds a token or a user key")
+		}
+	}
+}
+
+// TestUpstreamMetrics: requests to the embeddings server are counted by
+// status code, and timed.
+func TestUpstreamMetrics(t *testing.T) {
+	var calls atomic.Int64
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			http.Error(w, "warming up", http.StatusServiceUnavailable)
+			return
+		}
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type item struct {
+			Embedding []float32 `json:"embedding"`
+			Index     int       `json:"index"`
+		}
+		var out struct {
+			Data []item `json:"data"`
+		}
+		for i := range req.Input {
+			out.Data = append(out.Data, item{Embedding: []float32{1, float32(i), 0, 0.5}, Index: i})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+	}))
+	defer fake.Close()
+	s := startServer(t, t.TempDir(), "", "--embeddings-url", fake.URL+"/v1", "--embeddings-model", "test")
+	f := s.files(t, s.Boot.Token, str(t, s.owner(t).createBot(map[string]any{"name": "upstream"}), "id"))
+	f.index(s, "doc.md", []byte("# Doc\n\nSome words to embed.\n"), nil)
+	_, mfs := scrape(t, s, "")
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+	}{
+		{"botplatform_upstream_requests_total", map[string]string{"service": "embeddings", "code": "503"}},
+		{"botplatform_upstream_requests_total", map[string]string{"service": "embeddings", "code": "200"}},
+		{"botplatform_upstream_request_duration_seconds", map[string]string{"service": "embeddings"}},
+	} {
+		if v, ok := sample(mfs, c.name, c.labels); !ok || v < 1 {
+			t.Errorf("%s%v = %v (present %v), want at least 1", c.name, c.labels, v, ok)
 		}
 	}
 }

@@ -158,13 +158,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// Indexing: the built-in embedder, or an OpenAI-compatible server.
 	var emb embed.Embedder
 	if cfg.EmbeddingsURL != "" {
-		emb = embed.NewOpenAI(cfg.EmbeddingsURL, cfg.EmbeddingsModel, cfg.EmbeddingsKey, 0, &http.Client{Timeout: time.Minute})
+		emb = embed.NewOpenAI(cfg.EmbeddingsURL, cfg.EmbeddingsModel, cfg.EmbeddingsKey, 0,
+			&http.Client{Timeout: time.Minute, Transport: mx.Upstream("embeddings", nil)})
 	}
 	// AI-assisted indexing: an OpenAI-compatible model server, if set.
 	aiCfg := ai.Config{URL: cfg.AIURL, Key: cfg.AIKey, Models: cfg.AIModels, Prices: cfg.AIPrices, Timeout: cfg.AITimeout}
 	var model ai.Model
 	if cfg.AIURL != "" {
-		m, err := ai.New(aiCfg, nil)
+		m, err := ai.New(aiCfg, &http.Client{Transport: mx.Upstream("model", nil)})
 		if err != nil {
 			return fmt.Errorf("ai-url: %w", err)
 		}

@@ -30,6 +30,8 @@ type Metrics struct {
 	indexed      *prometheus.CounterVec
 	indexBytes   *prometheus.CounterVec
 	indexSeconds *prometheus.HistogramVec
+	upstream     *prometheus.CounterVec
+	upstreamTime *prometheus.HistogramVec
 }
 
 // Unmatched is the route of a request that matched no route.
@@ -65,7 +67,14 @@ func New() *Metrics {
 		Name: "botplatform_indexing_duration_seconds", Help: "Time to index a file (parse, split, embed, store), by format.",
 		Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12),
 	}, []string{"format"})
-	m.reg.MustRegister(m.requests, m.duration, m.streams, m.botEvents, m.botDuration, m.indexed, m.indexBytes, m.indexSeconds,
+	m.upstream = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "botplatform_upstream_requests_total", Help: "Requests to the embeddings server (service embeddings) and the model server (service model), by status code, or error when no answer came (refused, timed out).",
+	}, []string{"service", "code"})
+	m.upstreamTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "botplatform_upstream_request_duration_seconds", Help: "Time to the response headers of a request to the embeddings or the model server, by service.",
+		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120},
+	}, []string{"service"})
+	m.reg.MustRegister(m.requests, m.duration, m.streams, m.botEvents, m.botDuration, m.indexed, m.indexBytes, m.indexSeconds, m.upstream, m.upstreamTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -141,6 +150,32 @@ func (m *Metrics) Indexed(format string, bytes int64, took time.Duration, ok boo
 	m.indexBytes.WithLabelValues(format).Add(float64(bytes))
 	m.indexSeconds.WithLabelValues(format).Observe(took.Seconds())
 }
+
+// Upstream returns next (nil: http.DefaultTransport) counting and timing
+// the requests it sends for service (embeddings, model).
+func (m *Metrics) Upstream(service string, next http.RoundTripper) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	if m == nil {
+		return next
+	}
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		start := time.Now()
+		resp, err := next.RoundTrip(req)
+		m.upstreamTime.WithLabelValues(service).Observe(time.Since(start).Seconds())
+		code := "error"
+		if err == nil {
+			code = strconv.Itoa(resp.StatusCode)
+		}
+		m.upstream.WithLabelValues(service, code).Inc()
+		return resp, err
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // WatchDB adds the statistics of a database pool (go_sql_*, labelled
 // db_name=pool).

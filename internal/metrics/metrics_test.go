@@ -77,3 +77,33 @@ func TestJobs(t *testing.T) {
 		t.Errorf("after a failed read:\n%s", body)
 	}
 }
+
+// TestUpstream: answers are counted by status, failures as error.
+func TestUpstream(t *testing.T) {
+	m := New()
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) }))
+	defer ok.Close()
+	c := &http.Client{Transport: m.Upstream("model", nil)}
+	resp, err := c.Get(ok.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	ok.Close()
+	if _, err := c.Get(ok.URL); err == nil {
+		t.Fatal("a closed server answered")
+	}
+	_, body := get(t, m.Handler(""), "")
+	for _, want := range []string{
+		`botplatform_upstream_requests_total{code="418",service="model"} 1`,
+		`botplatform_upstream_requests_total{code="error",service="model"} 1`,
+		`botplatform_upstream_request_duration_seconds_count{service="model"} 2`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %q in\n%s", want, body)
+		}
+	}
+	if (*Metrics)(nil).Upstream("model", nil) != http.DefaultTransport {
+		t.Error("a nil Metrics wraps the transport")
+	}
+}
