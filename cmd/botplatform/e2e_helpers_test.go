@@ -379,13 +379,17 @@ func (r *response) fail(status int, typ string, mentions ...string) string {
 		r.t.Errorf("%s: error Content-Type %q, want application/json", r.what, ct)
 	}
 	var e struct {
-		ID      *string  `json:"id"`
-		Code    *float64 `json:"code"`
-		Type    *string  `json:"type"`
-		Message *string  `json:"message"`
+		ID        *string  `json:"id"`
+		Code      *float64 `json:"code"`
+		Type      *string  `json:"type"`
+		Message   *string  `json:"message"`
+		RequestID string   `json:"requestId"`
 	}
 	if err := json.Unmarshal(r.Body, &e); err != nil || e.ID == nil || e.Code == nil || e.Type == nil || e.Message == nil {
 		r.t.Fatalf("%s: error body lacks id/code/type/message (%v): %s", r.what, err, r.Body)
+	}
+	if want := r.Header.Get("x-request-id"); e.RequestID != want || want == "" {
+		r.t.Errorf("%s: error requestId %q, want the response's x-request-id %q", r.what, e.RequestID, want)
 	}
 	if m := errorIDRe.FindStringSubmatch(*e.ID); m == nil {
 		r.t.Errorf("%s: error id %q does not match %s", r.what, *e.ID, errorIDRe)

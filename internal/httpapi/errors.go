@@ -25,6 +25,9 @@ type errorBody struct {
 	Type     string         `json:"type"`
 	Message  string         `json:"message"`
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// RequestID is the response's x-request-id, which the access log line
+	// and any error logged for the request carry too.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // errorID returns err_YYYYMMDDHHMMSSx + 8 upper-case hex digits.
@@ -52,7 +55,8 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}
-	body := errorBody{ID: errorID(time.Now()), Code: e.Type.Status(), Type: string(e.Type), Message: e.Message, Metadata: e.Metadata}
+	body := errorBody{ID: errorID(time.Now()), Code: e.Type.Status(), Type: string(e.Type), Message: e.Message, Metadata: e.Metadata,
+		RequestID: w.Header().Get("x-request-id")}
 	writeJSON(w, body.Code, body)
 }
 
