@@ -108,19 +108,16 @@ func (r *Runtime) process(ctx context.Context, j platform.Job) {
 	rep := &eventReport{}
 	err := r.handle(context.WithValue(ctx, reportKey{}, rep), j)
 	typ := cmp.Or(rep.typ, "unknown")
-	switch {
-	case err == nil:
-		r.cfg.Metrics.BotEvent(typ, rep.outcome(), time.Since(start))
+	if err == nil || errors.Is(err, platform.ErrNotFound) {
+		outcome := rep.outcome()
+		if err != nil {
+			outcome = metrics.OutcomeIgnored
+		}
+		r.cfg.Metrics.BotEvent(typ, outcome, time.Since(start))
 		return
-	case errors.Is(err, platform.ErrNotFound):
-		r.cfg.Metrics.BotEvent(typ, metrics.OutcomeIgnored, time.Since(start))
-		return
-	case j.Attempts >= maxAttempts:
-		r.cfg.Metrics.BotEvent(typ, metrics.OutcomeFailed, time.Since(start))
-	default:
-		r.cfg.Metrics.BotEvent(typ, metrics.OutcomeRetry, time.Since(start))
 	}
 	if j.Attempts >= maxAttempts {
+		r.cfg.Metrics.BotEvent(typ, metrics.OutcomeFailed, time.Since(start))
 		r.log.Error("bot runtime: giving up on an event", "job", j.ID, "attempts", j.Attempts, "err", err)
 		r.endEvent(ctx, j, platform.EventFailed, fmt.Sprintf("gave up after %d attempts", j.Attempts))
 		if ferr := r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now()); ferr != nil {
@@ -128,6 +125,7 @@ func (r *Runtime) process(ctx context.Context, j platform.Job) {
 		}
 		return
 	}
+	r.cfg.Metrics.BotEvent(typ, metrics.OutcomeRetry, time.Since(start))
 	backoff := time.Duration(1<<min(j.Attempts, 8)) * 100 * time.Millisecond
 	r.log.Warn("bot runtime: event will be retried", "job", j.ID, "attempt", j.Attempts, "in", backoff, "err", err)
 	if rerr := r.store.RetryJob(ctx, j.ID, r.clock.Now().Add(backoff)); rerr != nil && !errors.Is(rerr, platform.ErrNotFound) {

@@ -30,7 +30,11 @@ var (
 // analyzer refreshes the planner's statistics after bulk writes, with the
 // dialect's Analyze statements.
 type analyzer struct {
-	s    *Store
+	s      *Store
+	ctx    context.Context // ended by stop
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+
 	mu   sync.Mutex
 	rows int64 // written since the last analysis
 	// threshold is how many rows must be written before the next analysis.
@@ -38,9 +42,11 @@ type analyzer struct {
 	last      time.Time // when the last analysis ended
 	running   bool      // a goroutine is waiting to analyze
 	stopped   bool
-	cancel    context.CancelFunc
-	ctx       context.Context
-	done      sync.WaitGroup
+}
+
+func newAnalyzer(s *Store) *analyzer {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &analyzer{s: s, ctx: ctx, cancel: cancel, threshold: analyzeBase}
 }
 
 // wrote records that n rows of the analyzed tables were written, and
@@ -55,43 +61,44 @@ func (a *analyzer) wrote(n int) {
 	if a.running || a.stopped || a.rows <= a.threshold {
 		return
 	}
-	if a.ctx == nil {
-		a.ctx, a.cancel = context.WithCancel(context.Background())
-	}
 	a.running = true
-	wait := max(analyzeDelay, time.Until(a.last.Add(analyzeEvery)))
 	a.done.Add(1)
-	go a.run(wait)
+	go a.run()
 }
 
-func (a *analyzer) run(wait time.Duration) {
+// run analyzes the tables once the waits allow, and again while enough
+// rows were written meanwhile.
+func (a *analyzer) run() {
 	defer a.done.Done()
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-a.ctx.Done():
-		return
-	case <-t.C:
-	}
-	a.mu.Lock()
-	counted := a.rows
-	a.mu.Unlock()
-	total, err := a.s.analyze(a.ctx)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.running = false
-	a.last = time.Now()
-	if err != nil {
-		// Autovacuum analyzes the tables in time anyway: this only
-		// hastens it.
-		return
-	}
-	a.rows -= counted
-	a.threshold = analyzeBase + int64(analyzeScale*float64(total))
-	if a.rows > a.threshold && !a.stopped {
-		a.running = true
-		a.done.Add(1)
-		go a.run(max(analyzeDelay, analyzeEvery))
+	for {
+		a.mu.Lock()
+		wait := max(analyzeDelay, time.Until(a.last.Add(analyzeEvery)))
+		a.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-a.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		a.mu.Lock()
+		counted := a.rows
+		a.mu.Unlock()
+		total, err := a.s.analyze(a.ctx)
+		a.mu.Lock()
+		a.last = time.Now()
+		// On an error autovacuum analyzes the tables in time anyway: this
+		// only hastens it.
+		if err == nil {
+			a.rows -= counted
+			a.threshold = analyzeBase + int64(analyzeScale*float64(total))
+		}
+		a.running = err == nil && a.rows > a.threshold && !a.stopped
+		again := a.running
+		a.mu.Unlock()
+		if !again {
+			return
+		}
 	}
 }
 
@@ -102,10 +109,8 @@ func (a *analyzer) stop() {
 	}
 	a.mu.Lock()
 	a.stopped = true
-	if a.cancel != nil {
-		a.cancel()
-	}
 	a.mu.Unlock()
+	a.cancel()
 	a.done.Wait()
 }
 

@@ -148,7 +148,7 @@ var _ store.Store = (*Store)(nil)
 func New(w, r *sql.DB, d Dialect) *Store {
 	s := &Store{w: w, r: r, d: d}
 	if d.Analyze.Statement != "" {
-		s.stats = &analyzer{s: s}
+		s.stats = newAnalyzer(s)
 	}
 	return s
 }
