@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/botplatform/botplatform/cmd/botplatform/cli"
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/indexing/lexicon"
 )
@@ -22,14 +23,24 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
 	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "botplatform:", err)
-		}
-		os.Exit(1)
+	os.Exit(code)
+}
+
+// exitCode reports err on stderr and returns the process's exit status: 0
+// without an error (or for -h), 2 for a command line that cannot run (usage), 1 for any
+// other error.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) { // -h: the usage is printed
+		return 0
 	}
+	fmt.Fprintln(stderr, "botplatform:", err)
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
+	}
+	return 1
 }
 
 const usage = `botplatform: a self-hosted bot platform server
@@ -47,8 +58,8 @@ Usage:
 // and writers.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errors.New("missing command")
+		fmt.Fprint(stderr, usage+cli.Usage)
+		return cli.Usagef("missing command")
 	}
 	switch args[0] {
 	case "serve":
@@ -66,9 +77,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, lexicon.Notice)
 		return nil
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage+cli.Usage)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	if cli.Commands[args[0]] {
+		return cli.Run(ctx, args, cli.IO{In: os.Stdin, Out: stdout, Err: stderr})
+	}
+	fmt.Fprint(stderr, usage+cli.Usage)
+	return cli.Usagef("unknown command %q", args[0])
 }

@@ -285,6 +285,10 @@ func (e *chatEnv) trySend(u chatUser, conv, text string) error {
 // test runs the server it kills that way, as the same code main() runs.
 const serveArgsEnv = "BOTPLATFORM_E2E_SERVE_ARGS"
 
+// mainEnv makes the test binary run main() with its arguments: the CLI as
+// a user runs it, with its exit status, in a terminal or a pipe.
+const mainEnv = "BOTPLATFORM_E2E_MAIN"
+
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "bot-vm" { // the server's bot processes
 		if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
@@ -292,6 +296,12 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	}
+	if os.Getenv(mainEnv) == "1" { // the binary itself, for tests of exit codes and terminals
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+		stop()
+		os.Exit(code)
 	}
 	if raw := os.Getenv(serveArgsEnv); raw != "" {
 		os.Exit(serveProcess(raw))

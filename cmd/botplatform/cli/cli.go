@@ -1,0 +1,227 @@
+// Package cli is the command line client of a running server: bots, files,
+// search and chat, through the same public APIs as any other client.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// IO is what a command reads and writes; Getenv reads the environment.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+	Getenv   func(string) string
+}
+
+// UsageError is a command line the command cannot run: exit status 2.
+type UsageError struct{ msg string }
+
+func (e *UsageError) Error() string { return e.msg }
+
+// ExitCode is the process's exit status for the error.
+func (e *UsageError) ExitCode() int { return 2 }
+
+func Usagef(format string, args ...any) error { return &UsageError{fmt.Sprintf(format, args...)} }
+
+// Usage lists the client's commands, for the binary's help.
+const Usage = `
+Client commands (talk to a running server; see docs/cli.md):
+  botplatform bots ls | create NAME [--code FILE.js] | deploy BOT FILE.js | logs BOT [-f] | rm BOT
+  botplatform files put BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]
+  botplatform files ls BOT [--tag k=v]… | get BOT KEY [-o PATH] | rm BOT KEY | search BOT QUERY [--limit N]
+  botplatform chat BOT
+  Flags of every client command: --url, --token, --workspace, --data DIR (where bootstrap.json is), --json
+`
+
+// Commands are the first words Run serves.
+var Commands = map[string]bool{"bots": true, "files": true, "chat": true}
+
+// Run runs a client command; args start with its first word ("bots").
+func Run(ctx context.Context, args []string, sio IO) error {
+	if sio.Getenv == nil {
+		sio.Getenv = os.Getenv
+	}
+	word, rest := "chat", args[1:]
+	if args[0] != "chat" {
+		if len(args) < 2 {
+			return Usagef("%s: missing sub-command%s", args[0], strings.TrimSuffix(Usage, "\n"))
+		}
+		word, rest = args[0]+" "+args[1], args[2:]
+	}
+	cmd, ok := commands[word]
+	if !ok {
+		return Usagef("unknown command %q%s", word, strings.TrimSuffix(Usage, "\n"))
+	}
+	e := &env{IO: sio, word: word}
+	fs := flag.NewFlagSet(word, flag.ContinueOnError)
+	fs.SetOutput(sio.Err)
+	fs.StringVar(&e.url, "url", "", "server URL (BOTPLATFORM_URL; default: bootstrap.json's, or http://127.0.0.1:8080)")
+	fs.StringVar(&e.token, "token", "", "access token (BOTPLATFORM_TOKEN; default: bootstrap.json's)")
+	fs.StringVar(&e.workspace, "workspace", "", "workspace id (BOTPLATFORM_WORKSPACE_ID; default: bootstrap.json's)")
+	fs.StringVar(&e.data, "data", "", "data directory holding bootstrap.json (BOTPLATFORM_DATA; default ./data)")
+	fs.BoolVar(&e.json, "json", false, "print JSON, for scripts")
+	cmd.flags(fs, e)
+	pos, err := parseInterspersed(fs, rest)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &UsageError{err.Error()}
+	}
+	if len(pos) < cmd.min || cmd.max >= 0 && len(pos) > cmd.max {
+		return Usagef("usage: botplatform %s %s", word, cmd.args)
+	}
+	if err := e.connect(); err != nil {
+		return err
+	}
+	return cmd.run(ctx, e, pos)
+}
+
+// command is one leaf command: its positional arguments and flags.
+type command struct {
+	args     string // for the usage line
+	min, max int    // positional arguments; max -1: any number
+	flags    func(*flag.FlagSet, *env)
+	run      func(context.Context, *env, []string) error
+}
+
+func noFlags(*flag.FlagSet, *env) {}
+
+var commands map[string]command
+
+func init() {
+	commands = map[string]command{
+		"bots ls":      {"", 0, 0, noFlags, botsList},
+		"bots create":  {"NAME [--code FILE.js]", 1, 1, botsCreateFlags, botsCreate},
+		"bots deploy":  {"BOT FILE.js", 2, 2, noFlags, botsDeploy},
+		"bots logs":    {"BOT [-f] [--since DURATION] [--level LEVEL]", 1, 1, botsLogsFlags, botsLogs},
+		"bots rm":      {"BOT", 1, 1, noFlags, botsRemove},
+		"files put":    {"BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]", 2, -1, filesPutFlags, filesPut},
+		"files ls":     {"BOT [--tag k=v]…", 1, 1, filesListFlags, filesList},
+		"files get":    {"BOT KEY [-o PATH]", 2, 2, filesGetFlags, filesGet},
+		"files rm":     {"BOT KEY", 2, 2, noFlags, filesRemove},
+		"files search": {"BOT QUERY [--limit N] [--tag k=v]…", 2, 2, filesSearchFlags, filesSearch},
+		"chat":         {"BOT", 1, 1, chatFlags, chat},
+	}
+}
+
+// parseInterspersed parses flags anywhere among the positional arguments
+// (`files put bot docs --index`); "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// env is a command's connection and options.
+type env struct {
+	IO
+	word                        string
+	url, token, workspace, data string
+	json                        bool
+	opts                        options
+	cl                          *client
+}
+
+// options are the leaf commands' own flags.
+type options struct {
+	code, since, level, prefix, output string
+	follow, index, wait                bool
+	tags                               tagFlags
+	limit                              int
+	timeout                            time.Duration
+}
+
+// bootstrap is data/bootstrap.json, written by a server's first start.
+type bootstrap struct {
+	Token       string `json:"token"`
+	WorkspaceID string `json:"workspaceId"`
+	APIURL      string `json:"apiUrl"`
+}
+
+// connect settles the server URL and credentials: flags, then the
+// environment, then bootstrap.json.
+func (e *env) connect() error {
+	var boot bootstrap
+	dir := first(e.data, e.Getenv("BOTPLATFORM_DATA"), "data")
+	if b, err := os.ReadFile(filepath.Join(dir, "bootstrap.json")); err == nil {
+		if err := json.Unmarshal(b, &boot); err != nil {
+			return fmt.Errorf("%s: %v", filepath.Join(dir, "bootstrap.json"), err)
+		}
+	}
+	base := first(e.url, e.Getenv("BOTPLATFORM_URL"), boot.APIURL, "http://127.0.0.1:8080")
+	token := first(e.token, e.Getenv("BOTPLATFORM_TOKEN"), boot.Token)
+	if token == "" {
+		return Usagef("no access token: pass --token, set BOTPLATFORM_TOKEN, or run where %s exists", filepath.Join(dir, "bootstrap.json"))
+	}
+	e.cl = &client{
+		base: strings.TrimRight(base, "/"), token: token,
+		workspaceID: first(e.workspace, e.Getenv("BOTPLATFORM_WORKSPACE_ID"), boot.WorkspaceID),
+		http:        &http.Client{}, userAgent: "botplatform-cli",
+	}
+	return nil
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// printJSON prints v indented, for --json.
+func (e *env) printJSON(v any) error {
+	enc := json.NewEncoder(e.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// isTerminal tells whether w is a terminal (progress bars and spinners are
+// drawn only there, never into a pipe or a file).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// tagFlags collects repeated --tag k=v flags.
+type tagFlags map[string]string
+
+func (t *tagFlags) String() string { return "" }
+
+func (t *tagFlags) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want KEY=VALUE, got %q", s)
+	}
+	if *t == nil {
+		*t = tagFlags{}
+	}
+	(*t)[k] = v
+	return nil
+}
