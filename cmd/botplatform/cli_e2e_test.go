@@ -185,6 +185,15 @@ func testCLIFiles(t *testing.T, s *testServer) {
 	if out := c.cliOK("files", "put", "kb", single, "--prefix", "misc"); !strings.Contains(out, "misc/hello.txt") || !strings.Contains(out, "upload_completed") {
 		t.Errorf("files put one file: %q", out)
 	}
+	// A directory given through a symbolic link: its files, under the link's name.
+	link := filepath.Join(t.TempDir(), "linked")
+	if err := os.Symlink(filepath.Join(dir, "shipping"), link); err != nil {
+		t.Fatal(err)
+	}
+	if out := c.cliOK("files", "put", "kb", link); !strings.Contains(out, "linked/times.txt") {
+		t.Errorf("files put of a linked directory: %q", out)
+	}
+	c.cliOK("files", "rm", "kb", "linked/times.txt")
 	if out := c.cliOK("files", "ls", "kb", "--tag", "team=support"); !strings.Contains(out, "docs/returns.md") || strings.Contains(out, "misc/hello.txt") {
 		t.Errorf("files ls --tag: %q", out)
 	}

@@ -293,11 +293,16 @@ func uploads(args []string, prefix string) ([]upload, error) {
 		if root == "." || root == string(filepath.Separator) {
 			root = ""
 		}
-		err = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
+		// A directory given through a symbolic link is walked too.
+		walk, err := filepath.EvalSymlinks(arg)
+		if err != nil {
+			return nil, err
+		}
+		err = filepath.WalkDir(walk, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if p != arg && strings.HasPrefix(d.Name(), ".") {
+			if p != walk && strings.HasPrefix(d.Name(), ".") {
 				if d.IsDir() {
 					return filepath.SkipDir
 				}
@@ -310,7 +315,7 @@ func uploads(args []string, prefix string) ([]upload, error) {
 			if err != nil {
 				return err
 			}
-			rel, err := filepath.Rel(arg, p)
+			rel, err := filepath.Rel(walk, p)
 			if err != nil {
 				return err
 			}
