@@ -12,18 +12,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/botplatform/botplatform/internal/jsonbody"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
 // schema compiles the JSON Schema of a request body. Bodies are validated
-// against it before decoding (jsonbody.Check).
-func schema(name, src string) *jsonschema.Schema { return jsonbody.Compile(name, src) }
+// against it before decoding (jsonbody.Check); it keeps its source.
+func schema(name, src string) *jsonbody.Schema { return jsonbody.Compile(name, src) }
 
 // decode reads the JSON body, validates it against sch and decodes it into dst.
-func decode(r *http.Request, sch *jsonschema.Schema, dst any) error {
+func decode(r *http.Request, sch *jsonbody.Schema, dst any) error {
 	body, err := readBody(r)
 	if err != nil {
 		return err

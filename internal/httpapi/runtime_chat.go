@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/files"
+	"github.com/botplatform/botplatform/internal/jsonbody"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // The Runtime API's users, conversations, participants, messages and tag
@@ -66,7 +66,7 @@ func writer(f callerFunc) callerFunc {
 }
 
 // rtCreate decodes a body checked by sch and answers 201 {key: the new row}.
-func rtCreate[T, In any](sch *jsonschema.Schema, key string, create func(ctx context.Context, botID string, in In) (T, error), render func(T) map[string]any) callerFunc {
+func rtCreate[T, In any](sch *jsonbody.Schema, key string, create func(ctx context.Context, botID string, in In) (T, error), render func(T) map[string]any) callerFunc {
 	return func(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 		var in In
 		if err := decode(r, sch, &in); err != nil {
@@ -82,7 +82,7 @@ func rtCreate[T, In any](sch *jsonschema.Schema, key string, create func(ctx con
 }
 
 // rtGetOrCreate is rtCreate for getOrCreate operations: 200 {key, meta: {created}}.
-func rtGetOrCreate[T, In any](sch *jsonschema.Schema, key string, find func(ctx context.Context, botID string, in In) (T, bool, error), render func(T) map[string]any) callerFunc {
+func rtGetOrCreate[T, In any](sch *jsonbody.Schema, key string, find func(ctx context.Context, botID string, in In) (T, bool, error), render func(T) map[string]any) callerFunc {
 	return func(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 		var in In
 		if err := decode(r, sch, &in); err != nil {
@@ -110,7 +110,7 @@ func rtGet[T any](key string, get func(ctx context.Context, botID, id string) (T
 }
 
 // rtUpdate decodes a body checked by sch and answers {key: the updated row}.
-func rtUpdate[T, In any](sch *jsonschema.Schema, key string, update func(ctx context.Context, botID, id string, in In) (T, error), render func(T) map[string]any) callerFunc {
+func rtUpdate[T, In any](sch *jsonbody.Schema, key string, update func(ctx context.Context, botID, id string, in In) (T, error), render func(T) map[string]any) callerFunc {
 	return func(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 		var in In
 		if err := decode(r, sch, &in); err != nil {
