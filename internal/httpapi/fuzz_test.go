@@ -108,7 +108,7 @@ func hangGuard(t *testing.T, what string, f func()) {
 
 func decodeBody(sch *jsonbody.Schema, body []byte, dst any) error {
 	r := httptest.NewRequest("POST", "/", bytes.NewReader(body))
-	return decode(r, sch, dst)
+	return decodeWith(r, sch, dst)
 }
 
 // reencode reads an accepted body as the validator does (numbers kept
