@@ -1,6 +1,7 @@
 // Command botplatform is the bot platform server: `serve` runs every API in
 // one process, `migrate` prepares the database, `token` issues an access
-// token, `version` prints the version.
+// token, `openapi` prints the API's OpenAPI document, `version` prints the
+// version.
 package main
 
 import (
@@ -50,6 +51,8 @@ Usage:
   botplatform migrate [flags]   apply database migrations and exit
   botplatform token   [flags] --email EMAIL [--note NOTE]
                                 print a new personal access token for that account
+  botplatform openapi [flags]   print the OpenAPI document that serve, given the same
+                                flags, answers at /openapi.json
   botplatform version           print the version
   botplatform licenses          print the licences of the data built into the binary
 `
@@ -68,6 +71,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return migrate(ctx, args[1:], stdout, stderr)
 	case "token":
 		return issueToken(ctx, args[1:], stdout, stderr)
+	case "openapi":
+		return printOpenAPI(ctx, args[1:], stdout, stderr)
 	case "bot-vm": // not for users: the process the server runs bot code in
 		return botruntime.Process(args[1:], os.Stdin, os.Stdout, stderr)
 	case "version", "--version", "-v":

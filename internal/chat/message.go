@@ -2,8 +2,8 @@ package chat
 
 import (
 	"encoding/json"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"maps"
+	"slices"
 
 	"github.com/botplatform/botplatform/internal/jsonbody"
 )
@@ -17,16 +17,22 @@ type MessageInput struct {
 }
 
 // DecodeMessage checks a createMessage body against MessageSchema and
-// decodes it; a null metadata is none.
+// decodes it.
 func DecodeMessage(body []byte) (MessageInput, error) {
 	var m MessageInput
 	if err := jsonbody.Decode(body, MessageSchema, &m); err != nil {
 		return m, err
 	}
+	return m.Clean(), nil
+}
+
+// Clean returns m, decoded from a body MessageSchema accepts, with a null
+// metadata dropped: null is none.
+func (m MessageInput) Clean() MessageInput {
 	if string(m.Metadata) == "null" {
 		m.Metadata = nil
 	}
-	return m, nil
+	return m
 }
 
 // CheckMessage checks a message bot code sends as createMessage checks a
@@ -52,7 +58,7 @@ type obj = map[string]any
 // MessageSchema is the body of createMessage: the payload union of
 // compat-notes §1.6, strings marked non-empty there with minLength 1.
 // Payloads may carry extra properties, as the client's types allow.
-var MessageSchema = func() *jsonschema.Schema {
+var MessageSchema = func() *jsonbody.Schema {
 	ne := obj{"type": "string", "minLength": 1}
 	str := obj{"type": "string"}
 	num := obj{"type": "number"}
@@ -86,11 +92,12 @@ var MessageSchema = func() *jsonschema.Schema {
 	}
 	types["bloc"] = loose(obj{"items": obj{"type": "array", "items": obj{"anyOf": blocItems}}}, "items")
 
-	names := make([]string, 0, len(types))
+	// Sorted, so that the source, which the API document shows, is the same
+	// in every process.
+	names := slices.Sorted(maps.Keys(types))
 	var rules []any
-	for name, s := range types {
-		names = append(names, name)
-		rules = append(rules, obj{"if": obj{"properties": obj{"type": obj{"const": name}}}, "then": s})
+	for _, name := range names {
+		rules = append(rules, obj{"if": obj{"properties": obj{"type": obj{"const": name}}}, "then": types[name]})
 	}
 	payload := obj{"type": "object", "required": []string{"type"}, "properties": obj{"type": obj{"enum": names}}, "allOf": rules}
 	body := obj{"type": "object", "additionalProperties": false, "required": []string{"payload", "conversationId"},

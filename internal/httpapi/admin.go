@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/openapi"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -12,53 +13,53 @@ import (
 // adminRoutes is the Admin API's route table (compat-notes §2.3).
 // Account routes need only the token; an x-workspace-id sent with them must
 // still be valid. Every other route needs x-workspace-id.
-func (a *api) adminRoutes() *http.ServeMux {
-	m := http.NewServeMux()
-	m.Handle("GET /v1/admin/account/me", a.account(a.getAccount))
-	m.Handle("POST /v1/admin/account/pats", a.account(a.createPAT))
-	m.Handle("GET /v1/admin/account/pats", a.account(a.listPATs))
-	m.Handle("DELETE /v1/admin/account/pats/{id}", a.account(a.deletePAT))
+func (a *api) adminRoutes() *table {
+	t := newTable("Admin")
+	t.handle("GET /v1/admin/account/me", "getAccount", nil, a.account(a.getAccount))
+	t.handle("POST /v1/admin/account/pats", "createPersonalAccessToken", createPATSchema, a.account(a.createPAT))
+	t.handle("GET /v1/admin/account/pats", "listPersonalAccessTokens", nil, a.account(a.listPATs))
+	t.handle("DELETE /v1/admin/account/pats/{id}", "deletePersonalAccessToken", emptyBodySchema, a.account(a.deletePAT))
 
-	m.Handle("POST /v1/admin/workspaces", a.account(a.createWorkspace))
-	m.Handle("GET /v1/admin/workspaces", a.account(a.listWorkspaces))
-	m.Handle("GET /v1/admin/workspaces/{id}", a.account(a.getWorkspace))
-	m.Handle("PUT /v1/admin/workspaces/{id}", a.account(a.updateWorkspace))
-	m.Handle("DELETE /v1/admin/workspaces/{id}", a.account(a.deleteWorkspace))
+	t.handle("POST /v1/admin/workspaces", "createWorkspace", createWorkspaceSchema, a.account(a.createWorkspace))
+	t.handle("GET /v1/admin/workspaces", "listWorkspaces", nil, a.account(a.listWorkspaces))
+	t.handle("GET /v1/admin/workspaces/{id}", "getWorkspace", nil, a.account(a.getWorkspace))
+	t.handle("PUT /v1/admin/workspaces/{id}", "updateWorkspace", updateWorkspaceSchema, a.account(a.updateWorkspace))
+	t.handle("DELETE /v1/admin/workspaces/{id}", "deleteWorkspace", emptyBodySchema, a.account(a.deleteWorkspace))
 
-	m.Handle("GET /v1/admin/workspace-members", a.workspace(a.listMembers))
-	m.Handle("GET /v1/admin/workspace-members/me", a.workspace(a.getMyMember))
-	m.Handle("POST /v1/admin/workspace-members", a.workspace(a.addMember))
-	m.Handle("PUT /v1/admin/workspace-members/{id}", a.workspace(a.updateMember))
-	m.Handle("DELETE /v1/admin/workspace-members/{id}", a.workspace(a.removeMember))
+	t.handle("GET /v1/admin/workspace-members", "listWorkspaceMembers", nil, a.workspace(a.listMembers))
+	t.handle("GET /v1/admin/workspace-members/me", "getWorkspaceMember", nil, a.workspace(a.getMyMember))
+	t.handle("POST /v1/admin/workspace-members", "createWorkspaceMember", addMemberSchema, a.workspace(a.addMember))
+	t.handle("PUT /v1/admin/workspace-members/{id}", "updateWorkspaceMember", updateMemberSchema, a.workspace(a.updateMember))
+	t.handle("DELETE /v1/admin/workspace-members/{id}", "deleteWorkspaceMember", emptyBodySchema, a.workspace(a.removeMember))
 
-	m.Handle("POST /v1/admin/bots", a.workspace(a.createBot))
-	m.Handle("GET /v1/admin/bots", a.workspace(a.listBots))
-	m.Handle("GET /v1/admin/bots/{id}", a.workspace(a.getBot))
-	m.Handle("PUT /v1/admin/bots/{id}", a.workspace(a.updateBot))
-	m.Handle("DELETE /v1/admin/bots/{id}", a.workspace(a.deleteBot))
-	m.Handle("GET /v1/admin/bots/{id}/logs", a.workspace(a.getBotLogs))
-	m.Handle("GET /v1/admin/bots/{id}/analytics", a.workspace(a.getBotAnalytics))
-	m.Handle("GET /v1/admin/bots/{id}/fetch", a.workspace(a.getFetchHosts))
-	m.Handle("PUT /v1/admin/bots/{id}/fetch", a.workspace(a.setFetchHosts))
-	m.Handle("POST /v1/admin/introspect", a.h(a.introspect))
-	m.Handle("POST /v1/admin/bots/{id}/signing-secrets/rotate", a.workspace(a.rotateSigningSecret))
+	t.handle("POST /v1/admin/bots", "createBot", createBotSchema, a.workspace(a.createBot))
+	t.handle("GET /v1/admin/bots", "listBots", nil, a.workspace(a.listBots))
+	t.handle("GET /v1/admin/bots/{id}", "getBot", nil, a.workspace(a.getBot))
+	t.handle("PUT /v1/admin/bots/{id}", "updateBot", updateBotSchema, a.workspace(a.updateBot))
+	t.handle("DELETE /v1/admin/bots/{id}", "deleteBot", emptyBodySchema, a.workspace(a.deleteBot))
+	t.handle("GET /v1/admin/bots/{id}/logs", "getBotLogs", nil, a.workspace(a.getBotLogs))
+	t.handle("GET /v1/admin/bots/{id}/analytics", "getBotAnalytics", nil, a.workspace(a.getBotAnalytics))
+	t.handle("GET /v1/admin/bots/{id}/fetch", "getBotFetchHosts", nil, a.workspace(a.getFetchHosts))
+	t.handle("PUT /v1/admin/bots/{id}/fetch", "setBotFetchHosts", fetchHostsSchema, a.workspace(a.setFetchHosts))
+	t.handle("POST /v1/admin/introspect", "introspect", introspectSchema, secured{a.h(a.introspect), openapi.Token})
+	t.handle("POST /v1/admin/bots/{id}/signing-secrets/rotate", "rotateBotSigningSecrets", emptyBodySchema, a.workspace(a.rotateSigningSecret))
 
-	m.Handle("GET /v1/admin/hub/integrations/{id}", a.workspace(a.getPublicIntegrationByID))
-	m.Handle("GET /v1/admin/hub/integrations/{name}/{version}", a.workspace(a.getPublicIntegration))
+	t.handle("GET /v1/admin/hub/integrations/{id}", "getPublicIntegrationById", nil, a.workspace(a.getPublicIntegrationByID))
+	t.handle("GET /v1/admin/hub/integrations/{name}/{version}", "getPublicIntegration", nil, a.workspace(a.getPublicIntegration))
 
-	m.Handle("POST /v1/admin/bots/baks", a.workspace(a.createBotKey))
-	m.Handle("GET /v1/admin/bots/baks", a.workspace(a.listBotKeys))
-	m.Handle("DELETE /v1/admin/bots/baks/{id}", a.workspace(a.deleteBotKey))
+	t.handle("POST /v1/admin/bots/baks", "createBotApiKey", createBotKeySchema, a.workspace(a.createBotKey))
+	t.handle("GET /v1/admin/bots/baks", "listBotApiKeys", nil, a.workspace(a.listBotKeys))
+	t.handle("DELETE /v1/admin/bots/baks/{id}", "deleteBotApiKey", emptyBodySchema, a.workspace(a.deleteBotKey))
 
 	// Quotas and usages (quotas.go).
-	m.Handle("GET /v1/admin/workspaces/{id}/quotas", a.account(a.listQuotas))
-	m.Handle("PUT /v1/admin/workspaces/{id}/quotas", a.account(a.setQuotas))
-	m.Handle("GET /v1/admin/workspaces/{id}/quota", a.account(a.getQuota))
-	m.Handle("GET /v1/admin/workspaces/{id}/usages", a.account(a.listUsages))
-	m.Handle("GET /v1/admin/workspaces/{id}/usages/by-bot", a.account(a.usageByBot))
-	m.Handle("GET /v1/admin/usages/{id}", a.account(a.getUsage))
-	m.Handle("PUT /v1/admin/quotas/ai-spend", a.workspace(a.changeAISpendQuota))
-	return m
+	t.handle("GET /v1/admin/workspaces/{id}/quotas", "listWorkspaceQuotas", nil, a.account(a.listQuotas))
+	t.handle("PUT /v1/admin/workspaces/{id}/quotas", "setWorkspaceQuotas", setQuotasSchema, a.account(a.setQuotas))
+	t.handle("GET /v1/admin/workspaces/{id}/quota", "getWorkspaceQuota", nil, a.account(a.getQuota))
+	t.handle("GET /v1/admin/workspaces/{id}/usages", "listWorkspaceUsages", nil, a.account(a.listUsages))
+	t.handle("GET /v1/admin/workspaces/{id}/usages/by-bot", "breakDownWorkspaceUsageByBot", nil, a.account(a.usageByBot))
+	t.handle("GET /v1/admin/usages/{id}", "getUsage", nil, a.account(a.getUsage))
+	t.handle("PUT /v1/admin/quotas/ai-spend", "changeAISpendQuota", changeAISpendSchema, a.workspace(a.changeAISpendQuota))
+	return t
 }
 
 type actorFunc func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error
@@ -82,14 +83,18 @@ func (a *api) account(f actorFunc) http.Handler { return a.withActor(false, f) }
 func (a *api) workspace(f actorFunc) http.Handler { return a.withActor(true, f) }
 
 func (a *api) withActor(needWorkspace bool, f actorFunc) http.Handler {
-	return a.h(func(w http.ResponseWriter, r *http.Request) error {
+	auth := openapi.Account
+	if needWorkspace {
+		auth = openapi.Workspace
+	}
+	return secured{a.h(func(w http.ResponseWriter, r *http.Request) error {
 		act, err := a.authenticate(r, needWorkspace)
 		if err != nil {
 			return err
 		}
 		noteCaller(r, act.Member.WorkspaceID, "")
 		return f(w, r, act)
-	})
+	}), auth}
 }
 
 var (
@@ -108,7 +113,7 @@ func (a *api) getAccount(w http.ResponseWriter, r *http.Request, act *platform.A
 
 func (a *api) createPAT(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in struct{ Note string }
-	if err := decode(r, createPATSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	t, value, err := a.Admin.CreatePAT(r.Context(), act, in.Note)
@@ -137,7 +142,7 @@ func tokensJSON(ts []platform.Token) []tokenJSON {
 }
 
 func (a *api) deletePAT(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
-	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
+	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Admin.DeletePAT(r.Context(), act, r.PathValue("id")); err != nil {
@@ -152,7 +157,7 @@ var createWorkspaceSchema = schema("create-workspace.json", `{"type":"object","a
 
 func (a *api) createWorkspace(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in struct{ Name, BillingVersion string }
-	if err := decode(r, createWorkspaceSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	ws, err := a.Admin.CreateWorkspace(r.Context(), act, in.Name, in.BillingVersion)
@@ -207,7 +212,7 @@ var updateWorkspaceSchema = schema("update-workspace.json", `{"type":"object","a
 
 func (a *api) updateWorkspace(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in admin.WorkspaceUpdate
-	if err := decode(r, updateWorkspaceSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	ws, err := a.Admin.UpdateWorkspace(r.Context(), act, r.PathValue("id"), in)
@@ -219,7 +224,7 @@ func (a *api) updateWorkspace(w http.ResponseWriter, r *http.Request, act *platf
 }
 
 func (a *api) deleteWorkspace(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
-	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
+	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Admin.DeleteWorkspace(r.Context(), act, r.PathValue("id")); err != nil {
@@ -264,7 +269,7 @@ func (a *api) addMember(w http.ResponseWriter, r *http.Request, act *platform.Ac
 		Email string
 		Role  platform.Role
 	}
-	if err := decode(r, addMemberSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	m, err := a.Admin.AddMember(r.Context(), act, in.Email, in.Role)
@@ -277,7 +282,7 @@ func (a *api) addMember(w http.ResponseWriter, r *http.Request, act *platform.Ac
 
 func (a *api) updateMember(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in struct{ Role *platform.Role }
-	if err := decode(r, updateMemberSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	m, err := a.Admin.UpdateMember(r.Context(), act, r.PathValue("id"), in.Role)
@@ -289,7 +294,7 @@ func (a *api) updateMember(w http.ResponseWriter, r *http.Request, act *platform
 }
 
 func (a *api) removeMember(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
-	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
+	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Admin.RemoveMember(r.Context(), act, r.PathValue("id")); err != nil {

@@ -14,7 +14,7 @@ import (
 
 func (a *api) createBot(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in admin.BotInput
-	if err := decode(r, createBotSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	b, err := a.Admin.CreateBot(r.Context(), act, in)
@@ -36,7 +36,7 @@ func (a *api) getBot(w http.ResponseWriter, r *http.Request, act *platform.Actor
 
 func (a *api) updateBot(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in admin.BotInput
-	if err := decode(r, updateBotSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	b, err := a.Admin.UpdateBot(r.Context(), act, r.PathValue("id"), in)
@@ -48,7 +48,7 @@ func (a *api) updateBot(w http.ResponseWriter, r *http.Request, act *platform.Ac
 }
 
 func (a *api) deleteBot(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
-	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
+	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Admin.DeleteBot(r.Context(), act, r.PathValue("id")); err != nil {
@@ -59,7 +59,7 @@ func (a *api) deleteBot(w http.ResponseWriter, r *http.Request, act *platform.Ac
 }
 
 func (a *api) rotateSigningSecret(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
-	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
+	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
 	secret, err := a.Admin.RotateSigningSecret(r.Context(), act, r.PathValue("id"))
@@ -164,7 +164,7 @@ var createBotKeySchema = schema("create-bot-key.json", `{"type":"object","additi
 
 func (a *api) createBotKey(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in struct{ BotID, Note string }
-	if err := decode(r, createBotKeySchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	t, value, err := a.Admin.CreateBotKey(r.Context(), act, in.BotID, in.Note)
@@ -189,7 +189,7 @@ func (a *api) listBotKeys(w http.ResponseWriter, r *http.Request, act *platform.
 }
 
 func (a *api) deleteBotKey(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
-	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
+	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Admin.DeleteBotKey(r.Context(), act, r.PathValue("id")); err != nil {
@@ -277,7 +277,7 @@ func (a *api) setFetchHosts(w http.ResponseWriter, r *http.Request, act *platfor
 	var in struct {
 		Hosts []string `json:"hosts"`
 	}
-	if err := decode(r, fetchHostsSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	b, err := a.Admin.SetFetchHosts(r.Context(), act, r.PathValue("id"), in.Hosts)

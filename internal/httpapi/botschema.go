@@ -3,7 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/botplatform/botplatform/internal/jsonbody"
 )
 
 // The createBot and updateBot bodies (compat-notes §2.3). updateBot accepts
@@ -23,7 +23,7 @@ func strict(props obj, required ...string) obj {
 	return o
 }
 
-func botSchema(update bool) *jsonschema.Schema {
+func botSchema(update bool) *jsonbody.Schema {
 	str := obj{"type": "string"}
 	boolean := obj{"type": "boolean"}
 	object := obj{"type": "object"}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/openapi"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -14,33 +15,36 @@ import (
 // chatRoutes is the Chat API's route table (compat-notes §1.4), under
 // {chat path}/{webhook}. The listen path carries the conversation id
 // unescaped, slashes included, so it is matched by a trailing wildcard.
-func (a *api) chatRoutes(prefix string) *http.ServeMux {
-	m := http.NewServeMux()
+func (a *api) chatRoutes(prefix string) *table {
+	t := newTable("Chat")
 	p := prefix + "/{webhook}"
-	m.Handle("GET "+p+"/hello/", a.h(a.chatHello))
-	m.Handle("GET "+p+"/hello", a.h(a.chatHello))
-	m.Handle("POST "+p+"/users", a.chatBot(a.createUser))
-	m.Handle("POST "+p+"/users/get-or-create", a.chatUserOrNew(a.getOrCreateUser))
-	m.Handle("GET "+p+"/users/me", a.chatUser(a.getUser))
-	m.Handle("PUT "+p+"/users/me", a.chatUser(a.updateUser))
-	m.Handle("DELETE "+p+"/users/me", a.chatUser(a.deleteUser))
-	m.Handle("POST "+p+"/conversations", a.chatUser(a.createConversation))
-	m.Handle("POST "+p+"/conversations/get-or-create", a.chatUser(a.getOrCreateConversation))
-	m.Handle("GET "+p+"/conversations", a.chatUser(a.listConversations))
-	m.Handle("GET "+p+"/conversations/{id}", a.chatUser(a.getConversation))
-	m.Handle("DELETE "+p+"/conversations/{id}", a.chatUser(a.deleteConversation))
-	m.Handle("GET "+p+"/conversations/{id}/messages", a.chatUser(a.listMessages))
-	m.Handle("GET "+p+"/conversations/{id}/participants", a.chatUser(a.listParticipants))
-	m.Handle("POST "+p+"/conversations/{id}/participants", a.chatUser(a.addParticipant))
-	m.Handle("GET "+p+"/conversations/{id}/participants/{userId}", a.chatUser(a.getParticipant))
-	m.Handle("DELETE "+p+"/conversations/{id}/participants/{userId}", a.chatUser(a.removeParticipant))
-	m.Handle("GET "+p+"/conversations/{rest...}", a.chatUser(a.listen)) // streams of other clients
-	m.Handle("POST "+p+"/messages", a.chatUser(a.createMessage))
-	m.Handle("GET "+p+"/messages/{id}", a.chatUser(a.getMessage))
-	m.Handle("DELETE "+p+"/messages/{id}", a.chatUser(a.deleteMessage))
-	m.Handle("POST "+p+"/events", a.chatUser(a.createEvent))
-	m.Handle("GET "+p+"/events/{id}", a.chatUser(a.getEvent))
-	return m
+	t.handle("GET "+p+"/hello/", "chatProbe", nil, a.h(a.chatHello))
+	t.handle("GET "+p+"/hello", "chatHello", nil, a.h(a.chatHello))
+	t.handle("POST "+p+"/users", "chatCreateUser", createUserSchema, a.chatBot(a.createUser))
+	t.handle("POST "+p+"/users/get-or-create", "chatGetOrCreateUser", updateUserSchema, a.chatUserOrNew(a.getOrCreateUser))
+	t.handle("GET "+p+"/users/me", "chatGetUser", nil, a.chatUser(a.getUser))
+	t.handle("PUT "+p+"/users/me", "chatUpdateUser", updateUserSchema, a.chatUser(a.updateUser))
+	t.handle("DELETE "+p+"/users/me", "chatDeleteUser", emptyBodySchema, a.chatUser(a.deleteUser))
+	t.handle("POST "+p+"/conversations", "chatCreateConversation", createConversationSchema, a.chatUser(a.createConversation))
+	t.handle("POST "+p+"/conversations/get-or-create", "chatGetOrCreateConversation", getOrCreateConversationSchema, a.chatUser(a.getOrCreateConversation))
+	t.handle("GET "+p+"/conversations", "chatListConversations", nil, a.chatUser(a.listConversations))
+	t.handle("GET "+p+"/conversations/{id}", "chatGetConversation", nil, a.chatUser(a.getConversation))
+	t.handle("DELETE "+p+"/conversations/{id}", "chatDeleteConversation", emptyBodySchema, a.chatUser(a.deleteConversation))
+	t.handle("GET "+p+"/conversations/{id}/messages", "chatListMessages", nil, a.chatUser(a.listMessages))
+	t.handle("GET "+p+"/conversations/{id}/participants", "chatListParticipants", nil, a.chatUser(a.listParticipants))
+	t.handle("POST "+p+"/conversations/{id}/participants", "chatAddParticipant", addParticipantSchema, a.chatUser(a.addParticipant))
+	t.handle("GET "+p+"/conversations/{id}/participants/{userId}", "chatGetParticipant", nil, a.chatUser(a.getParticipant))
+	t.handle("DELETE "+p+"/conversations/{id}/participants/{userId}", "chatRemoveParticipant", emptyBodySchema, a.chatUser(a.removeParticipant))
+	// Streams of clients that do not ask for an event stream (chatStreams
+	// serves those that do, whatever the id looks like).
+	t.serve("GET "+p+"/conversations/{rest...}",
+		t.op("GET "+p+"/conversations/{id}/listen", "chatListenConversation", nil, a.chatUser(a.listen)))
+	t.handle("POST "+p+"/messages", "chatCreateMessage", chat.MessageSchema, a.chatUser(a.createMessage))
+	t.handle("GET "+p+"/messages/{id}", "chatGetMessage", nil, a.chatUser(a.getMessage))
+	t.handle("DELETE "+p+"/messages/{id}", "chatDeleteMessage", emptyBodySchema, a.chatUser(a.deleteMessage))
+	t.handle("POST "+p+"/events", "chatCreateEvent", createEventSchema, a.chatUser(a.createEvent))
+	t.handle("GET "+p+"/events/{id}", "chatGetEvent", nil, a.chatUser(a.getEvent))
+	return t
 }
 
 // chatStreams serves signal streams before any routing. The chat client
@@ -120,13 +124,13 @@ func (a *api) chatUser(f chatUserFunc) http.Handler { return a.withChatUser(fals
 func (a *api) chatUserOrNew(f chatUserFunc) http.Handler { return a.withChatUser(true, f) }
 
 func (a *api) withChatUser(getOrCreate bool, f chatUserFunc) http.Handler {
-	return a.chatBot(func(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error {
+	return secured{a.chatBot(func(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error {
 		u, err := a.Chat.Authenticate(r.Context(), b, r.Header.Get("x-user-key"), getOrCreate)
 		if err != nil {
 			return err
 		}
 		return f(w, r, b, u)
-	})
+	}), openapi.ChatUser}
 }
 
 var (
@@ -142,7 +146,7 @@ var (
 
 func (a *api) createUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error {
 	var in chat.UserInput
-	if err := decode(r, createUserSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	u, key, err := a.Chat.CreateUser(r.Context(), b, in)
@@ -155,7 +159,7 @@ func (a *api) createUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook
 
 func (a *api) getOrCreateUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in chat.UserInput
-	if err := decode(r, updateUserSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	if in.Name != nil || in.PictureURL != nil || in.Profile != nil {
@@ -175,7 +179,7 @@ func (a *api) getUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u
 
 func (a *api) updateUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in chat.UserInput
-	if err := decode(r, updateUserSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	u, err := a.Chat.UpdateUser(r.Context(), u, in)
@@ -187,7 +191,7 @@ func (a *api) updateUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook
 }
 
 func (a *api) deleteUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
-	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
+	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Chat.DeleteUser(r.Context(), u); err != nil {
@@ -199,7 +203,7 @@ func (a *api) deleteUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook
 
 func (a *api) createConversation(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in struct{ ID *string }
-	if err := decode(r, createConversationSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	c, err := a.Chat.CreateConversation(r.Context(), b, u, in.ID, false)
@@ -212,7 +216,7 @@ func (a *api) createConversation(w http.ResponseWriter, r *http.Request, b *chat
 
 func (a *api) getOrCreateConversation(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in struct{ ID *string }
-	if err := decode(r, getOrCreateConversationSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	c, err := a.Chat.CreateConversation(r.Context(), b, u, in.ID, true)
@@ -233,7 +237,7 @@ func (a *api) getConversation(w http.ResponseWriter, r *http.Request, b *chat.We
 }
 
 func (a *api) deleteConversation(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
-	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
+	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Chat.DeleteConversation(r.Context(), b, u, r.PathValue("id")); err != nil {
@@ -282,7 +286,7 @@ func (a *api) listParticipants(w http.ResponseWriter, r *http.Request, b *chat.W
 
 func (a *api) addParticipant(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in struct{ UserID string }
-	if err := decode(r, addParticipantSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	p, err := a.Chat.AddParticipant(r.Context(), b, u, r.PathValue("id"), in.UserID)
@@ -303,7 +307,7 @@ func (a *api) getParticipant(w http.ResponseWriter, r *http.Request, b *chat.Web
 }
 
 func (a *api) removeParticipant(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
-	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
+	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Chat.RemoveParticipant(r.Context(), b, u, r.PathValue("id"), r.PathValue("userId")); err != nil {
@@ -314,14 +318,11 @@ func (a *api) removeParticipant(w http.ResponseWriter, r *http.Request, b *chat.
 }
 
 func (a *api) createMessage(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
-	body, err := readBody(r)
-	if err != nil {
+	var in chat.MessageInput
+	if err := decode(r, &in); err != nil {
 		return err
 	}
-	in, err := chat.DecodeMessage(body)
-	if err != nil {
-		return err
-	}
+	in = in.Clean()
 	m, err := a.Chat.CreateMessage(r.Context(), b, u, in.ConversationID, in.Payload, in.Metadata)
 	if err != nil {
 		return err
@@ -340,7 +341,7 @@ func (a *api) getMessage(w http.ResponseWriter, r *http.Request, b *chat.Webhook
 }
 
 func (a *api) deleteMessage(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
-	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
+	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Chat.DeleteMessage(r.Context(), b, u, r.PathValue("id")); err != nil {
@@ -372,7 +373,7 @@ func (a *api) createEvent(w http.ResponseWriter, r *http.Request, b *chat.Webhoo
 		Payload        json.RawMessage
 		ConversationID string
 	}
-	if err := decode(r, createEventSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	e, err := a.Chat.CreateEvent(r.Context(), b, u, in.ConversationID, in.Payload)

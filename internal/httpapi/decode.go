@@ -12,18 +12,27 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/botplatform/botplatform/internal/jsonbody"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-// schema compiles the JSON Schema of a request body. Bodies are validated
-// against it before decoding (jsonbody.Check).
-func schema(name, src string) *jsonschema.Schema { return jsonbody.Compile(name, src) }
+// schema compiles the JSON Schema of a request body. The route that reads
+// such a body declares it (table.handle): its handler's decode checks the
+// body against it, and the OpenAPI document shows it.
+func schema(name, src string) *jsonbody.Schema { return jsonbody.Compile(name, src) }
 
-// decode reads the JSON body, validates it against sch and decodes it into dst.
-func decode(r *http.Request, sch *jsonschema.Schema, dst any) error {
+// decode reads the JSON body, validates it against the schema its route
+// declares and decodes it into dst.
+func decode(r *http.Request, dst any) error {
+	sch, err := routeBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeWith(r, sch, dst)
+}
+
+// decodeWith is decode with a schema of the caller's choosing.
+func decodeWith(r *http.Request, sch *jsonbody.Schema, dst any) error {
 	body, err := readBody(r)
 	if err != nil {
 		return err

@@ -10,44 +10,47 @@ import (
 
 	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/files"
+	"github.com/botplatform/botplatform/internal/openapi"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
 
 // filesRoutes is the Files API's route table (compat-notes §2.2).
-func (a *api) filesRoutes() *http.ServeMux {
-	m := http.NewServeMux()
-	m.Handle("PUT /v1/files", a.caller(a.upsertFile))
-	m.Handle("GET /v1/files", a.caller(a.listFiles))
-	m.Handle("GET /v1/files/tags", a.caller(a.listFileTags))
-	m.Handle("GET /v1/files/tags/{tag}/values", a.caller(a.listFileTagValues))
-	m.Handle("GET /v1/files/search", a.caller(a.searchFiles))
-	m.Handle("GET /v1/files/{id}/passages", a.caller(a.listFilePassages))
-	m.HandleFunc("PUT /v1/files/{first}/{second}", a.putFileChild)
-	m.Handle("POST /v1/files/knowledge-bases", a.caller(a.createKnowledgeBase))
-	m.Handle("GET /v1/files/knowledge-bases", a.caller(a.listKnowledgeBases))
-	m.Handle("DELETE /v1/files/knowledge-bases/{id}", a.caller(a.deleteKnowledgeBase))
-	m.Handle("GET /v1/files/{id}", a.caller(a.getFile))
-	m.Handle("PUT /v1/files/{id}", a.caller(a.updateFileMetadata))
-	m.Handle("DELETE /v1/files/{id}", a.caller(a.deleteFile))
-	m.Handle("POST /v1/files/{idOrKey}/{destinationKey}", a.caller(a.copyFile))
-	return m
+func (a *api) filesRoutes() *table {
+	t := newTable("Files")
+	t.handle("PUT /v1/files", "upsertFile", upsertFileSchema, a.caller(a.upsertFile))
+	t.handle("GET /v1/files", "listFiles", nil, a.caller(a.listFiles))
+	t.handle("GET /v1/files/tags", "listFileTags", nil, a.caller(a.listFileTags))
+	t.handle("GET /v1/files/tags/{tag}/values", "listFileTagValues", nil, a.caller(a.listFileTagValues))
+	t.handle("GET /v1/files/search", "searchFiles", nil, a.caller(a.searchFiles))
+	t.handle("GET /v1/files/{id}/passages", "listFilePassages", nil, a.caller(a.listFilePassages))
+	t.serve("PUT /v1/files/{first}/{second}", a.putFileChild(
+		t.op("PUT /v1/files/knowledge-bases/{id}", "updateKnowledgeBase", updateKBSchema, a.caller(a.updateKnowledgeBase)),
+		t.op("PUT /v1/files/{id}/passages", "setFilePassages", setPassagesSchema, a.caller(a.setFilePassages))))
+	t.handle("POST /v1/files/knowledge-bases", "createKnowledgeBase", createKBSchema, a.caller(a.createKnowledgeBase))
+	t.handle("GET /v1/files/knowledge-bases", "listKnowledgeBases", nil, a.caller(a.listKnowledgeBases))
+	t.handle("DELETE /v1/files/knowledge-bases/{id}", "deleteKnowledgeBase", nil, a.caller(a.deleteKnowledgeBase))
+	t.handle("GET /v1/files/{id}", "getFile", nil, a.caller(a.getFile))
+	t.handle("PUT /v1/files/{id}", "updateFileMetadata", updateFileSchema, a.caller(a.updateFileMetadata))
+	t.handle("DELETE /v1/files/{id}", "deleteFile", emptyBodySchema, a.caller(a.deleteFile))
+	t.handle("POST /v1/files/{idOrKey}/{destinationKey}", "copyFile", copyFileSchema, a.caller(a.copyFile))
+	return t
 }
 
 // contentRoutes serves file contents through signed or public URLs. They
 // carry no credentials and are limited by quotas, not by the 1 MB limit.
-func (a *api) contentRoutes() *http.ServeMux {
-	m := http.NewServeMux()
-	m.Handle("PUT /v1/files/upload/{id}", a.h(a.uploadContent))
-	m.Handle("GET /v1/files/content/{id}", a.h(a.signedContent))
-	m.Handle("GET /v1/files/public/{id}", a.h(a.publicContent))
-	return m
+func (a *api) contentRoutes() *table {
+	t := newTable("Content")
+	t.handle("PUT /v1/files/upload/{id}", "uploadFileContent", nil, a.h(a.uploadContent))
+	t.handle("GET /v1/files/content/{id}", "getFileContent", nil, a.h(a.signedContent))
+	t.handle("GET /v1/files/public/{id}", "getPublicFileContent", nil, a.h(a.publicContent))
+	return t
 }
 
 type callerFunc func(w http.ResponseWriter, r *http.Request, c *files.Caller) error
 
 func (a *api) caller(f callerFunc) http.Handler {
-	return a.h(func(w http.ResponseWriter, r *http.Request) error {
+	return secured{a.h(func(w http.ResponseWriter, r *http.Request) error {
 		if c, ok := files.CallerFrom(r.Context()); ok { // bot code, served in-process
 			noteCaller(r, c.WorkspaceID, c.BotID)
 			return f(w, r, c)
@@ -62,7 +65,7 @@ func (a *api) caller(f callerFunc) http.Handler {
 		}
 		noteCaller(r, c.WorkspaceID, c.BotID)
 		return f(w, r, c)
-	})
+	}), openapi.Bot}
 }
 
 type fileJSON struct {
@@ -121,7 +124,7 @@ func (a *api) writeFile(w http.ResponseWriter, f platform.File, c *files.Caller)
 
 func (a *api) upsertFile(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in files.UpsertInput
-	if err := decode(r, upsertFileSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	f, err := a.Files.Upsert(r.Context(), c, in)
@@ -175,7 +178,7 @@ func (a *api) listFiles(w http.ResponseWriter, r *http.Request, c *files.Caller)
 }
 
 func (a *api) deleteFile(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
-	if err := decode(r, emptyBodySchema, &struct{}{}); err != nil {
+	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
 	if err := a.Files.Delete(r.Context(), c, r.PathValue("id")); err != nil {
@@ -187,7 +190,7 @@ func (a *api) deleteFile(w http.ResponseWriter, r *http.Request, c *files.Caller
 
 func (a *api) updateFileMetadata(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in files.MetadataUpdate
-	if err := decode(r, updateFileSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	f, err := a.Files.UpdateMetadata(r.Context(), c, r.PathValue("id"), in)
@@ -200,7 +203,7 @@ func (a *api) updateFileMetadata(w http.ResponseWriter, r *http.Request, c *file
 
 func (a *api) copyFile(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in struct{ Overwrite bool }
-	if err := decode(r, copyFileSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	f, err := a.Files.Copy(r.Context(), c, r.PathValue("idOrKey"), r.PathValue("destinationKey"), r.Header.Get("x-destination-bot-id"), in.Overwrite)

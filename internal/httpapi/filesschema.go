@@ -3,15 +3,14 @@ package httpapi
 import (
 	"encoding/json"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/botplatform/botplatform/internal/jsonbody"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
 // upsertFileSchema is the body of upsertFile (spec 4.1 and 4.1.1): no
 // property beyond those listed at any level, with the configuration's
 // enums and bounds.
-var upsertFileSchema = func() *jsonschema.Schema {
+var upsertFileSchema = func() *jsonbody.Schema {
 	str := obj{"type": "string"}
 	boolean := obj{"type": "boolean"}
 	integer := func(min, max int) obj { return obj{"type": "integer", "minimum": min, "maximum": max} }
@@ -50,7 +49,7 @@ var upsertFileSchema = func() *jsonschema.Schema {
 	return schema("upsert-file.json", string(b))
 }()
 
-var updateFileSchema = func() *jsonschema.Schema {
+var updateFileSchema = func() *jsonbody.Schema {
 	b, _ := json.Marshal(strict(obj{
 		"metadata":       obj{"type": "object"},
 		"tags":           obj{"type": "object", "additionalProperties": obj{"anyOf": []any{obj{"type": "string", "maxLength": 1000}, obj{"type": "null"}}}},

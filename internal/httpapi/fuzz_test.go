@@ -16,6 +16,7 @@ import (
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/files"
+	"github.com/botplatform/botplatform/internal/jsonbody"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -29,7 +30,7 @@ import (
 // the type its handler decodes into.
 var bodies = []struct {
 	name string
-	sch  *jsonschema.Schema
+	sch  *jsonbody.Schema
 	dst  func() any
 }{
 	{"empty", emptyBodySchema, func() any { return &struct{}{} }},
@@ -105,9 +106,9 @@ func hangGuard(t *testing.T, what string, f func()) {
 	}
 }
 
-func decodeBody(sch *jsonschema.Schema, body []byte, dst any) error {
+func decodeBody(sch *jsonbody.Schema, body []byte, dst any) error {
 	r := httptest.NewRequest("POST", "/", bytes.NewReader(body))
-	return decode(r, sch, dst)
+	return decodeWith(r, sch, dst)
 }
 
 // reencode reads an accepted body as the validator does (numbers kept

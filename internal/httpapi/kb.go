@@ -25,7 +25,7 @@ func kbJSON(kb platform.KnowledgeBase) map[string]any {
 
 func (a *api) createKnowledgeBase(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var b kbBody
-	if err := decode(r, createKBSchema, &b); err != nil {
+	if err := decode(r, &b); err != nil {
 		return err
 	}
 	kb, err := a.Files.CreateKnowledgeBase(r.Context(), c, b.Name, b.Tags)
@@ -36,12 +36,12 @@ func (a *api) createKnowledgeBase(w http.ResponseWriter, r *http.Request, c *fil
 	return nil
 }
 
-func (a *api) updateKnowledgeBase(w http.ResponseWriter, r *http.Request, c *files.Caller, id string) error {
+func (a *api) updateKnowledgeBase(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var b kbBody
-	if err := decode(r, updateKBSchema, &b); err != nil {
+	if err := decode(r, &b); err != nil {
 		return err
 	}
-	kb, err := a.Files.UpdateKnowledgeBase(r.Context(), c, id, b.Name, b.Tags)
+	kb, err := a.Files.UpdateKnowledgeBase(r.Context(), c, r.PathValue("id"), b.Name, b.Tags)
 	if err != nil {
 		return err
 	}
@@ -83,19 +83,21 @@ func (a *api) listKnowledgeBases(w http.ResponseWriter, r *http.Request, c *file
 // (knowledge-bases/{id}) and setFilePassages ({id}/passages) share the
 // shape, which the router cannot tell apart. Other paths of that shape (the
 // content URLs) answer 405 before any authentication, as routing does.
-func (a *api) putFileChild(w http.ResponseWriter, r *http.Request) {
-	first, second := r.PathValue("first"), r.PathValue("second")
-	switch {
-	case first == "knowledge-bases":
-		a.caller(func(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
-			return a.updateKnowledgeBase(w, r, c, second)
-		}).ServeHTTP(w, r)
-	case second == "passages":
-		r.SetPathValue("id", first)
-		a.caller(a.setFilePassages).ServeHTTP(w, r)
-	default:
-		a.h(func(w http.ResponseWriter, r *http.Request) error {
-			return platform.Errorf(platform.TypeMethodNotFound, "method %s is not allowed on %s", r.Method, r.URL.Path)
-		}).ServeHTTP(w, r)
-	}
+func (a *api) putFileChild(updateKB, setPassages http.Handler) http.Handler {
+	notAllowed := a.h(func(w http.ResponseWriter, r *http.Request) error {
+		return platform.Errorf(platform.TypeMethodNotFound, "method %s is not allowed on %s", r.Method, r.URL.Path)
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first, second := r.PathValue("first"), r.PathValue("second")
+		switch {
+		case first == "knowledge-bases":
+			r.SetPathValue("id", second)
+			updateKB.ServeHTTP(w, r)
+		case second == "passages":
+			r.SetPathValue("id", first)
+			setPassages.ServeHTTP(w, r)
+		default:
+			notAllowed.ServeHTTP(w, r)
+		}
+	})
 }

@@ -242,7 +242,7 @@ var changeAISpendSchema = schema("change-ai-spend.json", `{"type":"object","addi
 // the administrator role.
 func (a *api) changeAISpendQuota(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in struct{ MonthlySpendingLimit int64 }
-	if err := decode(r, changeAISpendSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	if _, err := a.Admin.UpdateWorkspace(r.Context(), act, act.Member.WorkspaceID, admin.WorkspaceUpdate{SpendingLimit: &in.MonthlySpendingLimit}); err != nil {
@@ -261,7 +261,7 @@ var setQuotasSchema = schema("set-quotas.json", `{"type":"object","additionalPro
 // workspace plan's default. It answers every quota, like listWorkspaceQuotas.
 func (a *api) setQuotas(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 	var in map[string]*int64
-	if err := decode(r, setQuotasSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	u := files.QuotaUpdate{Set: map[string]int64{}}

@@ -10,15 +10,15 @@ import (
 
 // The Runtime API: what runs bot code on demand. The Files API's
 // authentication applies (a bot API key, or a token with x-bot-id).
-func (a *api) runtimeRoutes() *http.ServeMux {
-	m := http.NewServeMux()
-	m.Handle("POST /v1/chat/actions", a.caller(a.callAction))
-	a.runtimeChatRoutes(m)
-	a.runtimeStateRoutes(m)
-	a.runtimeEventRoutes(m)
-	a.runtimeWorkflowRoutes(m)
-	a.runtimeTelemetryRoutes(m)
-	return m
+func (a *api) runtimeRoutes() *table {
+	t := newTable("Runtime")
+	t.handle("POST /v1/chat/actions", "callAction", callActionSchema, a.caller(a.callAction))
+	a.runtimeChatRoutes(t)
+	a.runtimeStateRoutes(t)
+	a.runtimeEventRoutes(t)
+	a.runtimeWorkflowRoutes(t)
+	a.runtimeTelemetryRoutes(t)
+	return t
 }
 
 var callActionSchema = schema("call-action.json", `{"type":"object","additionalProperties":false,"required":["type"],
@@ -32,7 +32,7 @@ func (a *api) callAction(w http.ResponseWriter, r *http.Request, c *files.Caller
 		Type  string          `json:"type"`
 		Input json.RawMessage `json:"input"`
 	}
-	if err := decode(r, callActionSchema, &body); err != nil {
+	if err := decode(r, &body); err != nil {
 		return err
 	}
 	out, err := a.Runtime.CallAction(r.Context(), c.BotID, body.Type, body.Input)

@@ -6,52 +6,53 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/files"
+	"github.com/botplatform/botplatform/internal/jsonbody"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // The Runtime API's users, conversations, participants, messages and tag
 // values (docs/runtime-api.md): a bot's own data, by bot API key or by a
 // token with x-bot-id.
-func (a *api) runtimeChatRoutes(m *http.ServeMux) {
+func (a *api) runtimeChatRoutes(t *table) {
 	rt := a.RuntimeAPI
 	for _, r := range []struct {
-		pattern string
-		write   bool
-		f       callerFunc
+		pattern, id string
+		body        *jsonbody.Schema
+		write       bool
+		f           callerFunc
 	}{
-		{"POST /v1/chat/users", true, rtCreate(rtUserSchema, "user", rt.CreateUser, runtimeapi.UserJSON)},
-		{"POST /v1/chat/users/get-or-create", true, rtGetOrCreate(rtUserSchema, "user", rt.GetOrCreateUser, runtimeapi.UserJSON)},
-		{"GET /v1/chat/users", false, a.rtListUsers},
-		{"GET /v1/chat/users/{id}", false, rtGet("user", rt.User, runtimeapi.UserJSON)},
-		{"PUT /v1/chat/users/{id}", true, rtUpdate(rtUserUpdateSchema, "user", rt.UpdateUser, runtimeapi.UserJSON)},
-		{"DELETE /v1/chat/users/{id}", true, rtDelete(rt.DeleteUser)},
-		{"POST /v1/chat/conversations", true, rtCreate(rtConversationSchema, "conversation", rt.CreateConversation, runtimeapi.NewConversationJSON)},
-		{"POST /v1/chat/conversations/get-or-create", true, rtGetOrCreate(rtConversationSchema, "conversation", rt.GetOrCreateConversation, conversationJSON)},
-		{"GET /v1/chat/conversations", false, a.rtListConversations},
-		{"GET /v1/chat/conversations/{id}", false, rtGet("conversation", rt.CountedConversation, conversationJSON)},
-		{"PUT /v1/chat/conversations/{id}", true, rtUpdate(rtConversationUpdateSchema, "conversation", rt.UpdateConversation, conversationJSON)},
-		{"DELETE /v1/chat/conversations/{id}", true, rtDelete(rt.DeleteConversation)},
-		{"POST /v1/chat/conversations/{id}/participants", true, a.rtAddParticipant},
-		{"GET /v1/chat/conversations/{id}/participants", false, a.rtListParticipants},
-		{"GET /v1/chat/conversations/{id}/participants/{userId}", false, a.rtGetParticipant},
-		{"DELETE /v1/chat/conversations/{id}/participants/{userId}", true, a.rtRemoveParticipant},
-		{"POST /v1/chat/messages", true, rtCreate(rtMessageSchema, "message", rt.CreateMessage, runtimeapi.MessageJSON)},
-		{"POST /v1/chat/messages/get-or-create", true, rtGetOrCreate(rtMessageSchema, "message", rt.GetOrCreateMessage, runtimeapi.MessageJSON)},
-		{"POST /v1/chat/messages/import-messages", true, a.rtImportMessages},
-		{"GET /v1/chat/messages", false, a.rtListMessages},
-		{"GET /v1/chat/messages/{id}", false, rtGet("message", rt.Message, runtimeapi.MessageJSON)},
-		{"PUT /v1/chat/messages/{id}", true, rtUpdate(rtMessageUpdateSchema, "message", rt.UpdateMessage, runtimeapi.MessageJSON)},
-		{"DELETE /v1/chat/messages/{id}", true, rtDelete(rt.DeleteMessage)},
-		{"GET /v1/chat/tags/{key}/values", false, a.rtListTagValues},
+		{"POST /v1/chat/users", "createUser", rtUserSchema, true, rtCreate("user", rt.CreateUser, runtimeapi.UserJSON)},
+		{"POST /v1/chat/users/get-or-create", "getOrCreateUser", rtUserSchema, true, rtGetOrCreate("user", rt.GetOrCreateUser, runtimeapi.UserJSON)},
+		{"GET /v1/chat/users", "listUsers", nil, false, a.rtListUsers},
+		{"GET /v1/chat/users/{id}", "getUser", nil, false, rtGet("user", rt.User, runtimeapi.UserJSON)},
+		{"PUT /v1/chat/users/{id}", "updateUser", rtUserUpdateSchema, true, rtUpdate("user", rt.UpdateUser, runtimeapi.UserJSON)},
+		{"DELETE /v1/chat/users/{id}", "deleteUser", nil, true, rtDelete(rt.DeleteUser)},
+		{"POST /v1/chat/conversations", "createConversation", rtConversationSchema, true, rtCreate("conversation", rt.CreateConversation, runtimeapi.NewConversationJSON)},
+		{"POST /v1/chat/conversations/get-or-create", "getOrCreateConversation", rtConversationSchema, true, rtGetOrCreate("conversation", rt.GetOrCreateConversation, conversationJSON)},
+		{"GET /v1/chat/conversations", "listConversations", nil, false, a.rtListConversations},
+		{"GET /v1/chat/conversations/{id}", "getConversation", nil, false, rtGet("conversation", rt.CountedConversation, conversationJSON)},
+		{"PUT /v1/chat/conversations/{id}", "updateConversation", rtConversationUpdateSchema, true, rtUpdate("conversation", rt.UpdateConversation, conversationJSON)},
+		{"DELETE /v1/chat/conversations/{id}", "deleteConversation", nil, true, rtDelete(rt.DeleteConversation)},
+		{"POST /v1/chat/conversations/{id}/participants", "addParticipant", rtParticipantSchema, true, a.rtAddParticipant},
+		{"GET /v1/chat/conversations/{id}/participants", "listParticipants", nil, false, a.rtListParticipants},
+		{"GET /v1/chat/conversations/{id}/participants/{userId}", "getParticipant", nil, false, a.rtGetParticipant},
+		{"DELETE /v1/chat/conversations/{id}/participants/{userId}", "removeParticipant", nil, true, a.rtRemoveParticipant},
+		{"POST /v1/chat/messages", "createMessage", rtMessageSchema, true, rtCreate("message", rt.CreateMessage, runtimeapi.MessageJSON)},
+		{"POST /v1/chat/messages/get-or-create", "getOrCreateMessage", rtMessageSchema, true, rtGetOrCreate("message", rt.GetOrCreateMessage, runtimeapi.MessageJSON)},
+		{"POST /v1/chat/messages/import-messages", "importMessages", rtImportSchema, true, a.rtImportMessages},
+		{"GET /v1/chat/messages", "listMessages", nil, false, a.rtListMessages},
+		{"GET /v1/chat/messages/{id}", "getMessage", nil, false, rtGet("message", rt.Message, runtimeapi.MessageJSON)},
+		{"PUT /v1/chat/messages/{id}", "updateMessage", rtMessageUpdateSchema, true, rtUpdate("message", rt.UpdateMessage, runtimeapi.MessageJSON)},
+		{"DELETE /v1/chat/messages/{id}", "deleteMessage", nil, true, rtDelete(rt.DeleteMessage)},
+		{"GET /v1/chat/tags/{key}/values", "listTagValues", nil, false, a.rtListTagValues},
 	} {
 		f := r.f
 		if r.write {
 			f = writer(f)
 		}
-		m.Handle(r.pattern, a.caller(f))
+		t.handle(r.pattern, r.id, r.body, a.caller(f))
 	}
 }
 
@@ -65,11 +66,11 @@ func writer(f callerFunc) callerFunc {
 	}
 }
 
-// rtCreate decodes a body checked by sch and answers 201 {key: the new row}.
-func rtCreate[T, In any](sch *jsonschema.Schema, key string, create func(ctx context.Context, botID string, in In) (T, error), render func(T) map[string]any) callerFunc {
+// rtCreate decodes the body its route declares and answers 201 {key: the new row}.
+func rtCreate[T, In any](key string, create func(ctx context.Context, botID string, in In) (T, error), render func(T) map[string]any) callerFunc {
 	return func(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 		var in In
-		if err := decode(r, sch, &in); err != nil {
+		if err := decode(r, &in); err != nil {
 			return err
 		}
 		v, err := create(r.Context(), c.BotID, in)
@@ -82,10 +83,10 @@ func rtCreate[T, In any](sch *jsonschema.Schema, key string, create func(ctx con
 }
 
 // rtGetOrCreate is rtCreate for getOrCreate operations: 200 {key, meta: {created}}.
-func rtGetOrCreate[T, In any](sch *jsonschema.Schema, key string, find func(ctx context.Context, botID string, in In) (T, bool, error), render func(T) map[string]any) callerFunc {
+func rtGetOrCreate[T, In any](key string, find func(ctx context.Context, botID string, in In) (T, bool, error), render func(T) map[string]any) callerFunc {
 	return func(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 		var in In
-		if err := decode(r, sch, &in); err != nil {
+		if err := decode(r, &in); err != nil {
 			return err
 		}
 		v, created, err := find(r.Context(), c.BotID, in)
@@ -109,11 +110,11 @@ func rtGet[T any](key string, get func(ctx context.Context, botID, id string) (T
 	}
 }
 
-// rtUpdate decodes a body checked by sch and answers {key: the updated row}.
-func rtUpdate[T, In any](sch *jsonschema.Schema, key string, update func(ctx context.Context, botID, id string, in In) (T, error), render func(T) map[string]any) callerFunc {
+// rtUpdate decodes the body its route declares and answers {key: the updated row}.
+func rtUpdate[T, In any](key string, update func(ctx context.Context, botID, id string, in In) (T, error), render func(T) map[string]any) callerFunc {
 	return func(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 		var in In
-		if err := decode(r, sch, &in); err != nil {
+		if err := decode(r, &in); err != nil {
 			return err
 		}
 		v, err := update(r.Context(), c.BotID, r.PathValue("id"), in)
@@ -282,7 +283,7 @@ func (a *api) rtAddParticipant(w http.ResponseWriter, r *http.Request, c *files.
 	var in struct {
 		UserID string `json:"userId"`
 	}
-	if err := decode(r, rtParticipantSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	u, err := a.RuntimeAPI.AddParticipant(r.Context(), c.BotID, r.PathValue("id"), in.UserID)
@@ -327,7 +328,7 @@ func (a *api) rtImportMessages(w http.ResponseWriter, r *http.Request, c *files.
 	var in struct {
 		Messages []runtimeapi.MessageInput `json:"messages"`
 	}
-	if err := decode(r, rtImportSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	ms, err := a.RuntimeAPI.ImportMessages(r.Context(), c.BotID, in.Messages)

@@ -10,12 +10,12 @@ import (
 
 // The Runtime API's events (docs/runtime-api.md#events): events a bot
 // creates for its own handlers.
-func (a *api) runtimeEventRoutes(m *http.ServeMux) {
+func (a *api) runtimeEventRoutes(t *table) {
 	rt := a.RuntimeAPI
-	m.Handle("POST /v1/chat/events", a.caller(writer(rtCreate(rtEventSchema, "event", rt.CreateEvent, runtimeapi.EventJSON))))
-	m.Handle("GET /v1/chat/events/{id}", a.caller(rtGet("event", rt.Event, runtimeapi.EventJSON)))
-	m.Handle("GET /v1/chat/events", a.caller(a.rtListEvents))
-	m.Handle("DELETE /v1/chat/events/scheduled/{id}", a.caller(writer(a.rtCancelScheduledEvent)))
+	t.handle("POST /v1/chat/events", "createEvent", rtEventSchema, a.caller(writer(rtCreate("event", rt.CreateEvent, runtimeapi.EventJSON))))
+	t.handle("GET /v1/chat/events/{id}", "getEvent", nil, a.caller(rtGet("event", rt.Event, runtimeapi.EventJSON)))
+	t.handle("GET /v1/chat/events", "listEvents", nil, a.caller(a.rtListEvents))
+	t.handle("DELETE /v1/chat/events/scheduled/{id}", "cancelScheduledEvent", nil, a.caller(writer(a.rtCancelScheduledEvent)))
 }
 
 var rtEventSchema = schema("runtime-event.json", `{"type":"object","additionalProperties":false,"required":["type","payload"],"properties":{

@@ -9,13 +9,13 @@ import (
 )
 
 // The Runtime API's states (docs/runtime-api.md#states).
-func (a *api) runtimeStateRoutes(m *http.ServeMux) {
+func (a *api) runtimeStateRoutes(t *table) {
 	const p = "/v1/chat/states/{type}/{id}/{name}"
-	m.Handle("GET "+p, a.caller(a.rtGetState))
-	m.Handle("POST "+p, a.caller(writer(a.rtSetState)))
-	m.Handle("PATCH "+p, a.caller(writer(a.rtPatchState)))
-	m.Handle("POST "+p+"/get-or-set", a.caller(writer(a.rtGetOrSetState)))
-	m.Handle("POST "+p+"/expiry", a.caller(writer(a.rtSetStateExpiry)))
+	t.handle("GET "+p, "getState", nil, a.caller(a.rtGetState))
+	t.handle("POST "+p, "setState", rtSetStateSchema, a.caller(writer(a.rtSetState)))
+	t.handle("PATCH "+p, "patchState", rtStateSchema, a.caller(writer(a.rtPatchState)))
+	t.handle("POST "+p+"/get-or-set", "getOrSetState", rtStateSchema, a.caller(writer(a.rtGetOrSetState)))
+	t.handle("POST "+p+"/expiry", "setStateExpiry", rtStateExpirySchema, a.caller(writer(a.rtSetStateExpiry)))
 }
 
 const stateExpiry = `"expiry":{"type":["number","null"]}`
@@ -44,7 +44,7 @@ func (a *api) rtGetState(w http.ResponseWriter, r *http.Request, c *files.Caller
 
 func (a *api) rtSetState(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in runtimeapi.StateInput
-	if err := decode(r, rtSetStateSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	st, err := a.RuntimeAPI.SetState(r.Context(), c.BotID, c.WorkspaceID, stateKey(r), in)
@@ -57,7 +57,7 @@ func (a *api) rtSetState(w http.ResponseWriter, r *http.Request, c *files.Caller
 
 func (a *api) rtGetOrSetState(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in runtimeapi.StateInput
-	if err := decode(r, rtStateSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	st, _, err := a.RuntimeAPI.GetOrSetState(r.Context(), c.BotID, c.WorkspaceID, stateKey(r), in)
@@ -70,7 +70,7 @@ func (a *api) rtGetOrSetState(w http.ResponseWriter, r *http.Request, c *files.C
 
 func (a *api) rtPatchState(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in runtimeapi.StateInput
-	if err := decode(r, rtStateSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	st, err := a.RuntimeAPI.PatchState(r.Context(), c.BotID, c.WorkspaceID, stateKey(r), in)
@@ -85,7 +85,7 @@ func (a *api) rtSetStateExpiry(w http.ResponseWriter, r *http.Request, c *files.
 	var in struct {
 		Expiry json.RawMessage `json:"expiry"`
 	}
-	if err := decode(r, rtStateExpirySchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	st, err := a.RuntimeAPI.SetStateExpiry(r.Context(), c.BotID, stateKey(r), in.Expiry)

@@ -9,9 +9,9 @@ import (
 
 // The Runtime API's analytics and observations, and the Admin API's
 // introspect (docs/runtime-api.md#analytics-and-observations).
-func (a *api) runtimeTelemetryRoutes(m *http.ServeMux) {
-	m.Handle("POST /v1/chat/analytics", a.caller(writer(a.rtTrackAnalytics)))
-	m.Handle("POST /v1/chat/observations", a.caller(writer(a.rtCaptureObservation)))
+func (a *api) runtimeTelemetryRoutes(t *table) {
+	t.handle("POST /v1/chat/analytics", "trackAnalytics", rtAnalyticsSchema, a.caller(writer(a.rtTrackAnalytics)))
+	t.handle("POST /v1/chat/observations", "captureObservation", rtObservationSchema, a.caller(writer(a.rtCaptureObservation)))
 }
 
 var (
@@ -29,7 +29,7 @@ func (a *api) rtTrackAnalytics(w http.ResponseWriter, r *http.Request, c *files.
 		Name  string  `json:"name"`
 		Count float64 `json:"count"`
 	}
-	if err := decode(r, rtAnalyticsSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	if err := a.RuntimeAPI.TrackAnalytics(r.Context(), c.BotID, in.Name, in.Count); err != nil {
@@ -41,7 +41,7 @@ func (a *api) rtTrackAnalytics(w http.ResponseWriter, r *http.Request, c *files.
 
 func (a *api) rtCaptureObservation(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in runtimeapi.Observation
-	if err := decode(r, rtObservationSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	if err := a.RuntimeAPI.CaptureObservation(r.Context(), c.BotID, in); err != nil {
@@ -58,7 +58,7 @@ func (a *api) introspect(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		BotID string `json:"botId"`
 	}
-	if err := decode(r, introspectSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	c, err := a.Files.Authorize(r.Context(), bearer(r), files.Headers{BotID: in.BotID})

@@ -8,14 +8,14 @@ import (
 )
 
 // The Runtime API's workflows (docs/runtime-api.md#workflows).
-func (a *api) runtimeWorkflowRoutes(m *http.ServeMux) {
+func (a *api) runtimeWorkflowRoutes(t *table) {
 	rt := a.RuntimeAPI
-	m.Handle("POST /v1/chat/workflows", a.caller(writer(rtCreate(rtWorkflowSchema, "workflow", rt.CreateWorkflow, runtimeapi.WorkflowJSON))))
-	m.Handle("POST /v1/chat/workflows/get-or-create", a.caller(writer(rtGetOrCreate(rtWorkflowSchema, "workflow", rt.GetOrCreateWorkflow, runtimeapi.WorkflowJSON))))
-	m.Handle("GET /v1/chat/workflows", a.caller(a.rtListWorkflows))
-	m.Handle("GET /v1/chat/workflows/{id}", a.caller(rtGet("workflow", rt.Workflow, runtimeapi.WorkflowJSON)))
-	m.Handle("PUT /v1/chat/workflows/{id}", a.caller(writer(rtUpdate(rtWorkflowUpdateSchema, "workflow", rt.UpdateWorkflow, runtimeapi.WorkflowJSON))))
-	m.Handle("DELETE /v1/chat/workflows/{id}", a.caller(writer(rtDelete(rt.DeleteWorkflow))))
+	t.handle("POST /v1/chat/workflows", "createWorkflow", rtWorkflowSchema, a.caller(writer(rtCreate("workflow", rt.CreateWorkflow, runtimeapi.WorkflowJSON))))
+	t.handle("POST /v1/chat/workflows/get-or-create", "getOrCreateWorkflow", rtWorkflowSchema, a.caller(writer(rtGetOrCreate("workflow", rt.GetOrCreateWorkflow, runtimeapi.WorkflowJSON))))
+	t.handle("GET /v1/chat/workflows", "listWorkflows", nil, a.caller(a.rtListWorkflows))
+	t.handle("GET /v1/chat/workflows/{id}", "getWorkflow", nil, a.caller(rtGet("workflow", rt.Workflow, runtimeapi.WorkflowJSON)))
+	t.handle("PUT /v1/chat/workflows/{id}", "updateWorkflow", rtWorkflowUpdateSchema, a.caller(writer(rtUpdate("workflow", rt.UpdateWorkflow, runtimeapi.WorkflowJSON))))
+	t.handle("DELETE /v1/chat/workflows/{id}", "deleteWorkflow", nil, a.caller(writer(rtDelete(rt.DeleteWorkflow))))
 }
 
 var (

@@ -128,7 +128,7 @@ func (a *api) setFilePassages(w http.ResponseWriter, r *http.Request, c *files.C
 	var body struct {
 		Passages []platform.OwnPassage `json:"passages"`
 	}
-	if err := decode(r, setPassagesSchema, &body); err != nil {
+	if err := decode(r, &body); err != nil {
 		return err
 	}
 	if err := a.Files.SetPassages(r.Context(), c, r.PathValue("id"), body.Passages); err != nil {

@@ -20,7 +20,9 @@ import (
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/indexing"
+	"github.com/botplatform/botplatform/internal/jsonbody"
 	"github.com/botplatform/botplatform/internal/metrics"
+	"github.com/botplatform/botplatform/internal/openapi"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store"
@@ -91,36 +93,51 @@ func (a *api) h(f handlerFunc) http.Handler {
 
 // New returns the whole server's handler: every surface behind the shared
 // middleware (request id, access log, panic recovery).
-func New(d Deps) http.Handler {
+func New(d Deps) http.Handler { return build(d).handler }
+
+// server is what build makes of Deps.
+type server struct {
+	handler http.Handler
+	tables  []*table // the root table first, then every surface's
+	doc     []byte   // the OpenAPI document of the tables' operations
+}
+
+func build(d Deps) server {
 	defaults := config.Defaults()
 	d.PingInterval = cmp.Or(d.PingInterval, defaults.SSEPingInterval)
 	d.StreamWriteTimeout = cmp.Or(d.StreamWriteTimeout, defaults.SSEWriteTimeout)
 	a := &api{d}
-	root := http.NewServeMux()
-	root.Handle("GET /healthz", a.h(a.healthz))
+	doc := &document{}
+	root := newTable("Operations")
+	root.handle("GET /healthz", "getHealth", nil, a.h(a.healthz))
 	if d.Metrics != nil {
-		root.Handle("GET /metrics", d.Metrics.Handler(d.MetricsToken))
+		root.handle("GET /metrics", "getMetrics", nil, secured{d.Metrics.Handler(d.MetricsToken), openapi.Operator})
 	}
-	root.Handle("/v1/admin/", limit(AdminLimit, a.routed(a.adminRoutes())))
-	fs := limit(FilesLimit, a.routed(a.filesRoutes()))
-	root.Handle("/v1/files", fs)
-	root.Handle("/v1/files/", fs)
+	root.handle("GET /openapi.json", "getOpenAPIDocument", nil, doc)
+	if d.Tunnels != nil {
+		root.handle("GET /v1/tunnels/{id}", "openTunnel", nil, a.h(a.tunnel))
+	}
+	adm := a.adminRoutes()
+	root.mount(limit(AdminLimit, a.routed(adm.mux)), "/v1/admin/")
+	fls := a.filesRoutes()
+	root.mount(limit(FilesLimit, a.routed(fls.mux)), "/v1/files", "/v1/files/")
 	// Method patterns: other requests under these prefixes, such as
 	// copyFile of a file whose key is "public", are Files API calls.
-	content := a.routed(a.contentRoutes())
-	for _, p := range []string{"PUT /v1/files/upload/{id}", "GET /v1/files/content/{id}", "GET /v1/files/public/{id}"} {
-		root.Handle(p, content)
-	}
-	if d.Tunnels != nil {
-		root.Handle("GET /v1/tunnels/{id}", a.h(a.tunnel))
-	}
-	root.Handle("/v1/chat/", limit(RuntimeLimit, a.routed(a.runtimeRoutes())))
-	tbl := limit(TablesLimit, a.routed(a.tablesRoutes()))
-	root.Handle("/v1/tables", tbl)
-	root.Handle("/v1/tables/", tbl)
+	content := a.contentRoutes()
+	root.mount(a.routed(content.mux), content.patterns...)
+	rt := a.runtimeRoutes()
+	root.mount(limit(RuntimeLimit, a.routed(rt.mux)), "/v1/chat/")
+	tbl := a.tablesRoutes()
+	root.mount(limit(TablesLimit, a.routed(tbl.mux)), "/v1/tables", "/v1/tables/")
 	prefix := strings.TrimRight(d.ChatPath, "/")
-	root.Handle(prefix+"/", cors(limit(ChatLimit, a.routed(a.chatRoutes(prefix)))))
-	return a.middleware(a.chatStreams(prefix, a.routed(root)))
+	ch := a.chatRoutes(prefix)
+	root.mount(cors(limit(ChatLimit, a.routed(ch.mux))), prefix+"/")
+
+	s := server{tables: []*table{root, adm, fls, content, rt, tbl, ch}}
+	doc.build(s.tables, d.Version)
+	s.doc = doc.body
+	s.handler = a.middleware(a.chatStreams(prefix, a.routed(root.mux)))
+	return s
 }
 
 // limit caps request bodies at n bytes; reading past it fails with
@@ -173,6 +190,8 @@ type route struct {
 	// The caller, once authenticated: its workspace and bot (for the
 	// access log; never a token or a key).
 	workspace, bot string
+	// body is the schema the route's body is checked against (decode).
+	body *jsonbody.Schema
 }
 
 type routeKey struct{}

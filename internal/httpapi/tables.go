@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/botplatform/botplatform/internal/files"
+	"github.com/botplatform/botplatform/internal/jsonbody"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/tables"
 )
@@ -16,38 +17,39 @@ const TablesLimit = 10 << 20
 
 // The Tables API (docs/tables.md): a bot's tables and their rows, by bot
 // API key or by a token with x-bot-id.
-func (a *api) tablesRoutes() *http.ServeMux {
-	m := http.NewServeMux()
+func (a *api) tablesRoutes() *table {
+	t := newTable("Tables")
 	for _, r := range []struct {
-		pattern string
-		write   bool
-		f       callerFunc
+		pattern, id string
+		body        *jsonbody.Schema
+		write       bool
+		f           callerFunc
 	}{
-		{"GET /v1/tables", false, a.listTables},
-		{"POST /v1/tables", true, a.createTable},
-		{"GET /v1/tables/{table}", false, a.getTable},
-		{"POST /v1/tables/{table}", true, a.getOrCreateTable},
-		{"PUT /v1/tables/{table}", true, a.updateTable},
-		{"DELETE /v1/tables/{table}", true, a.deleteTable},
-		{"PUT /v1/tables/{table}/column", true, a.renameTableColumn},
-		{"POST /v1/tables/{table}/duplicate", true, a.duplicateTable},
-		{"GET /v1/tables/{table}/row", false, a.getTableRow},
-		{"POST /v1/tables/{table}/rows/find", false, a.findTableRows},
-		{"POST /v1/tables/{table}/rows", true, a.createTableRows},
-		{"PUT /v1/tables/{table}/rows", true, a.updateTableRows},
-		{"POST /v1/tables/{table}/rows/upsert", true, a.upsertTableRows},
-		{"POST /v1/tables/{table}/rows/delete", true, a.deleteTableRows},
-		{"GET /v1/tables/{table}/export", true, a.exportTable},
-		{"POST /v1/tables/{table}/import", true, a.importTable},
-		{"GET /v1/tables/{table}/jobs", false, a.getTableJobs},
+		{"GET /v1/tables", "listTables", nil, false, a.listTables},
+		{"POST /v1/tables", "createTable", createTableSchema, true, a.createTable},
+		{"GET /v1/tables/{table}", "getTable", nil, false, a.getTable},
+		{"POST /v1/tables/{table}", "getOrCreateTable", getOrCreateTableSchema, true, a.getOrCreateTable},
+		{"PUT /v1/tables/{table}", "updateTable", updateTableSchema, true, a.updateTable},
+		{"DELETE /v1/tables/{table}", "deleteTable", nil, true, a.deleteTable},
+		{"PUT /v1/tables/{table}/column", "renameTableColumn", renameColumnSchema, true, a.renameTableColumn},
+		{"POST /v1/tables/{table}/duplicate", "duplicateTable", duplicateTableSchema, true, a.duplicateTable},
+		{"GET /v1/tables/{table}/row", "getTableRow", nil, false, a.getTableRow},
+		{"POST /v1/tables/{table}/rows/find", "findTableRows", findRowsSchema, false, a.findTableRows},
+		{"POST /v1/tables/{table}/rows", "createTableRows", rowsSchema, true, a.createTableRows},
+		{"PUT /v1/tables/{table}/rows", "updateTableRows", rowsSchema, true, a.updateTableRows},
+		{"POST /v1/tables/{table}/rows/upsert", "upsertTableRows", upsertRowsSchema, true, a.upsertTableRows},
+		{"POST /v1/tables/{table}/rows/delete", "deleteTableRows", deleteRowsSchema, true, a.deleteTableRows},
+		{"GET /v1/tables/{table}/export", "exportTable", nil, true, a.exportTable},
+		{"POST /v1/tables/{table}/import", "importTable", importTableSchema, true, a.importTable},
+		{"GET /v1/tables/{table}/jobs", "getTableJobs", nil, false, a.getTableJobs},
 	} {
 		f := r.f
 		if r.write {
 			f = writer(f)
 		}
-		m.Handle(r.pattern, a.caller(f))
+		t.handle(r.pattern, r.id, r.body, a.caller(f))
 	}
-	return m
+	return t
 }
 
 const tableProps = `"factor":{"type":"number"},"frozen":{"type":"boolean"},"keyColumn":{"type":["string","null"]},"schema":{"type":"object"},
@@ -103,7 +105,7 @@ func (a *api) listTables(w http.ResponseWriter, r *http.Request, c *files.Caller
 
 func (a *api) createTable(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in tables.TableInput
-	if err := decode(r, createTableSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	v, err := a.Tables.CreateTable(r.Context(), c.BotID, in)
@@ -125,7 +127,7 @@ func (a *api) getTable(w http.ResponseWriter, r *http.Request, c *files.Caller) 
 
 func (a *api) getOrCreateTable(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in tables.TableInput
-	if err := decode(r, getOrCreateTableSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	v, created, err := a.Tables.GetOrCreateTable(r.Context(), c.BotID, r.PathValue("table"), in)
@@ -140,7 +142,7 @@ func (a *api) getOrCreateTable(w http.ResponseWriter, r *http.Request, c *files.
 
 func (a *api) updateTable(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in tables.TableInput
-	if err := decode(r, updateTableSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	v, err := a.Tables.UpdateTable(r.Context(), c.BotID, r.PathValue("table"), in)
@@ -161,7 +163,7 @@ func (a *api) deleteTable(w http.ResponseWriter, r *http.Request, c *files.Calle
 
 func (a *api) renameTableColumn(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in struct{ Name, NewName string }
-	if err := decode(r, renameColumnSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	v, err := a.Tables.RenameColumn(r.Context(), c.BotID, r.PathValue("table"), in.Name, in.NewName)
@@ -178,7 +180,7 @@ func (a *api) duplicateTable(w http.ResponseWriter, r *http.Request, c *files.Ca
 		SchemaOnly bool     `json:"schemaOnly"`
 		Factor     *float64 `json:"factor"`
 	}
-	if err := decode(r, duplicateTableSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	v, err := a.Tables.DuplicateTable(r.Context(), c.BotID, r.PathValue("table"), in.TableName, in.SchemaOnly, in.Factor)
@@ -212,7 +214,7 @@ func (a *api) getTableRow(w http.ResponseWriter, r *http.Request, c *files.Calle
 
 func (a *api) findTableRows(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in tables.FindInput
-	if err := decode(r, findRowsSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	f, err := a.Tables.FindRows(r.Context(), c.BotID, r.PathValue("table"), in)
@@ -240,7 +242,7 @@ type rowsBody struct {
 
 func (a *api) createTableRows(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in rowsBody
-	if err := decode(r, rowsSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	t, rows, err := a.Tables.CreateRows(r.Context(), c.BotID, r.PathValue("table"), in.Rows)
@@ -253,7 +255,7 @@ func (a *api) createTableRows(w http.ResponseWriter, r *http.Request, c *files.C
 
 func (a *api) updateTableRows(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in rowsBody
-	if err := decode(r, rowsSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	t, rows, err := a.Tables.UpdateRows(r.Context(), c.BotID, r.PathValue("table"), in.Rows)
@@ -266,7 +268,7 @@ func (a *api) updateTableRows(w http.ResponseWriter, r *http.Request, c *files.C
 
 func (a *api) upsertTableRows(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in rowsBody
-	if err := decode(r, upsertRowsSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	t, ins, upd, err := a.Tables.UpsertRows(r.Context(), c.BotID, r.PathValue("table"), in.KeyColumn, in.Rows)
@@ -279,7 +281,7 @@ func (a *api) upsertTableRows(w http.ResponseWriter, r *http.Request, c *files.C
 
 func (a *api) deleteTableRows(w http.ResponseWriter, r *http.Request, c *files.Caller) error {
 	var in tables.DeleteInput
-	if err := decode(r, deleteRowsSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	n, err := a.Tables.DeleteRows(r.Context(), c.BotID, r.PathValue("table"), in)
@@ -312,7 +314,7 @@ func (a *api) importTable(w http.ResponseWriter, r *http.Request, c *files.Calle
 	var in struct {
 		FileID string `json:"fileId"`
 	}
-	if err := decode(r, importTableSchema, &in); err != nil {
+	if err := decode(r, &in); err != nil {
 		return err
 	}
 	j, err := a.Tables.Import(r.Context(), c, r.PathValue("table"), in.FileID)

@@ -19,9 +19,18 @@ import (
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
+// Schema is a JSON Schema of the program, compiled, with the source it was
+// compiled from: bodies are checked with the one, and the API document
+// shows the other (internal/openapi), so the two cannot differ.
+type Schema struct {
+	Name   string
+	Source json.RawMessage
+	schema *jsonschema.Schema
+}
+
 // Compile compiles a JSON Schema given as source; name identifies it in
 // panics (a schema is a constant of the program).
-func Compile(name, src string) *jsonschema.Schema {
+func Compile(name, src string) *Schema {
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(src))
 	if err != nil {
 		panic(fmt.Sprintf("schema %s: %v", name, err))
@@ -30,12 +39,16 @@ func Compile(name, src string) *jsonschema.Schema {
 	if err := c.AddResource(name, doc); err != nil {
 		panic(err)
 	}
-	return c.MustCompile(name)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(src)); err != nil {
+		panic(fmt.Sprintf("schema %s: %v", name, err))
+	}
+	return &Schema{Name: name, Source: compact.Bytes(), schema: c.MustCompile(name)}
 }
 
 // Decode checks body against sch, then decodes it into dst.
-func Decode(body []byte, sch *jsonschema.Schema, dst any) error {
-	if err := Check(body, sch); err != nil {
+func Decode(body []byte, sch *Schema, dst any) error {
+	if err := Check(body, sch.schema); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(body, dst); err != nil {

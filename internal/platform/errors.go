@@ -38,6 +38,15 @@ const (
 	TypeResourceLocked ErrorType = "ResourceLockedConflict"
 )
 
+// ErrorTypes are all the error types this server answers, for the API
+// document (internal/openapi), which lists them by status.
+var ErrorTypes = []ErrorType{
+	TypeInternal, TypeUnauthorized, TypeForbidden, TypePayloadTooLarge, TypeInvalidPayload, TypeUnsupportedMedia,
+	TypeMethodNotFound, TypeResourceNotFound, TypeInvalidQuery, TypeReferenceNotFound, TypeAlreadyExists, TypeRateLimited,
+	TypePaymentRequired, TypeQuotaExceeded, TypeLimitExceeded, TypeResourceGone, TypeOperationTimeout, TypeRuntime,
+	TypeInvalidJSONSchema, TypeResourceLocked,
+}
+
 // Status is the HTTP status that goes with each error type (compat-notes §3).
 func (t ErrorType) Status() int {
 	switch t {

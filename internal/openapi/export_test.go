@@ -1,0 +1,4 @@
+package openapi
+
+// Described are the operations this package describes, for the tests.
+var Described = descriptions

@@ -1,0 +1,20 @@
+package openapi
+
+// The operator's endpoints, and the tunnels of bp dev.
+
+// notModified answers a conditional request (If-None-Match) for what the
+// caller has.
+var notModified = obj{"304": obj{"description": "what the caller has is current (If-None-Match, If-Modified-Since)"}}
+
+var _ = describe(map[string]op{
+	"getHealth": {summary: "Whether the server and its database answer",
+		result: props(obj{"status": enum("ok"), "version": str}, "status", "version")},
+	"getMetrics": {summary: "The server's metrics, in the Prometheus text format",
+		description: "Needs the bearer token of --metrics-token when one is set (docs/operations.md).",
+		media:       "text/plain", result: str,
+		other: obj{"401": obj{"description": "the token is missing or wrong", "content": obj{"text/plain": obj{"schema": str}}}}},
+	"getOpenAPIDocument": {summary: "This document", result: object, other: notModified},
+	"openTunnel": {summary: "The WebSocket tunnel of bp dev --tunnelUrl (docs/sdk-bots.md)",
+		description: "A WebSocket upgrade: the tunnel carries what the platform sends the dev bot.",
+		status:      101, media: noBody, returns: "the connection is a WebSocket", errs: []int{400, 410}},
+})
