@@ -75,3 +75,14 @@ var _ = describe(map[string]op{
 		description: "Range and conditional requests are answered (206, 304).",
 		media:       "*/*", returns: "the content", headers: contentHeaders, errs: []int{404}, other: ranges},
 })
+
+// filesCallerHeaders are what a Files API call may say of its caller
+// besides its credentials (compat-notes §2.2, spec 4.1): the integration it
+// acts as, and the end user it acts for.
+var filesCallerHeaders = []parameter{
+	header("x-integration-id", "the integration the call acts as (its files have their own key space)"),
+	header("x-integration-alias", "the integration the call acts as, by its alias in the bot"),
+	header("x-integration-name", "the integration the call acts as, by its name"),
+	header("x-user-id", "the end user the call acts for"),
+	header("x-user-role", "the end user's role"),
+}

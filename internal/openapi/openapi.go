@@ -105,6 +105,9 @@ func (d op) operation(r Route) *operation {
 		o.Parameters = append(o.Parameters, parameter{Name: m[1], In: "path", Required: true, Schema: str})
 	}
 	o.Parameters = append(o.Parameters, d.params...)
+	if r.Tag == "Files" && r.Auth == Bot {
+		o.Parameters = append(o.Parameters, filesCallerHeaders...)
+	}
 	switch {
 	case r.Body != nil:
 		o.RequestBody = &requestBody{Required: true, Content: map[string]media{"application/json": {Schema: r.Body}}}
