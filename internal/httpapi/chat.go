@@ -18,8 +18,8 @@ import (
 func (a *api) chatRoutes(prefix string) *table {
 	t := newTable("Chat")
 	p := prefix + "/{webhook}"
-	t.handle("GET "+p+"/hello/", "chatProbe", nil, a.h(a.chatHello))
-	t.handle("GET "+p+"/hello", "chatHello", nil, a.h(a.chatHello))
+	t.handle("GET "+p+"/hello/", "chatProbe", nil, a.chatBot(a.chatHello))
+	t.handle("GET "+p+"/hello", "chatHello", nil, a.chatBot(a.chatHello))
 	t.handle("POST "+p+"/users", "chatCreateUser", createUserSchema, a.chatBot(a.createUser))
 	t.handle("POST "+p+"/users/get-or-create", "chatGetOrCreateUser", updateUserSchema, a.chatUserOrNew(a.getOrCreateUser))
 	t.handle("GET "+p+"/users/me", "chatGetUser", nil, a.chatUser(a.getUser))
@@ -93,10 +93,7 @@ func cors(next http.Handler) http.Handler {
 	})
 }
 
-func (a *api) chatHello(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.Chat.Webhook(r.Context(), r.PathValue("webhook")); err != nil {
-		return err
-	}
+func (a *api) chatHello(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("Hello, Botpress User"))
 	return nil
@@ -105,15 +102,29 @@ func (a *api) chatHello(w http.ResponseWriter, r *http.Request) error {
 type chatBotFunc func(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error
 type chatUserFunc func(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error
 
+// chatBot serves a request without a user key (createUser, the hello
+// probe), counted by its client address.
 func (a *api) chatBot(f chatBotFunc) http.Handler {
 	return a.h(func(w http.ResponseWriter, r *http.Request) error {
-		b, err := a.Chat.Webhook(r.Context(), r.PathValue("webhook"))
+		b, err := a.webhook(r)
 		if err != nil {
 			return err
 		}
-		noteCaller(r, "", b.ID)
+		if err := a.admit(w, who{bot: b.ID, address: clientAddress(r)}); err != nil {
+			return err
+		}
 		return f(w, r, b)
 	})
+}
+
+// webhook is the bot whose Chat API the request calls.
+func (a *api) webhook(r *http.Request) (*chat.Webhook, error) {
+	b, err := a.Chat.Webhook(r.Context(), r.PathValue("webhook"))
+	if err != nil {
+		return nil, err
+	}
+	noteCaller(r, "", b.ID)
+	return b, nil
 }
 
 // chatUser serves a request of an existing chat user (x-user-key).
@@ -124,9 +135,21 @@ func (a *api) chatUser(f chatUserFunc) http.Handler { return a.withChatUser(fals
 func (a *api) chatUserOrNew(f chatUserFunc) http.Handler { return a.withChatUser(true, f) }
 
 func (a *api) withChatUser(getOrCreate bool, f chatUserFunc) http.Handler {
-	return secured{a.chatBot(func(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error {
+	return secured{a.h(func(w http.ResponseWriter, r *http.Request) error {
+		b, err := a.webhook(r)
+		if err != nil {
+			return err
+		}
 		u, err := a.Chat.Authenticate(r.Context(), b, r.Header.Get("x-user-key"), getOrCreate)
 		if err != nil {
+			// Unauthenticated after all: counted by address, so that keys
+			// cannot be tried at full speed.
+			if lerr := a.admit(w, who{address: clientAddress(r)}); lerr != nil {
+				return lerr
+			}
+			return err
+		}
+		if err := a.admit(w, who{bot: b.ID, chatUser: u.ID}); err != nil {
 			return err
 		}
 		return f(w, r, b, u)

@@ -51,7 +51,9 @@ type callerFunc func(w http.ResponseWriter, r *http.Request, c *files.Caller) er
 
 func (a *api) caller(f callerFunc) http.Handler {
 	return secured{a.h(func(w http.ResponseWriter, r *http.Request) error {
-		if c, ok := files.CallerFrom(r.Context()); ok { // bot code, served in-process
+		// Bot code, served in-process: not rate limited, its runs are
+		// bounded by the runtime's own limits.
+		if c, ok := files.CallerFrom(r.Context()); ok {
 			noteCaller(r, c.WorkspaceID, c.BotID)
 			return f(w, r, c)
 		}
@@ -64,6 +66,9 @@ func (a *api) caller(f callerFunc) http.Handler {
 			return err
 		}
 		noteCaller(r, c.WorkspaceID, c.BotID)
+		if err := a.admit(w, who{token: bearer(r), bot: c.BotID}); err != nil {
+			return err
+		}
 		return f(w, r, c)
 	}), openapi.Bot}
 }
