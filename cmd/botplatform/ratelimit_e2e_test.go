@@ -37,6 +37,16 @@ func (r *response) rateHeaders(limit, remaining int) {
 	}
 }
 
+// counted requires a successful answer counted by a limit of that size,
+// leaving that many requests.
+func (r *response) counted(limit, remaining int) {
+	r.t.Helper()
+	if r.Status/100 != 2 {
+		r.t.Fatalf("%s: status %d, want 2xx; body: %s", r.what, r.Status, tail(string(r.Body), 2000))
+	}
+	r.rateHeaders(limit, remaining)
+}
+
 // noRateHeaders requires an answer that no limit counted.
 func (r *response) noRateHeaders() {
 	r.t.Helper()
@@ -101,17 +111,13 @@ func TestRateLimitToken(t *testing.T) {
 	runScenarios(t, []scenario{{"token", func(t *testing.T, s *testServer) {
 		owner := s.owner(t)
 		bot := owner.createBot(nil)
-		owner.get("/v1/admin/account/me").rateHeaders(3, 1)
-		files := owner.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", str(t, bot, "id"))
-		files.ok()
-		files.rateHeaders(3, 0)
+		owner.get("/v1/admin/account/me").counted(3, 1)
+		owner.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", str(t, bot, "id")).counted(3, 0)
 		owner.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", str(t, bot, "id")).limited("token", 3)
 		owner.get("/v1/admin/account/me").limited("token", 3)
 
 		other := s.as(t, s.issueToken(t, uniqueEmail("rate")), "")
-		r := other.get("/v1/admin/account/me")
-		r.ok()
-		r.rateHeaders(3, 2)
+		other.get("/v1/admin/account/me").counted(3, 2)
 		checkUnlimited(t, s)
 		refusals(t, s, map[string]float64{"token": 2})
 	}}}, "--rate-limit-token", "3/h")
@@ -128,26 +134,18 @@ func TestRateLimitBot(t *testing.T) {
 		a, b := str(t, botA, "id"), str(t, botB, "id")
 		dev, _ := owner.addMember("developer")
 
-		owner.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", a).rateHeaders(4, 3)
-		dev.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", a).rateHeaders(4, 2)
-		tables := owner.raw(http.MethodGet, "/v1/tables", nil, "x-bot-id", a)
-		tables.ok()
-		tables.rateHeaders(4, 1)
+		owner.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", a).counted(4, 3)
+		dev.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", a).counted(4, 2)
+		owner.raw(http.MethodGet, "/v1/tables", nil, "x-bot-id", a).counted(4, 1)
 		chat := chatEnvOf(t, s, owner, botA)
-		hello := chat.call(http.MethodGet, "/hello/", "", nil)
-		if hello.Status != http.StatusOK {
-			t.Fatalf("hello: status %d, want 200: %s", hello.Status, hello.Body)
-		}
-		hello.rateHeaders(4, 0)
+		chat.call(http.MethodGet, "/hello/", "", nil).counted(4, 0)
 		dev.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", a).limited("bot", 4)
 		chat.call(http.MethodPost, "/users", "", nil).limited("bot", 4)
 
 		r := owner.get("/v1/admin/bots/" + a)
 		r.ok()
 		r.noRateHeaders()
-		r = owner.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", b)
-		r.ok()
-		r.rateHeaders(4, 3)
+		owner.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", b).counted(4, 3)
 		refusals(t, s, map[string]float64{"bot": 2})
 	}}}, "--rate-limit-bot", "4/h")
 }
@@ -161,18 +159,14 @@ func TestRateLimitChatUser(t *testing.T) {
 		u1, u2 := e.createUser(nil), e.createUser(nil)
 		e.call(http.MethodPost, "/users", "", nil).noRateHeaders()
 		for left := 2; left >= 0; left-- {
-			r := e.call(http.MethodGet, "/users/me", u1.Key, nil)
-			r.ok()
-			r.rateHeaders(3, left)
+			e.call(http.MethodGet, "/users/me", u1.Key, nil).counted(3, left)
 		}
 		e.call(http.MethodGet, "/users/me", u1.Key, nil).limited("chat_user", 3)
 		listen := e.s.as(t, "", "").raw(http.MethodGet, e.base+"/conversations/any/listen", nil,
 			"x-user-key", u1.Key, "Accept", "text/event-stream")
 		listen.limited("chat_user", 3)
 
-		r := e.call(http.MethodGet, "/users/me", u2.Key, nil)
-		r.ok()
-		r.rateHeaders(3, 2)
+		e.call(http.MethodGet, "/users/me", u2.Key, nil).counted(3, 2)
 		e.call(http.MethodGet, "/users/me", "not-a-key", nil).fail(http.StatusUnauthorized, "Unauthorized")
 		refusals(t, s, map[string]float64{"chat_user": 2})
 	}}}, "--rate-limit-chat-user", "3/h")
@@ -185,7 +179,7 @@ func TestRateLimitAddress(t *testing.T) {
 	t.Parallel()
 	runScenarios(t, []scenario{{"address", func(t *testing.T, s *testServer) {
 		e := newChatEnv(t, s)
-		e.call(http.MethodGet, "/hello/", "", nil).rateHeaders(3, 2)
+		e.call(http.MethodGet, "/hello/", "", nil).counted(3, 2)
 		u := e.createUser(nil)
 		e.call(http.MethodGet, "/users/me", "not-a-key", nil).fail(http.StatusUnauthorized, "Unauthorized")
 		e.call(http.MethodPost, "/users", "", nil).limited("address", 3)
@@ -200,12 +194,14 @@ func TestRateLimitAddress(t *testing.T) {
 		tr.DialContext = (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext
 		elsewhere := *s
 		elsewhere.http = &http.Client{Timeout: s.http.Timeout, Transport: tr}
-		if _, err := elsewhere.http.Get(s.URL + "/healthz"); errors.Is(err, syscall.EADDRNOTAVAIL) {
+		probe, err := elsewhere.http.Get(s.URL + "/healthz")
+		if err == nil {
+			probe.Body.Close()
+		}
+		if errors.Is(err, syscall.EADDRNOTAVAIL) {
 			t.Logf("no second loopback address here (%v): other addresses not checked", err)
 		} else {
-			r := elsewhere.as(t, "", "").raw(http.MethodPost, e.base+"/users", map[string]any{})
-			r.status(http.StatusCreated)
-			r.rateHeaders(3, 2)
+			elsewhere.as(t, "", "").raw(http.MethodPost, e.base+"/users", map[string]any{}).counted(3, 2)
 		}
 		refusals(t, s, map[string]float64{"address": 2})
 	}}}, "--rate-limit-address", "3/h")
