@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -124,8 +125,8 @@ func TestRateLimitToken(t *testing.T) {
 }
 
 // A bot's requests are counted together whoever sends them (two tokens,
-// the Files, Tables and Chat APIs); other bots and the Admin API calls
-// about the bot are not.
+// the Files, Tables and Chat APIs, its own code); other bots and the Admin
+// API calls about the bot are not.
 func TestRateLimitBot(t *testing.T) {
 	t.Parallel()
 	runScenarios(t, []scenario{{"bot", func(t *testing.T, s *testServer) {
@@ -146,8 +147,23 @@ func TestRateLimitBot(t *testing.T) {
 		r.ok()
 		r.noRateHeaders()
 		owner.raw(http.MethodGet, "/v1/files", nil, "x-bot-id", b).counted(4, 3)
-		refusals(t, s, map[string]float64{"bot": 2})
-	}}}, "--rate-limit-bot", "4/h")
+
+		// The bot's own code counts too: the action call, then its calls.
+		e := newBotEnv(t, s, `bot.action('probe', async ({ client }) => {
+			const out = []
+			for (let i = 0; i < 5; i++) {
+				try { await client.listConversations({}); out.push('ok') } catch (err) { out.push(String(err.type)) }
+			}
+			return { out }
+		})`, unlimited)
+		var probe struct{ Output struct{ Out []string } }
+		e.callAction(e.admin, map[string]any{"type": "probe", "input": map[string]any{}}).decode(&probe)
+		if got := strings.Join(probe.Output.Out, " "); got != "ok ok ok RateLimited RateLimited" {
+			t.Errorf("the bot code's calls: %s, want 3 ok then RateLimited", got)
+		}
+		e.callAction(e.admin, map[string]any{"type": "probe", "input": map[string]any{}}).limited("bot", 4)
+		refusals(t, s, map[string]float64{"bot": 5})
+	}}}, append([]string{"--rate-limit-bot", "4/h"}, runtimeFlags...)...)
 }
 
 // A chat user's requests are counted together, event streams included;

@@ -10,7 +10,7 @@ import (
 // rateUsage says what each kind of rate limit counts (docs/limits.md).
 var rateUsage = map[ratelimit.Kind]string{
 	ratelimit.Token:    "requests per personal access token or bot API key, on every API",
-	ratelimit.Bot:      "requests acting for one bot (Files, Runtime, Tables and Chat APIs), whoever sends them",
+	ratelimit.Bot:      "requests acting for one bot (Files, Runtime, Tables and Chat APIs, its own code's calls), whoever sends them",
 	ratelimit.ChatUser: "Chat API requests per chat user (x-user-key)",
 	ratelimit.Address:  "Chat API requests without a valid x-user-key (createUser, the hello probe) per client address",
 }
