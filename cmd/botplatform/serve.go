@@ -29,6 +29,7 @@ import (
 	"github.com/botplatform/botplatform/internal/indexing/embed"
 	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/ratelimit"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store/postgres"
 	"github.com/botplatform/botplatform/internal/store/sqlite"
@@ -227,6 +228,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
 		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
 		StreamWriteTimeout: cfg.SSEWriteTimeout, Metrics: mx, MetricsToken: cfg.MetricsToken,
+		Limits: ratelimit.New(cfg.RateLimits, platform.SystemClock{}, 0),
 	})
 	rt.SetAPI(handler) // bot code's client calls the API in-process
 	runtimeCtx, stopRuntime := context.WithCancel(context.Background())
@@ -247,6 +249,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("listening", "api_url", cfg.PublicURL, "chat_url", cfg.ChatURL, "database", st.Dialect(), "node", node, "version", version)
+	var rates []any
+	for _, k := range ratelimit.Kinds {
+		if r, ok := cfg.RateLimits[k]; ok {
+			rates = append(rates, string(k), r.String())
+		}
+	}
+	if len(rates) > 0 {
+		log.Info("rate limits", rates...)
+	}
 	fmt.Fprintf(stdout, "botplatform %s listening on %s\n", version, cfg.PublicURL)
 	fmt.Fprintf(stdout, "  bots written with @botpress/sdk: bp login --apiUrl %s; bp dev --tunnelUrl %s/v1/tunnels\n", cfg.PublicURL, cfg.PublicURL)
 

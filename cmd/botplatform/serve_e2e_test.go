@@ -83,6 +83,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--chat-url", "not a url"}, "chat-url"},
 		{[]string{"serve", "--shutdown-timeout", "soon"}, "shutdown-timeout"},
 		{[]string{"serve", "--data", ""}, "data"},
+		{[]string{"serve", "--rate-limit-token", "lots"}, "rate-limit-token"},
+		{[]string{"serve", "--rate-limit-chat-user", "10/s,burst=0"}, "rate-limit-chat-user"},
 		{[]string{"serve", "--bogus"}, "bogus"},
 		{[]string{"serve", "stray"}, "stray"},
 		{[]string{"migrate", "--log-format", "xml"}, "log-format"},

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/ratelimit"
 )
 
 // Config is every setting of `botplatform serve`.
@@ -70,6 +71,8 @@ type Config struct {
 	DebugAddr string
 	// MetricsToken, when set, is the bearer token GET /metrics requires.
 	MetricsToken string
+	// RateLimits are the request rate limits by kind; none by default.
+	RateLimits ratelimit.Rates
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -130,7 +133,7 @@ func settings(c *Config, p *pending) []setting {
 		list = append(list, setting{flag: "ai-model-" + t, env: "AI_MODEL_" + strings.ToUpper(t), usage: "model name for modelType " + t + "; default --ai-model",
 			set: func(_ setting, v string) error { p.aiTypes[t] = v; return nil }})
 	}
-	return append(list, []setting{
+	list = append(list, []setting{
 		{env: "AI_KEY", usage: "the model server's API key", set: text(&c.AIKey)},
 		{flag: "ai-prices", env: "AI_PRICES", usage: `AI Spend price table, JSON {"model": {"input": USD per 1M tokens, "output": …}} or @file`, set: text(&p.aiPrices)},
 		{flag: "debug-addr", env: "DEBUG_ADDR", usage: "loopback address (127.0.0.1:PORT) of the debug endpoints /debug/runtime and /debug/pprof/; empty: none", set: text(&c.DebugAddr)},
@@ -180,6 +183,7 @@ func settings(c *Config, p *pending) []setting {
 				return nil
 			}},
 	}...)
+	return append(list, rateSettings(c)...)
 }
 
 func text(dst *string) func(setting, string) error {

@@ -2,11 +2,14 @@ package config
 
 import (
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/ratelimit"
 )
 
 func TestAIFlags(t *testing.T) {
@@ -131,5 +134,39 @@ func TestSettingsDocumented(t *testing.T) {
 	if d.BotWorkers != 64 || d.BotTimeout != 10*time.Second || d.BotTimeoutMax != time.Minute || d.BotMemory != 256 ||
 		d.UploadURLTTL != time.Hour || d.SSEPingInterval != 4*time.Second || d.AuthCacheTTL != 5*time.Second || d.Addr != "127.0.0.1:8080" {
 		t.Errorf("Defaults() = %+v", d)
+	}
+}
+
+func TestRateLimitFlags(t *testing.T) {
+	for _, k := range []string{"TOKEN", "BOT", "CHAT_USER", "ADDRESS"} {
+		t.Setenv("BOTPLATFORM_RATE_LIMIT_"+k, "")
+		os.Unsetenv("BOTPLATFORM_RATE_LIMIT_" + k)
+	}
+	for _, tc := range []struct {
+		env     string // BOTPLATFORM_RATE_LIMIT_CHAT_USER
+		args    []string
+		want    ratelimit.Rates
+		wantErr string
+	}{
+		{"", nil, nil, ""},
+		{"", []string{"--rate-limit-token", "100/s", "--rate-limit-bot", "6000/m,burst=200"},
+			ratelimit.Rates{ratelimit.Token: {Events: 100, Per: time.Second, Burst: 100}, ratelimit.Bot: {Events: 6000, Per: time.Minute, Burst: 200}}, ""},
+		{"30/m", []string{"--rate-limit-address=5/10s"},
+			ratelimit.Rates{ratelimit.ChatUser: {Events: 30, Per: time.Minute, Burst: 30}, ratelimit.Address: {Events: 5, Per: 10 * time.Second, Burst: 5}}, ""},
+		{"30/m", []string{"--rate-limit-chat-user", "off"}, nil, ""},
+		{"", []string{"--rate-limit-token", "100"}, nil, `rate-limit-token: "100": no /PERIOD; want N/PERIOD`},
+		{"lots", nil, nil, "rate-limit-chat-user:"},
+	} {
+		t.Setenv("BOTPLATFORM_RATE_LIMIT_CHAT_USER", tc.env)
+		c, err := Parse("serve", tc.args, io.Discard)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("env %q args %q: error %v, want %q", tc.env, tc.args, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !maps.Equal(c.RateLimits, tc.want) {
+			t.Errorf("env %q args %q: RateLimits %v %v, want %v", tc.env, tc.args, c.RateLimits, err, tc.want)
+		}
 	}
 }

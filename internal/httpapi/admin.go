@@ -93,6 +93,9 @@ func (a *api) withActor(needWorkspace bool, f actorFunc) http.Handler {
 			return err
 		}
 		noteCaller(r, act.Member.WorkspaceID, "")
+		if err := a.admit(w, who{token: bearer(r)}); err != nil {
+			return err
+		}
 		return f(w, r, act)
 	}), auth}
 }

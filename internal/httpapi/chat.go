@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/chat"
-	"github.com/botplatform/botplatform/internal/openapi"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -18,8 +17,8 @@ import (
 func (a *api) chatRoutes(prefix string) *table {
 	t := newTable("Chat")
 	p := prefix + "/{webhook}"
-	t.handle("GET "+p+"/hello/", "chatProbe", nil, a.h(a.chatHello))
-	t.handle("GET "+p+"/hello", "chatHello", nil, a.h(a.chatHello))
+	t.handle("GET "+p+"/hello/", "chatProbe", nil, a.chatBot(a.chatHello))
+	t.handle("GET "+p+"/hello", "chatHello", nil, a.chatBot(a.chatHello))
 	t.handle("POST "+p+"/users", "chatCreateUser", createUserSchema, a.chatBot(a.createUser))
 	t.handle("POST "+p+"/users/get-or-create", "chatGetOrCreateUser", updateUserSchema, a.chatUserOrNew(a.getOrCreateUser))
 	t.handle("GET "+p+"/users/me", "chatGetUser", nil, a.chatUser(a.getUser))
@@ -93,44 +92,10 @@ func cors(next http.Handler) http.Handler {
 	})
 }
 
-func (a *api) chatHello(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.Chat.Webhook(r.Context(), r.PathValue("webhook")); err != nil {
-		return err
-	}
+func (a *api) chatHello(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("Hello, Botpress User"))
 	return nil
-}
-
-type chatBotFunc func(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error
-type chatUserFunc func(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error
-
-func (a *api) chatBot(f chatBotFunc) http.Handler {
-	return a.h(func(w http.ResponseWriter, r *http.Request) error {
-		b, err := a.Chat.Webhook(r.Context(), r.PathValue("webhook"))
-		if err != nil {
-			return err
-		}
-		noteCaller(r, "", b.ID)
-		return f(w, r, b)
-	})
-}
-
-// chatUser serves a request of an existing chat user (x-user-key).
-func (a *api) chatUser(f chatUserFunc) http.Handler { return a.withChatUser(false, f) }
-
-// chatUserOrNew is chatUser for getOrCreateUser: a valid x-user-key whose
-// user does not exist yet creates it.
-func (a *api) chatUserOrNew(f chatUserFunc) http.Handler { return a.withChatUser(true, f) }
-
-func (a *api) withChatUser(getOrCreate bool, f chatUserFunc) http.Handler {
-	return secured{a.chatBot(func(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error {
-		u, err := a.Chat.Authenticate(r.Context(), b, r.Header.Get("x-user-key"), getOrCreate)
-		if err != nil {
-			return err
-		}
-		return f(w, r, b, u)
-	}), openapi.ChatUser}
 }
 
 var (

@@ -51,19 +51,26 @@ type callerFunc func(w http.ResponseWriter, r *http.Request, c *files.Caller) er
 
 func (a *api) caller(f callerFunc) http.Handler {
 	return secured{a.h(func(w http.ResponseWriter, r *http.Request) error {
-		if c, ok := files.CallerFrom(r.Context()); ok { // bot code, served in-process
-			noteCaller(r, c.WorkspaceID, c.BotID)
-			return f(w, r, c)
-		}
-		c, err := a.Files.Authorize(r.Context(), bearer(r), files.Headers{
-			BotID: r.Header.Get("x-bot-id"), IntegrationID: r.Header.Get("x-integration-id"),
-			IntegrationAlias: r.Header.Get("x-integration-alias"), IntegrationName: r.Header.Get("x-integration-name"),
-			UserID: r.Header.Get("x-user-id"), UserRole: r.Header.Get("x-user-role"),
-		})
-		if err != nil {
-			return err
+		// Bot code served in-process carries its caller, and no token; the
+		// bot's limit counts it as it does the same code run as a Node bundle.
+		c, inProcess := files.CallerFrom(r.Context())
+		token := ""
+		if !inProcess {
+			token = bearer(r)
+			var err error
+			c, err = a.Files.Authorize(r.Context(), token, files.Headers{
+				BotID: r.Header.Get("x-bot-id"), IntegrationID: r.Header.Get("x-integration-id"),
+				IntegrationAlias: r.Header.Get("x-integration-alias"), IntegrationName: r.Header.Get("x-integration-name"),
+				UserID: r.Header.Get("x-user-id"), UserRole: r.Header.Get("x-user-role"),
+			})
+			if err != nil {
+				return err
+			}
 		}
 		noteCaller(r, c.WorkspaceID, c.BotID)
+		if err := a.admit(w, who{token: token, bot: c.BotID}); err != nil {
+			return err
+		}
 		return f(w, r, c)
 	}), openapi.Bot}
 }

@@ -65,6 +65,9 @@ func (a *api) introspect(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := a.admit(w, who{token: bearer(r), bot: c.BotID}); err != nil {
+		return err
+	}
 	userID := in.BotID
 	if act, err := a.Admin.Authenticate(r.Context(), bearer(r), c.WorkspaceID); err == nil {
 		userID = act.Account.ID

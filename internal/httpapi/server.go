@@ -24,6 +24,7 @@ import (
 	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/openapi"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/ratelimit"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store"
 	"github.com/botplatform/botplatform/internal/tables"
@@ -69,6 +70,8 @@ type Deps struct {
 	// bearing MetricsToken when it is set; nil: no metrics.
 	Metrics      *metrics.Metrics
 	MetricsToken string
+	// Limits are the request rate limits (admit); nil: none.
+	Limits *ratelimit.Limits
 }
 
 // Tunnels accepts a `bp dev` tunnel connection and serves it until it ends.
@@ -107,6 +110,9 @@ func build(d Deps) server {
 	d.PingInterval = cmp.Or(d.PingInterval, defaults.SSEPingInterval)
 	d.StreamWriteTimeout = cmp.Or(d.StreamWriteTimeout, defaults.SSEWriteTimeout)
 	a := &api{d}
+	for _, k := range d.Limits.Kinds() {
+		d.Metrics.RateLimits(string(k))
+	}
 	doc := &document{}
 	root := newTable("Operations")
 	root.handle("GET /healthz", "getHealth", nil, a.h(a.healthz))

@@ -1,7 +1,8 @@
 // Package metrics exposes the server's figures in the Prometheus text
-// format at /metrics: HTTP requests by route pattern, open event streams,
-// queued and running jobs, bot events, indexing, the database pools, and
-// the Go runtime. Every method is safe on a nil *Metrics (no metrics).
+// format at /metrics: HTTP requests by route pattern, rate-limit refusals,
+// open event streams, queued and running jobs, bot events, indexing, the
+// database pools, and the Go runtime. Every method is safe on a nil
+// *Metrics (no metrics).
 package metrics
 
 import (
@@ -32,6 +33,7 @@ type Metrics struct {
 	indexSeconds *prometheus.HistogramVec
 	upstream     *prometheus.CounterVec
 	upstreamTime *prometheus.HistogramVec
+	rateLimited  *prometheus.CounterVec
 }
 
 // Unmatched is the route of a request that matched no route.
@@ -74,7 +76,10 @@ func New() *Metrics {
 		Name: "botplatform_upstream_request_duration_seconds", Help: "Time to the response headers of a request to the embeddings or the model server, by service.",
 		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120},
 	}, []string{"service"})
-	m.reg.MustRegister(m.requests, m.duration, m.streams, m.botEvents, m.botDuration, m.indexed, m.indexBytes, m.indexSeconds, m.upstream, m.upstreamTime,
+	m.rateLimited = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "botplatform_rate_limited_total", Help: "Requests refused with 429 by a rate limit, by the limit that refused them (token, bot, chat_user, address).",
+	}, []string{"limit"})
+	m.reg.MustRegister(m.requests, m.duration, m.streams, m.botEvents, m.botDuration, m.indexed, m.indexBytes, m.indexSeconds, m.upstream, m.upstreamTime, m.rateLimited,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -116,6 +121,24 @@ func (m *Metrics) StreamOpened() (closed func()) {
 	}
 	m.streams.Inc()
 	return m.streams.Dec
+}
+
+// RateLimits shows the refusals of each limit set, at 0 until the first.
+func (m *Metrics) RateLimits(limits ...string) {
+	if m == nil {
+		return
+	}
+	for _, l := range limits {
+		m.rateLimited.WithLabelValues(l)
+	}
+}
+
+// RateLimited records a request refused by that limit.
+func (m *Metrics) RateLimited(limit string) {
+	if m == nil {
+		return
+	}
+	m.rateLimited.WithLabelValues(limit).Inc()
 }
 
 // Outcomes of bot events and indexings.

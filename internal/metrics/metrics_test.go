@@ -21,6 +21,25 @@ func TestNil(t *testing.T) {
 	m.Indexed("text/plain", 10, time.Millisecond, true)
 	m.WatchDB("main", nil)
 	m.WatchJobs(nil)
+	m.RateLimits("token")
+	m.RateLimited("token")
+}
+
+// TestRateLimited: the limits set show at 0, refusals count by limit.
+func TestRateLimited(t *testing.T) {
+	m := New()
+	m.RateLimits("token", "chat_user")
+	m.RateLimited("chat_user")
+	m.RateLimited("chat_user")
+	_, body := get(t, m.Handler(""), "")
+	for _, want := range []string{`botplatform_rate_limited_total{limit="token"} 0`, `botplatform_rate_limited_total{limit="chat_user"} 2`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %q in\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, `limit="bot"`) {
+		t.Errorf("a limit not set shows:\n%s", body)
+	}
 }
 
 func get(t *testing.T, h http.Handler, auth string) (int, string) {

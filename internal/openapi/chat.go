@@ -7,12 +7,12 @@ var chatPage = []parameter{query("nextToken", str, "the meta.nextToken of the pr
 
 var _ = describe(map[string]op{
 	"chatProbe": {summary: "The connection probe the chat client sends before its first call",
-		returns: "a greeting, when the webhook id is a bot's", media: "text/plain", result: str},
+		returns: "a greeting, when the webhook id is a bot's", media: "text/plain", result: str, errs: []int{429}},
 	"chatHello": {summary: "The connection probe, without its trailing slash",
-		returns: "a greeting, when the webhook id is a bot's", media: "text/plain", result: str},
+		returns: "a greeting, when the webhook id is a bot's", media: "text/plain", result: str, errs: []int{429}},
 
 	"chatCreateUser": {summary: "Create a chat user", status: 201, returns: "the user and the key to send as x-user-key",
-		result: props(obj{"user": ref("ChatUser"), "key": str}, "user", "key"), errs: []int{401, 409}},
+		result: props(obj{"user": ref("ChatUser"), "key": str}, "user", "key"), errs: []int{401, 409, 429}},
 	"chatGetOrCreateUser": {summary: "The user of the x-user-key, created if new (a key the caller signed)", status: 201,
 		result: wrap("user", ref("ChatUser"))},
 	"chatGetUser":    {summary: "The caller", result: wrap("user", ref("ChatUser"))},

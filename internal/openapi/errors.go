@@ -48,13 +48,27 @@ func errorResponses() obj {
 	byStatus := errorTypes()
 	for _, status := range slices.Sorted(maps.Keys(byStatus)) {
 		types := byStatus[status]
-		out[errorName(status)] = obj{
+		resp := obj{
 			"description": fmt.Sprintf("%s: %s", http.StatusText(status), strings.Join(types, ", ")),
 			"content": obj{"application/json": obj{"schema": obj{"allOf": []any{
 				ref("Error"),
 				props(obj{"code": obj{"const": status}, "type": enum(types...)}),
 			}}}},
 		}
+		if status == http.StatusTooManyRequests {
+			h := obj{"Retry-After": obj{"description": "whole seconds, at least 1, until the request would pass", "schema": integer}}
+			maps.Copy(h, rateLimitHeaders)
+			resp["headers"] = h
+		}
+		out[errorName(status)] = resp
 	}
 	return out
+}
+
+// rateLimitHeaders describe the limit closest to refusing a request, on
+// every answer a rate limit counted (docs/limits.md#request-rates).
+var rateLimitHeaders = obj{
+	"RateLimit-Limit":     obj{"description": "how many requests the limit lets through at once (its burst); sent when a limit counts the request", "schema": integer},
+	"RateLimit-Remaining": obj{"description": "how many may be sent now, this one counted", "schema": integer},
+	"RateLimit-Reset":     obj{"description": "whole seconds until the limit lets its whole burst through again", "schema": integer},
 }

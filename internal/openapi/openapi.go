@@ -118,8 +118,16 @@ func (d op) operation(r Route) *operation {
 	if status == 0 {
 		status = 200
 	}
+	errs := d.errors(r)
+	if slices.Contains(errs, 429) { // a rate limit counts it: its figures come on success too
+		d.headers = maps.Clone(d.headers)
+		if d.headers == nil {
+			d.headers = obj{}
+		}
+		maps.Copy(d.headers, rateLimitHeaders)
+	}
 	o.Responses = map[string]any{fmt.Sprint(status): d.success()}
-	for _, s := range d.errors(r) {
+	for _, s := range errs {
 		o.Responses[fmt.Sprint(s)] = obj{"$ref": "#/components/responses/" + errorName(s)}
 	}
 	maps.Copy(o.Responses, d.other)
@@ -138,7 +146,7 @@ func (d op) errors(r Route) []int {
 	switch r.Auth {
 	case Public, Operator: // the operator's token is refused in plain text
 	default:
-		add(401, 403)
+		add(401, 403, 429) // the rate limits count callers once authenticated
 	}
 	if r.Body != nil {
 		add(400, 413, 415)

@@ -127,3 +127,32 @@ func TestBuildNamesWhatIsMissing(t *testing.T) {
 		t.Fatalf("Build: %v, want an error naming getNothing and the second getFile", err)
 	}
 }
+
+// TestRateLimitResponses: every operation a rate limit may count (the
+// authenticated ones, and the chat calls counted by address) declares 429
+// with Retry-After and the RateLimit-* headers, which its success carries
+// too; the others (health, metrics, file contents, tunnels) do not.
+func TestRateLimitResponses(t *testing.T) {
+	d := load(t, serverDocument(t, "/chat"))
+	rl := d.Components.Responses["Error429"]
+	if rl == nil || rl.Value.Headers["Retry-After"] == nil || rl.Value.Headers["RateLimit-Remaining"] == nil {
+		t.Fatalf("Error429 lacks Retry-After or RateLimit-Remaining: %+v", rl)
+	}
+	limited := map[string]bool{"chatCreateUser": true, "chatProbe": true, "chatHello": true}
+	unlimited := map[string]bool{"getHealth": true, "getMetrics": true, "getOpenAPIDocument": true, "openTunnel": true,
+		"getFileContent": true, "getPublicFileContent": true, "uploadFileContent": true}
+	for path, item := range d.Paths.Map() {
+		for method, op := range item.Operations() {
+			what := method + " " + path + " (" + op.OperationID + ")"
+			want := op.Security != nil && len(*op.Security) > 0 && !unlimited[op.OperationID] || limited[op.OperationID]
+			if got := op.Responses.Value("429") != nil; got != want {
+				t.Errorf("%s: 429 declared %v, want %v", what, got, want)
+			}
+			for code, r := range op.Responses.Map() {
+				if code[0] == '2' && want && r.Value.Headers["RateLimit-Limit"] == nil {
+					t.Errorf("%s: success %s without RateLimit-Limit", what, code)
+				}
+			}
+		}
+	}
+}

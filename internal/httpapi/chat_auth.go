@@ -1,0 +1,69 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/openapi"
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// Who a Chat API request comes from: the webhook's bot, and the chat user
+// its x-user-key names, or, without one, its client address.
+
+type chatBotFunc func(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error
+type chatUserFunc func(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error
+
+// chatBot serves a request without a user key (createUser, the hello
+// probe), counted by its client address.
+func (a *api) chatBot(f chatBotFunc) http.Handler {
+	return a.h(func(w http.ResponseWriter, r *http.Request) error {
+		b, err := a.webhook(r)
+		if err != nil {
+			return err
+		}
+		if err := a.admit(w, who{bot: b.ID, address: clientAddress(r)}); err != nil {
+			return err
+		}
+		return f(w, r, b)
+	})
+}
+
+// webhook is the bot whose Chat API the request calls.
+func (a *api) webhook(r *http.Request) (*chat.Webhook, error) {
+	b, err := a.Chat.Webhook(r.Context(), r.PathValue("webhook"))
+	if err != nil {
+		return nil, err
+	}
+	noteCaller(r, "", b.ID)
+	return b, nil
+}
+
+// chatUser serves a request of an existing chat user (x-user-key).
+func (a *api) chatUser(f chatUserFunc) http.Handler { return a.withChatUser(false, f) }
+
+// chatUserOrNew is chatUser for getOrCreateUser: a valid x-user-key whose
+// user does not exist yet creates it.
+func (a *api) chatUserOrNew(f chatUserFunc) http.Handler { return a.withChatUser(true, f) }
+
+func (a *api) withChatUser(getOrCreate bool, f chatUserFunc) http.Handler {
+	return secured{a.h(func(w http.ResponseWriter, r *http.Request) error {
+		b, err := a.webhook(r)
+		if err != nil {
+			return err
+		}
+		u, err := a.Chat.Authenticate(r.Context(), b, r.Header.Get("x-user-key"), getOrCreate)
+		if err != nil {
+			// Unauthenticated after all: counted by address, so that keys
+			// cannot be tried at full speed.
+			if lerr := a.admit(w, who{address: clientAddress(r)}); lerr != nil {
+				return lerr
+			}
+			return err
+		}
+		if err := a.admit(w, who{bot: b.ID, chatUser: u.ID}); err != nil {
+			return err
+		}
+		return f(w, r, b, u)
+	}), openapi.ChatUser}
+}
