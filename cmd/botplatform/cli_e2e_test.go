@@ -411,3 +411,53 @@ func inTerminal(t *testing.T, drive func(tty *os.File, out *syncbuf.Buffer), arg
 	}
 	return out.String(), 0
 }
+
+// TestCLIRateLimited: a call refused by a rate limit is retried after the
+// server's Retry-After when it is idempotent (and said so on stderr); a
+// POST is not retried, and fails with the server's RateLimited.
+func TestCLIRateLimited(t *testing.T) {
+	t.Parallel()
+	s := startBackendWith(t, "sqlite", "--rate-limit-token", "1/4s")
+	c := s.owner(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// exhaust spends the token's bucket: its last request was refused.
+	exhaust := func() {
+		t.Helper()
+		for i := 0; ; i++ {
+			if r := c.raw("GET", "/v1/admin/bots", nil); r.Status == 429 {
+				return
+			}
+			if i > 20 {
+				t.Fatal("no 429 from a limit of 1 request per 4 s")
+			}
+		}
+	}
+	// A stall of the machine past the bucket's refill lets a call through
+	// unrefused: then the check is run again.
+	retried := false
+	for try := 0; try < 3 && !retried; try++ {
+		exhaust()
+		out, errOut, err := c.cliRun(ctx, "", "bots", "ls", "--json")
+		if err != nil || !strings.Contains(out, `"bots"`) {
+			t.Fatalf("bots ls through a rate limit: %v\n%s\n%s", err, out, errOut)
+		}
+		retried = strings.Contains(errOut, "RateLimited: too many requests for this token") && strings.Contains(errOut, "retrying in ")
+	}
+	if !retried {
+		t.Error("bots ls was never refused, so never retried")
+	}
+	var apiErr *cli.APIError
+	for try := 0; try < 3; try++ {
+		exhaust()
+		_, errOut, err := c.cliRun(ctx, "", "bots", "create", "again")
+		if err == nil {
+			continue // let through after a stall
+		}
+		if !errors.As(err, &apiErr) || apiErr.Status != 429 || apiErr.Type != "RateLimited" || strings.Contains(errOut, "retrying") {
+			t.Errorf("bots create (a POST) past the limit: %v, stderr %q; want the 429, not retried", err, errOut)
+		}
+		return
+	}
+	t.Error("bots create was never refused")
+}

@@ -84,7 +84,7 @@ func TestMetrics(t *testing.T) {
 	for _, backend := range storetest.Backends {
 		t.Run(backend, func(t *testing.T) {
 			const token = "scrape-secret"
-			s := startBackendWith(t, backend, "--metrics-token", token)
+			s := startBackendWith(t, backend, "--metrics-token", token, "--rate-limit-bot", "100000/s") // a limit set: its series exist
 			for _, bad := range []string{"", "wrong"} {
 				if code, _ := scrape(t, s, bad); code != http.StatusUnauthorized {
 					t.Fatalf("/metrics with token %q: %d, want 401", bad, code)

@@ -91,7 +91,11 @@ func (r Rate) Describe() string {
 	if per == "" {
 		per = r.Per.String()
 	}
-	s := fmt.Sprintf("%d requests per %s", r.Events, per)
+	noun := "requests"
+	if r.Events == 1 {
+		noun = "request"
+	}
+	s := fmt.Sprintf("%d %s per %s", r.Events, noun, per)
 	if r.Burst != r.Events {
 		s += fmt.Sprintf(", %d at once", r.Burst)
 	}

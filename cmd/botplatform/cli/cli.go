@@ -182,6 +182,7 @@ func (e *env) connect() error {
 		base: strings.TrimRight(base, "/"), token: token,
 		workspaceID: first(e.workspace, e.Getenv("BOTPLATFORM_WORKSPACE_ID"), boot.WorkspaceID),
 		http:        &http.Client{}, userAgent: "botplatform-cli",
+		notify: func(msg string) { fmt.Fprintln(e.Err, "botplatform:", msg) },
 	}
 	return nil
 }

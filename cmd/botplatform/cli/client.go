@@ -9,7 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // client calls a server's public APIs with one token: the Admin API for
@@ -20,6 +22,7 @@ type client struct {
 	workspaceID string
 	http        *http.Client
 	userAgent   string
+	notify      func(string) // told of a retry, when set
 }
 
 // APIError is an error answered by the server in the standard error body.
@@ -63,15 +66,71 @@ func (cl *client) do(ctx context.Context, c call) error {
 	return nil
 }
 
+// Retries of a call refused by a rate limit (429): an idempotent call
+// (GET, PUT, DELETE) with a JSON body or none is sent again after the
+// server's Retry-After, as the official client does when asked to retry.
+const (
+	maxRetries    = 3
+	maxRetryAfter = 2 * time.Minute // a longer wait is reported, not waited for
+)
+
 // send sends c and returns a 2xx response, whose body the caller closes.
 func (cl *client) send(ctx context.Context, c call) (*http.Response, error) {
-	var body io.Reader
+	var payload []byte
 	if c.body != nil {
 		b, err := json.Marshal(c.body)
 		if err != nil {
 			return nil, err
 		}
-		body = bytes.NewReader(b)
+		payload = b
+	}
+	for attempt := 0; ; attempt++ {
+		resp, err := cl.sendOnce(ctx, c, payload)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode/100 == 2 {
+			return resp, nil
+		}
+		wait, retry := retryAfter(resp, c, attempt)
+		err = answerError(resp)
+		resp.Body.Close()
+		if !retry {
+			return nil, err
+		}
+		if cl.notify != nil {
+			cl.notify(fmt.Sprintf("%v; retrying in %s", err, wait))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// retryAfter tells whether the answer to c is to be retried, and when.
+func retryAfter(resp *http.Response, c call, attempt int) (time.Duration, bool) {
+	if resp.StatusCode != http.StatusTooManyRequests || attempt >= maxRetries || c.content != nil {
+		return 0, false
+	}
+	switch c.method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete:
+	default:
+		return 0, false // not idempotent: sent twice, it could act twice
+	}
+	secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if err != nil || secs < 0 {
+		secs = 1
+	}
+	wait := time.Duration(secs) * time.Second
+	return wait, wait <= maxRetryAfter
+}
+
+func (cl *client) sendOnce(ctx context.Context, c call, payload []byte) (*http.Response, error) {
+	var body io.Reader
+	if payload != nil {
+		body = bytes.NewReader(payload)
 	}
 	if c.content != nil {
 		body = c.content
@@ -111,15 +170,7 @@ func (cl *client) send(ctx context.Context, c call) (*http.Response, error) {
 		req.Header.Set("Authorization", "Bearer "+cl.token)
 		req.Header.Set("x-workspace-id", cl.workspaceID)
 	}
-	resp, err := cl.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode/100 != 2 {
-		defer resp.Body.Close()
-		return nil, answerError(resp)
-	}
-	return resp, nil
+	return cl.http.Do(req)
 }
 
 // answerError reads the standard error body of a failed answer; another
