@@ -53,6 +53,10 @@ Usage:
                                 print a new personal access token for that account
   botplatform openapi [flags]   print the OpenAPI document that serve, given the same
                                 flags, answers at /openapi.json
+  botplatform backup  --to DIR [--data DIR]
+                                snapshot a data directory (database and file contents), its server running
+  botplatform restore --from DIR --data DIR
+                                check a backup, then make a new data directory of it
   botplatform version           print the version
   botplatform licenses          print the licences of the data built into the binary
 `
@@ -71,6 +75,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return migrate(ctx, args[1:], stdout, stderr)
 	case "token":
 		return issueToken(ctx, args[1:], stdout, stderr)
+	case "backup":
+		return backupData(ctx, args[1:], stdout, stderr)
+	case "restore":
+		return restoreData(ctx, args[1:], stdout, stderr)
 	case "openapi":
 		return printOpenAPI(ctx, args[1:], stdout, stderr)
 	case "bot-vm": // not for users: the process the server runs bot code in

@@ -77,10 +77,19 @@ func NewFS(dir string) (*FS, error) {
 
 // path returns the fan-out directory of key and the blob's path in it.
 func (s *FS) path(key string) (dir, file string) {
-	sum := sha256.Sum256([]byte(key))
-	dir = filepath.Join(s.objects, hex.EncodeToString(sum[:1]))
-	return dir, filepath.Join(dir, key)
+	file = ObjectPath(s.dir, key)
+	return filepath.Dir(file), file
 }
+
+// ObjectPath is where an FS in dir keeps the blob of key (for tools that
+// read a data directory, such as backups).
+func ObjectPath(dir, key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return filepath.Join(dir, "objects", hex.EncodeToString(sum[:1]), key)
+}
+
+// IDFile is the file under an FS's directory that holds its id.
+const IDFile = idFile
 
 // Put implements Store.
 func (s *FS) Put(ctx context.Context, key string, r io.Reader, max int64) (Info, error) {
