@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/backup"
 	"github.com/botplatform/botplatform/internal/syncbuf"
 )
 
@@ -244,4 +245,43 @@ func mapValues(m map[string]string) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// TestScheduledBackups: serve takes backups on its schedule, keeps the
+// newest --backup-keep, each one whole, and counts them in /metrics.
+func TestScheduledBackups(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "backups")
+	s := startBackendWith(t, "sqlite", "--backup-cron", "@every 1s", "--backup-keep", "2", "--backup-dir", dir)
+	c := s.owner(t)
+	c.createBot(map[string]any{"name": "kb"})
+	done := func() int { return strings.Count(s.Stderr.String(), `msg="backup done"`) }
+	eventually(t, "three scheduled backups", func() bool { return done() >= 3 })
+	_, fams := scrape(t, s, "")
+	if v, _ := sample(fams, "botplatform_backups_total", map[string]string{"outcome": "ok"}); v < 3 {
+		t.Errorf("botplatform_backups_total{outcome=ok} = %v, want at least 3", v)
+	}
+	if v, _ := sample(fams, "botplatform_backup_last_success_timestamp_seconds", nil); v < float64(time.Now().Add(-time.Hour).Unix()) {
+		t.Errorf("botplatform_backup_last_success_timestamp_seconds = %v, want the time of the last backup", v)
+	}
+	stopServer(t, s) // no backup runs after this
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "backup-") {
+			kept = append(kept, e.Name())
+			if _, err := backup.Verify(filepath.Join(dir, e.Name())); err != nil {
+				t.Errorf("%s: %v", e.Name(), err)
+			}
+		}
+	}
+	if len(kept) != 2 {
+		t.Errorf("kept %v, want the newest 2 (of %d taken)", kept, done())
+	}
+	if !strings.Contains(s.Stderr.String(), `msg="backup removed"`) {
+		t.Error("no backup removed in the log")
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/ai"
+	"github.com/botplatform/botplatform/internal/backup"
 	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
@@ -96,6 +98,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := newLogger(cfg, stderr)
+	var backups *backup.Schedule // checked before anything is started or written
+	if cfg.Backup.Cron != "" {
+		dir := cmp.Or(cfg.Backup.Dir, filepath.Join(cfg.DataDir, "backups"))
+		if backups, err = backup.NewSchedule(cfg.Backup.Cron, backup.Schedule{DataDir: cfg.DataDir, Dir: dir, Version: version,
+			Keep: cfg.Backup.Keep, Log: log}); err != nil {
+			return err
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -184,6 +194,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		wg.Go(func() { idx.Run(workers) })
 	}
 	defer func() { stopWorkers(); wg.Wait() }()
+	if backups != nil {
+		backups.Report = mx
+		mx.BackupsScheduled()
+		log.Info("scheduled backups", "cron", cfg.Backup.Cron, "dir", backups.Dir, "keep", cfg.Backup.Keep)
+		wg.Go(func() { backups.Run(workers) })
+	}
 
 	// Live signals: in process with SQLite; shared by every process through
 	// LISTEN/NOTIFY with PostgreSQL.

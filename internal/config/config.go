@@ -73,6 +73,8 @@ type Config struct {
 	MetricsToken string
 	// RateLimits are the request rate limits by kind; none by default.
 	RateLimits ratelimit.Rates
+	// Backup schedules backups of the data directory.
+	Backup Backup
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -183,7 +185,8 @@ func settings(c *Config, p *pending) []setting {
 				return nil
 			}},
 	}...)
-	return append(list, rateSettings(c)...)
+	list = append(list, rateSettings(c)...)
+	return append(list, backupSettings(c)...)
 }
 
 func text(dst *string) func(setting, string) error {
@@ -311,6 +314,9 @@ func (p *pending) apply(c *Config) error {
 
 func (c *Config) validate() error {
 	var errs []error
+	if err := c.validateBackup(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		errs = append(errs, errors.New("database-url: must be empty (SQLite) or start with postgres://"))
 	}

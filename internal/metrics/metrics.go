@@ -34,6 +34,9 @@ type Metrics struct {
 	upstream     *prometheus.CounterVec
 	upstreamTime *prometheus.HistogramVec
 	rateLimited  *prometheus.CounterVec
+	backups      *prometheus.CounterVec
+	backupLast   prometheus.Gauge
+	backupTime   prometheus.Gauge
 }
 
 // Unmatched is the route of a request that matched no route.
@@ -79,7 +82,17 @@ func New() *Metrics {
 	m.rateLimited = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "botplatform_rate_limited_total", Help: "Requests refused with 429 by a rate limit, by the limit that refused them (token, bot, chat_user, address).",
 	}, []string{"limit"})
+	m.backups = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "botplatform_backups_total", Help: "Scheduled backups taken, by outcome (ok, failed).",
+	}, []string{"outcome"})
+	m.backupLast = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "botplatform_backup_last_success_timestamp_seconds", Help: "When the last scheduled backup that succeeded ended (Unix time); 0: none yet.",
+	})
+	m.backupTime = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "botplatform_backup_last_duration_seconds", Help: "How long the last scheduled backup took, successful or not.",
+	})
 	m.reg.MustRegister(m.requests, m.duration, m.streams, m.botEvents, m.botDuration, m.indexed, m.indexBytes, m.indexSeconds, m.upstream, m.upstreamTime, m.rateLimited,
+		m.backups, m.backupLast, m.backupTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -139,6 +152,30 @@ func (m *Metrics) RateLimited(limit string) {
 		return
 	}
 	m.rateLimited.WithLabelValues(limit).Inc()
+}
+
+// BackupsScheduled shows the scheduled backups' series, at 0 until the
+// first backup.
+func (m *Metrics) BackupsScheduled() {
+	if m == nil {
+		return
+	}
+	m.backups.WithLabelValues(OutcomeOK)
+	m.backups.WithLabelValues(OutcomeFailed)
+}
+
+// Backup records a scheduled backup that ended at end after took.
+func (m *Metrics) Backup(ok bool, took time.Duration, end time.Time) {
+	if m == nil {
+		return
+	}
+	m.backupTime.Set(took.Seconds())
+	if !ok {
+		m.backups.WithLabelValues(OutcomeFailed).Inc()
+		return
+	}
+	m.backups.WithLabelValues(OutcomeOK).Inc()
+	m.backupLast.Set(float64(end.UnixNano()) / 1e9)
 }
 
 // Outcomes of bot events and indexings.
