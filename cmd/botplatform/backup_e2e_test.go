@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/backup"
+	"github.com/botplatform/botplatform/internal/store/storetest"
 	"github.com/botplatform/botplatform/internal/syncbuf"
 )
 
@@ -284,4 +286,106 @@ func TestScheduledBackups(t *testing.T) {
 	if !strings.Contains(s.Stderr.String(), `msg="backup removed"`) {
 		t.Error("no backup removed in the log")
 	}
+}
+
+// TestBackupPostgresAsDocumented follows docs/data.md's procedure for a
+// server on PostgreSQL while it runs: a copy of the file contents, pg_dump,
+// a second copy; then pg_restore into a new database and a server started
+// on it, which must hold every file, intact, and every message.
+func TestBackupPostgresAsDocumented(t *testing.T) {
+	t.Parallel()
+	base := os.Getenv(storetest.PostgresEnv)
+	s := startBackendWith(t, "postgres", runtimeFlags...)
+	c := s.owner(t)
+	c.createBot(map[string]any{"name": "kb", "code": cliEchoJS, "maxExecutionTime": 120})
+	src := filepath.Join(t.TempDir(), "docs")
+	sums := map[string]string{}
+	for i := range 5 {
+		body := make([]byte, 20000+i*30000)
+		rand.Read(body)
+		sum := sha256.Sum256(body)
+		name := fmt.Sprintf("%d.bin", i)
+		sums["docs/"+name] = hex.EncodeToString(sum[:])
+		if err := os.MkdirAll(src, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.cliOK("files", "put", "kb", src)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if out, _, err := c.cliRun(ctx, "hello\n", "chat", "kb"); err != nil || out != "echo: hello\n" {
+		t.Fatalf("chat: %q, %v", out, err)
+	}
+
+	u, err := url.Parse(s.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := u.Query().Get("search_path")
+	work := t.TempDir()
+	sh := func(args ...string) {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Dir = work
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	blobs := filepath.Join(s.DataDir, "blobs") + "/."
+	sh("mkdir", "-p", "backup/blobs")
+	sh("cp", "-a", blobs, "backup/blobs/")
+	sh("pg_dump", "--format=custom", "--schema="+schema, "--file=backup/botplatform.dump", base)
+	sh("cp", "-a", blobs, "backup/blobs/")
+
+	newDB := fmt.Sprintf("restored_%d", time.Now().UnixNano())
+	sh("psql", base, "-q", "-c", "CREATE DATABASE "+newDB)
+	t.Cleanup(func() { exec.Command("psql", base, "-q", "-c", "DROP DATABASE IF EXISTS "+newDB+" WITH (FORCE)").Run() })
+	restoredURL := *u
+	restoredURL.Path = "/" + newDB
+	plain := restoredURL
+	plain.RawQuery = url.Values{"sslmode": u.Query()["sslmode"]}.Encode()
+	sh("pg_restore", "--dbname="+plain.String(), "backup/botplatform.dump")
+	newData := filepath.Join(work, "data")
+	sh("mkdir", "-p", "data/blobs")
+	sh("cp", "-a", filepath.Join(work, "backup", "blobs")+"/.", "data/blobs/")
+	boot, err := os.ReadFile(filepath.Join(s.DataDir, "bootstrap.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(newData, "bootstrap.json"), boot, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	r := startServer(t, newData, restoredURL.String(), runtimeFlags...)
+	rc := r.owner(t)
+	for key, want := range sums {
+		out := rc.cliOK("files", "get", "kb", key)
+		if sum := sha256.Sum256([]byte(out)); hex.EncodeToString(sum[:]) != want {
+			t.Errorf("restored %s: its content differs", key)
+		}
+	}
+	if out, _, err := rc.cliRun(ctx, "again\n", "chat", "kb"); err != nil || out != "echo: again\n" {
+		t.Errorf("chat on the restored server: %q, %v", out, err)
+	}
+	// The bot's logs hold the line of the message before the backup, and
+	// (once its event has ended) of the one after.
+	logged := func() string {
+		var heard []string
+		dec := json.NewDecoder(strings.NewReader(rc.cliOK("bots", "logs", "kb", "--json"))) // one object per line
+		for dec.More() {
+			var l struct{ Message string }
+			if err := dec.Decode(&l); err != nil {
+				t.Fatal(err)
+			}
+			heard = append(heard, l.Message)
+		}
+		return strings.Join(heard, "|")
+	}
+	eventuallyExplained(t, "the restored bot's logs to hold both lines", func() bool {
+		got := logged()
+		return strings.Contains(got, "heard hello") && strings.Contains(got, "heard again")
+	}, logged)
 }
