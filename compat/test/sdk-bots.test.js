@@ -224,7 +224,11 @@ test('bp dev --tunnelUrl: the dev bot answers down the tunnel, and a code change
 
     const mark = dev.mark()
     const src = path.join(project, 'src/index.ts')
-    await fs.writeFile(src, (await fs.readFile(src, 'utf8')).replace("const VERSION = 'v1'", "const VERSION = 'v2'"))
+    // Written whole and renamed into place, as editors save: a write in
+    // place can reach bp dev's watcher as two changes, and two overlapping
+    // rebuilds in bp dev lose the "deployed" line this test waits for.
+    await fs.writeFile(src + '.tmp', (await fs.readFile(src, 'utf8')).replace("const VERSION = 'v1'", "const VERSION = 'v2'"))
+    await fs.rename(src + '.tmp', src)
     await dev.wait(/Dev Bot deployed with id/, mark)
     await dev.wait(/Listening on port/, mark)
     // The worker reloads after the deploy: ask until the new code answers.
