@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -17,7 +18,7 @@ import (
 func backupFlags(name, dirFlag, dirUsage string, args []string, stderr io.Writer) (data, dir string, err error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&data, "data", cmpEnv("BOTPLATFORM_DATA", "./data"), "the server's data directory")
+	fs.StringVar(&data, "data", cmp.Or(os.Getenv("BOTPLATFORM_DATA"), "./data"), "the server's data directory")
 	fs.StringVar(&dir, dirFlag, "", dirUsage)
 	dbURL := fs.String("database-url", os.Getenv("BOTPLATFORM_DATABASE_URL"), "the server's database, when not SQLite")
 	if err := fs.Parse(args); err != nil {
@@ -35,13 +36,6 @@ func backupFlags(name, dirFlag, dirUsage string, args []string, stderr io.Writer
 		return "", "", fmt.Errorf("%s: the server's database is PostgreSQL: back it up with pg_dump, and its file contents with a copy of %s/blobs (docs/data.md)", name, data)
 	}
 	return data, dir, nil
-}
-
-func cmpEnv(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
 
 // backupData writes a backup of a data directory, its server running or not.

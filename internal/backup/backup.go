@@ -84,7 +84,7 @@ func Create(ctx context.Context, dataDir, to, version string) (Manifest, error) 
 	m, err := snapshot(ctx, dataDir, tmp, version)
 	if err == nil {
 		if err = os.Rename(tmp, to); err == nil {
-			return m, syncDir(parent)
+			return m, blob.SyncDir(parent)
 		}
 	}
 	os.RemoveAll(tmp)
@@ -135,7 +135,7 @@ func snapshot(ctx context.Context, dataDir, dir, version string) (Manifest, erro
 	if err := writeSynced(filepath.Join(dir, ManifestName), bytes.NewReader(append(body, '\n'))); err != nil {
 		return Manifest{}, err
 	}
-	return m, syncDir(dir)
+	return m, blob.SyncDir(dir)
 }
 
 // copyObjects copies every content of the blob store src into dst; one
@@ -306,15 +306,6 @@ func writeSynced(p string, r io.Reader) error {
 		return err
 	}
 	return f.Close()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // cleanPath tells whether a manifest path stays inside the backup.

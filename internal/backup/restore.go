@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/botplatform/botplatform/internal/blob"
 )
 
 // Verify reads the manifest of the backup in dir and checks the backup
@@ -100,5 +102,5 @@ func Restore(ctx context.Context, from, dataDir string) (Manifest, error) {
 		os.RemoveAll(tmp)
 		return m, err
 	}
-	return m, syncDir(parent)
+	return m, blob.SyncDir(parent)
 }

@@ -68,7 +68,7 @@ func NewFS(dir string) (*FS, error) {
 		}
 	}
 	for _, d := range []string{s.objects, dir} {
-		if err := syncDir(d); err != nil {
+		if err := SyncDir(d); err != nil {
 			return nil, fmt.Errorf("blob: NewFS: %w", err)
 		}
 	}
@@ -161,7 +161,7 @@ func (s *FS) commit(tmp, key string, st os.FileInfo) error {
 	if err := os.Rename(tmp, dst); err != nil {
 		return err
 	}
-	if err := syncDir(dir); err != nil {
+	if err := SyncDir(dir); err != nil {
 		if cur, serr := os.Lstat(dst); serr == nil && os.SameFile(cur, st) {
 			os.Remove(dst)
 		}
@@ -293,7 +293,7 @@ func (s *FS) linkInto(srcPath, dst string) error {
 	if err := os.Rename(tmp, dstPath); err != nil {
 		return err
 	}
-	return syncDir(dir)
+	return SyncDir(dir)
 }
 
 // Delete implements Store.
@@ -311,7 +311,7 @@ func (s *FS) Delete(ctx context.Context, key string) error {
 		}
 		return fmt.Errorf("blob: delete %q: %w", key, err)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := SyncDir(dir); err != nil {
 		return fmt.Errorf("blob: delete %q: %w", key, err)
 	}
 	return nil
@@ -390,7 +390,7 @@ func (s *FS) ID(ctx context.Context, id string) (string, error) {
 		return readID(p)
 	}
 	if err == nil {
-		err = syncDir(s.dir)
+		err = SyncDir(s.dir)
 	}
 	if err != nil {
 		return "", err
@@ -411,7 +411,7 @@ func (s *FS) SetID(ctx context.Context, id string) error {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(s.dir)
+	return SyncDir(s.dir)
 }
 
 // readID reads the id file at p.
@@ -459,9 +459,9 @@ func (s *FS) createTemp(prefix string) (*os.File, error) {
 	}
 }
 
-// syncDir fsyncs a directory, making the entries created, renamed or removed
+// SyncDir fsyncs a directory, making the entries created, renamed or removed
 // in it durable.
-func syncDir(dir string) error {
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

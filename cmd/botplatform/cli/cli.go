@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,7 +65,7 @@ func Run(ctx context.Context, args []string, sio IO) error {
 	if !ok {
 		return Usagef("unknown command %q%s", word, strings.TrimSuffix(Usage, "\n"))
 	}
-	e := &env{IO: sio, word: word}
+	e := &env{IO: sio}
 	fs := flag.NewFlagSet(word, flag.ContinueOnError)
 	fs.SetOutput(sio.Err)
 	fs.StringVar(&e.url, "url", "", "server URL (BOTPLATFORM_URL; default: bootstrap.json's, or http://127.0.0.1:8080)")
@@ -140,7 +141,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // env is a command's connection and options.
 type env struct {
 	IO
-	word                        string
 	url, token, workspace, data string
 	json                        bool
 	opts                        options
@@ -167,33 +167,24 @@ type bootstrap struct {
 // environment, then bootstrap.json.
 func (e *env) connect() error {
 	var boot bootstrap
-	dir := first(e.data, e.Getenv("BOTPLATFORM_DATA"), "data")
+	dir := cmp.Or(e.data, e.Getenv("BOTPLATFORM_DATA"), "data")
 	if b, err := os.ReadFile(filepath.Join(dir, "bootstrap.json")); err == nil {
 		if err := json.Unmarshal(b, &boot); err != nil {
 			return fmt.Errorf("%s: %v", filepath.Join(dir, "bootstrap.json"), err)
 		}
 	}
-	base := first(e.url, e.Getenv("BOTPLATFORM_URL"), boot.APIURL, "http://127.0.0.1:8080")
-	token := first(e.token, e.Getenv("BOTPLATFORM_TOKEN"), boot.Token)
+	base := cmp.Or(e.url, e.Getenv("BOTPLATFORM_URL"), boot.APIURL, "http://127.0.0.1:8080")
+	token := cmp.Or(e.token, e.Getenv("BOTPLATFORM_TOKEN"), boot.Token)
 	if token == "" {
 		return Usagef("no access token: pass --token, set BOTPLATFORM_TOKEN, or run where %s exists", filepath.Join(dir, "bootstrap.json"))
 	}
 	e.cl = &client{
 		base: strings.TrimRight(base, "/"), token: token,
-		workspaceID: first(e.workspace, e.Getenv("BOTPLATFORM_WORKSPACE_ID"), boot.WorkspaceID),
+		workspaceID: cmp.Or(e.workspace, e.Getenv("BOTPLATFORM_WORKSPACE_ID"), boot.WorkspaceID),
 		http:        &http.Client{}, userAgent: "botplatform-cli",
 		notify: func(msg string) { fmt.Fprintln(e.Err, "botplatform:", msg) },
 	}
 	return nil
-}
-
-func first(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // printJSON prints v indented, for --json.

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/dustin/go-humanize"
 )
 
 // file is what the commands need of a file.
@@ -120,7 +122,7 @@ func filesList(ctx context.Context, e *env, args []string) error {
 	for _, f := range files {
 		size := "-"
 		if f.Size != nil {
-			size = humanBytes(*f.Size)
+			size = humanize.IBytes(uint64(*f.Size))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Key, size, f.Status, tagString(f.Tags), f.ID)
 	}
@@ -253,20 +255,6 @@ func filesSearch(ctx context.Context, e *env, args []string) error {
 
 func indent(s, pad string) string {
 	return pad + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n"+pad)
-}
-
-// humanBytes writes n bytes in the largest unit that keeps it ≥ 1.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // upload is one local file to store under key.

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -60,7 +61,7 @@ func filesPut(ctx context.Context, e *env, args []string) error {
 			if f.FailedStatusReason != "" {
 				reason = " (" + f.FailedStatusReason + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\n", f.Key, humanBytes(*f.Size), f.Status, reason, f.ID)
+			fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\n", f.Key, humanize.IBytes(uint64(*f.Size)), f.Status, reason, f.ID)
 		}
 		tw.Flush()
 	}
@@ -108,7 +109,7 @@ func putFile(ctx context.Context, e *env, botID string, u upload) (file, error) 
 		return file{}, err
 	}
 	if !isTerminal(e.Err) {
-		fmt.Fprintf(e.Err, "uploaded %s (%s)\n", u.key, humanBytes(u.size))
+		fmt.Fprintf(e.Err, "uploaded %s (%s)\n", u.key, humanize.IBytes(uint64(u.size)))
 	}
 	var got struct{ File file }
 	err = e.cl.do(ctx, call{method: "GET", path: "/v1/files/" + esc(resp.File.ID), botID: botID, out: &got})
