@@ -119,6 +119,33 @@ func testCLIBots(t *testing.T, s *testServer) {
 	if out, _, err := c.cliRun(ctx, "again\n", "chat", id); err != nil || out != "other: again\n" {
 		t.Errorf("chat after a refused deploy: %q, %v", out, err)
 	}
+	// Versions: listed, saved under a name, rolled back to by name.
+	if out := c.cliOK("bots", "versions", "helper"); !strings.Contains(out, "v2") || !strings.Contains(out, "v1") || strings.Contains(out, "v3") {
+		t.Errorf("bots versions after create and one deploy: %q", out)
+	}
+	if out := c.cliOK("bots", "save", "helper", "known-good", "--description", "answers other"); !strings.Contains(out, "as version known-good (botver_") {
+		t.Errorf("bots save: %q", out)
+	}
+	if out := c.cliOK("bots", "rollback", "helper", "v1"); !strings.Contains(out, "now runs version v1") {
+		t.Errorf("bots rollback: %q", out)
+	}
+	if out, _, err := c.cliRun(ctx, "hi\n", "chat", "helper"); err != nil || out != "echo: hi\n" {
+		t.Errorf("chat after rolling back to v1: %q, %v", out, err)
+	}
+	c.cliOK("bots", "rollback", "helper", "known-good")
+	if out, _, err := c.cliRun(ctx, "hi\n", "chat", "helper"); err != nil || out != "other: hi\n" {
+		t.Errorf("chat after rolling forward to known-good: %q, %v", out, err)
+	}
+	if _, _, err := c.cliRun(ctx, "", "bots", "rollback", "helper", "nope"); err == nil || !strings.Contains(err.Error(), `no version with the id or the name "nope"`) {
+		t.Errorf("rollback to an unknown version: %v", err)
+	}
+	var vs struct {
+		Versions []struct{ Name, Description string }
+	}
+	if err := json.Unmarshal([]byte(c.cliOK("bots", "versions", id, "--json")), &vs); err != nil || len(vs.Versions) != 3 ||
+		vs.Versions[0].Name != "known-good" || vs.Versions[0].Description != "answers other" {
+		t.Errorf("bots versions --json: %+v, %v", vs, err)
+	}
 	if out := c.cliOK("bots", "rm", "helper"); !strings.Contains(out, "deleted bot helper") {
 		t.Errorf("bots rm: %q", out)
 	}

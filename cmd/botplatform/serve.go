@@ -136,6 +136,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	adm := admin.New(st, platform.SystemClock{}, cfg.ChatURL)
 	adm.SetAuthCacheTTL(cfg.AuthCacheTTL)
+	adm.SetVersions(cfg.BotVersionsKept, cfg.PublicURL)
 	boot, err := adm.Bootstrap(ctx, cfg.AdminToken)
 	if err != nil {
 		return fmt.Errorf("bootstrap: %w", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -131,8 +132,12 @@ func (s *Service) CreateBot(ctx context.Context, a *platform.Actor, in BotInput)
 	if err := s.store.CreateBot(ctx, b); err != nil {
 		return b, err
 	}
-	if err := s.deployTables(ctx, b, in.Tables); err != nil {
-		// The bot is not created unless its tables are.
+	_, err := s.store.SaveBotVersion(ctx, b.WorkspaceID, s.newVersion(a, b), s.versionsKept(), nil)
+	if err == nil {
+		err = s.deployTables(ctx, b, in.Tables)
+	}
+	if err != nil {
+		// The bot is not created unless its first version and its tables are.
 		if _, derr := s.store.DeleteBot(ctx, b.WorkspaceID, b.ID); derr != nil {
 			return b, errors.Join(err, derr)
 		}
@@ -158,6 +163,8 @@ func (s *Service) UpdateBot(ctx context.Context, a *platform.Actor, id string, i
 	if err != nil {
 		return b, err
 	}
+	before := b
+	before.Tags, before.Spec.Secrets = maps.Clone(b.Tags), nil // apply changes the maps in place
 	if err := s.apply(ctx, &b, &in); err != nil {
 		return b, err
 	}
@@ -165,7 +172,7 @@ func (s *Service) UpdateBot(ctx context.Context, a *platform.Actor, id string, i
 		return b, err // the bot stays as it was; tables created before the error stay
 	}
 	b.UpdatedAt = s.clock.Now()
-	if err := s.store.UpdateBot(ctx, b); err != nil {
+	if err := s.saveBot(ctx, a, before, b); err != nil {
 		return b, notFound(err, "bot", id)
 	}
 	s.botsChanged()
@@ -451,9 +458,10 @@ func (s *Service) SetFetchHosts(ctx context.Context, a *platform.Actor, id strin
 	if err != nil {
 		return b, err
 	}
+	before := b
 	b.Spec.FetchHosts = clean
 	b.UpdatedAt = s.clock.Now()
-	if err := s.store.UpdateBot(ctx, b); err != nil {
+	if err := s.saveBot(ctx, a, before, b); err != nil {
 		return b, notFound(err, "bot", id)
 	}
 	s.botsChanged()

@@ -18,14 +18,15 @@ import (
 
 // Service implements the Admin API on a store.
 type Service struct {
-	store   store.Store
-	clock   platform.Clock
-	chatURL string // base of every chat webhook URL
-	auth    authCache
-	content ContentRemover
-	check   BotChecker
-	tables  TableDeployer
-	onBots  func()
+	store    store.Store
+	clock    platform.Clock
+	chatURL  string // base of every chat webhook URL
+	auth     authCache
+	content  ContentRemover
+	check    BotChecker
+	tables   TableDeployer
+	onBots   func()
+	versions versions
 }
 
 // ContentRemover deletes stored file content (the blob store). Deleting a

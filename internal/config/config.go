@@ -50,6 +50,8 @@ type Config struct {
 	BotStateLimit          int
 	BotMemory              int
 	BotMaxScheduled        int
+	// BotVersionsKept is how many versions of each bot are kept.
+	BotVersionsKept int
 	// BotFetchPrivate lets bot code's fetch reach loopback, private and
 	// link-local addresses.
 	BotFetchPrivate bool
@@ -166,6 +168,7 @@ func settings(c *Config, p *pending) []setting {
 		{flag: "streams-per-conversation", env: "STREAMS_PER_CONVERSATION", def: "128", usage: "open streams of one conversation on this process; 0: no limit", set: whole(&c.StreamsPerConversation, 0)},
 		{flag: "bot-memory", env: "BOT_MEMORY", def: "256", usage: "memory limit of each bot's process, in MiB", set: whole(&c.BotMemory, 64)},
 		{flag: "bot-max-scheduled", env: "BOT_MAX_SCHEDULED", def: "1000", usage: "most scheduled events a bot may have pending (scheduleEvent fails beyond)", set: whole(&c.BotMaxScheduled, 1)},
+		{flag: "bot-versions-keep", env: "BOT_VERSIONS_KEEP", def: "50", usage: "how many versions of each bot are kept (the oldest are removed)", set: whole(&c.BotVersionsKept, 1)},
 		{flag: "bot-fetch-private", env: "BOT_FETCH_PRIVATE", def: "false", isBool: true, usage: "let bot code's fetch reach loopback, private and link-local addresses (off: refused after DNS resolution, and on every redirect)",
 			set: func(s setting, v string) error {
 				var err error

@@ -2,25 +2,21 @@ package files
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/signing"
 )
 
 // Signed URLs authenticate themselves (the official client sends no
 // credentials with them). They carry the file id, its content generation,
 // an expiry, for uploads whether the x-amz-tagging header is required, for
 // a passage's image the passage, and an HMAC-SHA256 over the URL's kind and
-// all of these: every field in a fixed place, prefixed with its length, so
-// that no value can move to another field (or be split or joined) and keep
-// the signature valid.
+// all of these (signing.MAC: no value can move to another field and keep
+// the signature valid).
 
 // signatureVersion starts every signed message; URLs signed under an older
 // scheme do not verify.
@@ -42,19 +38,12 @@ func ParseSigned(fileID string, q url.Values) SignedRequest {
 // signature is the MAC of a URL of kind ("upload" or "content") with r's
 // fields (r.Signature aside).
 func (s *Service) signature(kind string, r SignedRequest) string {
-	m := hmac.New(sha256.New, s.secret)
-	var n []byte
-	for _, field := range []string{signatureVersion, kind, r.FileID, r.Gen, r.Expires, r.Tagging, r.Passage} {
-		n = binary.AppendUvarint(n[:0], uint64(len(field)))
-		m.Write(n)
-		m.Write([]byte(field))
-	}
-	return hex.EncodeToString(m.Sum(nil))
+	return signing.MAC(s.secret, signatureVersion, kind, r.FileID, r.Gen, r.Expires, r.Tagging, r.Passage)
 }
 
 // signed reports whether r carries the signature of its fields for kind.
 func (s *Service) signed(kind string, r SignedRequest) bool {
-	return hmac.Equal([]byte(s.signature(kind, r)), []byte(r.Signature))
+	return signing.Valid(s.secret, r.Signature, signatureVersion, kind, r.FileID, r.Gen, r.Expires, r.Tagging, r.Passage)
 }
 
 // signedURL is f's URL of kind, valid for ttl; for a passage's image when

@@ -41,6 +41,11 @@ func (a *api) adminRoutes() *table {
 	t.handle("GET /v1/admin/bots/{id}/analytics", "getBotAnalytics", nil, a.workspace(a.getBotAnalytics))
 	t.handle("GET /v1/admin/bots/{id}/fetch", "getBotFetchHosts", nil, a.workspace(a.getFetchHosts))
 	t.handle("PUT /v1/admin/bots/{id}/fetch", "setBotFetchHosts", fetchHostsSchema, a.workspace(a.setFetchHosts))
+	t.handle("GET /v1/admin/bots/{id}/versions", "listBotVersions", nil, a.workspace(a.listBotVersions))
+	t.handle("POST /v1/admin/bots/{id}/versions", "createBotVersion", createBotVersionSchema, a.workspace(a.createBotVersion))
+	t.handle("GET /v1/admin/bots/{id}/versions/{versionId}", "getBotVersion", nil, a.workspace(a.getBotVersion))
+	t.handle("POST /v1/admin/bots/{id}/versions/deploy", "deployBotVersion", deployBotVersionSchema, a.workspace(a.deployBotVersion))
+	t.handle("GET /v1/admin/bots/{id}/versions/{versionId}/content", "getBotVersionContent", nil, a.h(a.botVersionContent))
 	t.handle("POST /v1/admin/introspect", "introspect", introspectSchema, secured{a.h(a.introspect), openapi.Token})
 	t.handle("POST /v1/admin/bots/{id}/signing-secrets/rotate", "rotateBotSigningSecrets", emptyBodySchema, a.workspace(a.rotateSigningSecret))
 

@@ -65,6 +65,8 @@ var bodies = []struct {
 	{"createKB", createKBSchema, func() any { return &kbBody{} }},
 	{"updateKB", updateKBSchema, func() any { return &kbBody{} }},
 	{"changeAISpend", changeAISpendSchema, func() any { return &struct{ MonthlySpendingLimit int64 }{} }},
+	{"createBotVersion", createBotVersionSchema, func() any { return &struct{ Name, Description string }{} }},
+	{"deployBotVersion", deployBotVersionSchema, func() any { return &struct{ VersionID string }{} }},
 	{"setQuotas", setQuotasSchema, func() any { return &map[string]*int64{} }},
 	{"callAction", callActionSchema, func() any {
 		return &struct {

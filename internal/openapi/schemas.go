@@ -35,6 +35,7 @@ func schemas() obj {
 			"id", "createdAt", "updatedAt", "signingSecret", "integrations", "plugins", "user", "conversation", "message", "states",
 			"configuration", "events", "recurringEvents", "subscriptions", "actions", "tags", "name", "dev", "secrets", "alwaysAlive",
 			"status", "medias", "type"),
+		"BotVersion": props(obj{"id": str, "name": str, "description": str, "createdAt": date, "createdBy": str}, "id", "name"),
 		"BotSummary": props(obj{"id": str, "createdAt": date, "updatedAt": date, "name": str, "deployedAt": date, "tags": tagMap, "type": str},
 			"id", "createdAt", "updatedAt", "name", "tags", "type"),
 		"Quota": props(obj{"period": str, "value": integer, "type": str}, "period", "value", "type"),

@@ -19,6 +19,7 @@ const (
 	PrefixBot       = "bot_"
 	PrefixBotKey    = "bak_"
 	PrefixLog       = "log_"
+	PrefixVersion   = "botver_"
 )
 
 var (

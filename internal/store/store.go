@@ -64,6 +64,17 @@ type Store interface {
 	ListBots(ctx context.Context, workspaceID string, f BotFilter) ([]platform.BotSummary, string, error)
 	GetIntegrationByWebhook(ctx context.Context, webhookID string) (platform.BotIntegration, error)
 
+	// SaveBotVersion records v as the next version of its bot (ErrNotFound
+	// when the bot is not in the workspace), first replacing the bot with
+	// *update when set, in one transaction, and removes the bot's versions
+	// older than its newest keep. It returns v as stored: its Seq set, and
+	// its Name "v<seq>" when empty.
+	SaveBotVersion(ctx context.Context, workspaceID string, v platform.BotVersion, keep int, update *platform.Bot) (platform.BotVersion, error)
+	// ListBotVersions returns the bot's versions, newest first, without
+	// their code and spec.
+	ListBotVersions(ctx context.Context, workspaceID, botID string) ([]platform.BotVersion, error)
+	GetBotVersion(ctx context.Context, workspaceID, botID, id string) (platform.BotVersion, error)
+
 	CreateBotKey(ctx context.Context, workspaceID string, t platform.Token) error
 	ListBotKeys(ctx context.Context, workspaceID, botID string) ([]platform.Token, error)
 	DeleteBotKey(ctx context.Context, workspaceID, id string) error

@@ -104,17 +104,20 @@ var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"bots ls":      {"", 0, 0, noFlags, botsList},
-		"bots create":  {"NAME [--code FILE.js]", 1, 1, botsCreateFlags, botsCreate},
-		"bots deploy":  {"BOT FILE.js", 2, 2, noFlags, botsDeploy},
-		"bots logs":    {"BOT [-f] [--since DURATION] [--level LEVEL]", 1, 1, botsLogsFlags, botsLogs},
-		"bots rm":      {"BOT", 1, 1, noFlags, botsRemove},
-		"files put":    {"BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]", 2, -1, filesPutFlags, filesPut},
-		"files ls":     {"BOT [--tag k=v]…", 1, 1, filesListFlags, filesList},
-		"files get":    {"BOT KEY [-o PATH]", 2, 2, filesGetFlags, filesGet},
-		"files rm":     {"BOT KEY", 2, 2, noFlags, filesRemove},
-		"files search": {"BOT QUERY [--limit N] [--tag k=v]…", 2, 2, filesSearchFlags, filesSearch},
-		"chat":         {"BOT", 1, 1, chatFlags, chat},
+		"bots ls":       {"", 0, 0, noFlags, botsList},
+		"bots create":   {"NAME [--code FILE.js]", 1, 1, botsCreateFlags, botsCreate},
+		"bots deploy":   {"BOT FILE.js", 2, 2, noFlags, botsDeploy},
+		"bots logs":     {"BOT [-f] [--since DURATION] [--level LEVEL]", 1, 1, botsLogsFlags, botsLogs},
+		"bots rm":       {"BOT", 1, 1, noFlags, botsRemove},
+		"bots versions": {"BOT", 1, 1, noFlags, botsVersions},
+		"bots save":     {"BOT NAME [--description TEXT]", 2, 2, botsSaveFlags, botsSave},
+		"bots rollback": {"BOT VERSION", 2, 2, noFlags, botsRollback},
+		"files put":     {"BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]", 2, -1, filesPutFlags, filesPut},
+		"files ls":      {"BOT [--tag k=v]…", 1, 1, filesListFlags, filesList},
+		"files get":     {"BOT KEY [-o PATH]", 2, 2, filesGetFlags, filesGet},
+		"files rm":      {"BOT KEY", 2, 2, noFlags, filesRemove},
+		"files search":  {"BOT QUERY [--limit N] [--tag k=v]…", 2, 2, filesSearchFlags, filesSearch},
+		"chat":          {"BOT", 1, 1, chatFlags, chat},
 	}
 }
 
@@ -150,6 +153,7 @@ type env struct {
 // options are the leaf commands' own flags.
 type options struct {
 	code, since, level, prefix, output string
+	description                        string
 	follow, index, wait                bool
 	tags                               tagFlags
 	limit                              int

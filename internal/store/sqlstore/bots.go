@@ -134,19 +134,21 @@ func (s *Store) GetIntegrationByWebhook(ctx context.Context, webhookID string) (
 }
 
 func (s *Store) UpdateBot(ctx context.Context, b platform.Bot) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		spec, tags, err := botJSON(b)
-		if err != nil {
-			return err
-		}
-		if err := s.execOne(ctx, tx, `UPDATE bots SET name = ?, type = ?, status = ?, signing_secret = ?, code = ?, tags = ?, spec = ?, deployed_at = ?, updated_at = ?
-			WHERE workspace_id = ? AND id = ?`,
-			b.Name, b.Type, b.Status, b.SigningSecret, b.Code, tags, spec, nullMicros(b.DeployedAt), micros(b.UpdatedAt),
-			b.WorkspaceID, b.ID); err != nil {
-			return err
-		}
-		return s.writeBotChildren(ctx, tx, b)
-	})
+	return s.tx(ctx, func(tx *sql.Tx) error { return s.updateBot(ctx, tx, b) })
+}
+
+func (s *Store) updateBot(ctx context.Context, tx *sql.Tx, b platform.Bot) error {
+	spec, tags, err := botJSON(b)
+	if err != nil {
+		return err
+	}
+	if err := s.execOne(ctx, tx, `UPDATE bots SET name = ?, type = ?, status = ?, signing_secret = ?, code = ?, tags = ?, spec = ?, deployed_at = ?, updated_at = ?
+		WHERE workspace_id = ? AND id = ?`,
+		b.Name, b.Type, b.Status, b.SigningSecret, b.Code, tags, spec, nullMicros(b.DeployedAt), micros(b.UpdatedAt),
+		b.WorkspaceID, b.ID); err != nil {
+		return err
+	}
+	return s.writeBotChildren(ctx, tx, b)
 }
 
 func (s *Store) DeleteBot(ctx context.Context, workspaceID, id string) ([]string, error) {

@@ -105,6 +105,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"JobQueues", testJobQueues},
 		{"BotStates", testBotStates},
 		{"BotVersion", testBotVersion},
+		{"BotVersions", testBotVersions},
 		{"RecurringBots", testRecurringBots},
 		{"GetConversationByID", testGetConversationByID},
 		{"RuntimeDeletes", testRuntimeDeletes},

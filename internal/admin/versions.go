@@ -1,0 +1,180 @@
+package admin
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/signing"
+)
+
+// Bot versions: every createBot, and every updateBot that changes what
+// the bot runs (code, name, tags, definition), records an immutable
+// version; createBotVersion records the bot as it stands under a name;
+// deployBotVersion puts a version back. Only the newest VersionsKept of
+// a bot are kept.
+
+// DefaultVersionsKept is how many versions of a bot are kept by default
+// (--bot-versions-keep).
+const DefaultVersionsKept = 50
+
+// VersionURLTTL is how long getBotVersion's url stays valid.
+const VersionURLTTL = 15 * time.Minute
+
+// versionURLKind starts every signed version url's MAC.
+const versionURLKind = "botplatform bot version url v1"
+
+// versions holds what the version operations need beyond the store.
+type versions struct {
+	kept      int
+	publicURL string // base of getBotVersion's url
+	mu        sync.Mutex
+	secret    []byte // loaded from the store on first use
+}
+
+// SetVersions sets how many versions of each bot are kept (at least 1) and
+// the server's public base URL, which getBotVersion's url starts with.
+func (s *Service) SetVersions(kept int, publicURL string) {
+	s.versions.kept = max(kept, 1)
+	s.versions.publicURL = publicURL
+}
+
+func (s *Service) versionsKept() int {
+	if s.versions.kept == 0 {
+		return DefaultVersionsKept
+	}
+	return s.versions.kept
+}
+
+// newVersion is the version of b as it stands, recorded by a.
+func (s *Service) newVersion(a *platform.Actor, b platform.Bot) platform.BotVersion {
+	v := platform.SnapshotBot(b)
+	v.ID, v.CreatedBy, v.CreatedAt = platform.NewID(platform.PrefixVersion), a.Account.ID, s.clock.Now()
+	return v
+}
+
+// saveBot stores b, updated from before, recording a version when what the
+// bot runs changed.
+func (s *Service) saveBot(ctx context.Context, a *platform.Actor, before, b platform.Bot) error {
+	v := s.newVersion(a, b)
+	if v.Digest == platform.SnapshotBot(before).Digest {
+		return s.store.UpdateBot(ctx, b)
+	}
+	_, err := s.store.SaveBotVersion(ctx, b.WorkspaceID, v, s.versionsKept(), &b)
+	return err
+}
+
+func (s *Service) ListBotVersions(ctx context.Context, a *platform.Actor, botID string) ([]platform.BotVersion, error) {
+	vs, err := s.store.ListBotVersions(ctx, a.Member.WorkspaceID, botID)
+	return vs, notFound(err, "bot", botID)
+}
+
+// CreateBotVersion records the bot as it stands as a version named name.
+func (s *Service) CreateBotVersion(ctx context.Context, a *platform.Actor, botID, name, description string) (platform.BotVersion, error) {
+	if err := require(a, platform.RoleDeveloper, "creating a bot version"); err != nil {
+		return platform.BotVersion{}, err
+	}
+	if err := checkName("name", name); err != nil {
+		return platform.BotVersion{}, err
+	}
+	if len(description) > 2000 {
+		return platform.BotVersion{}, platform.Invalid("description", "at most 2000 characters")
+	}
+	b, err := s.GetBot(ctx, a, botID)
+	if err != nil {
+		return platform.BotVersion{}, err
+	}
+	v := s.newVersion(a, b)
+	v.Name, v.Description = name, description
+	v, err = s.store.SaveBotVersion(ctx, a.Member.WorkspaceID, v, s.versionsKept(), nil)
+	return v, notFound(err, "bot", botID)
+}
+
+func (s *Service) getVersion(ctx context.Context, workspaceID, botID, id string) (platform.BotVersion, error) {
+	v, err := s.store.GetBotVersion(ctx, workspaceID, botID, id)
+	return v, notFound(err, "bot version", id)
+}
+
+// DeployBotVersion makes the bot run version id again: its code, name,
+// tags and definition become the version's. The bot's secrets, signing
+// secret, integrations and tables stay as they are. Events already running
+// finish on the code they started with; later ones run the version.
+func (s *Service) DeployBotVersion(ctx context.Context, a *platform.Actor, botID, id string) (platform.Bot, error) {
+	if err := require(a, platform.RoleDeveloper, "deploying a bot version"); err != nil {
+		return platform.Bot{}, err
+	}
+	b, err := s.GetBot(ctx, a, botID)
+	if err != nil {
+		return b, err
+	}
+	v, err := s.getVersion(ctx, a.Member.WorkspaceID, botID, id)
+	if err != nil {
+		return b, err
+	}
+	if v.Code != "" && v.Code != b.Code {
+		// Checked again: the runtime's limits may have changed since.
+		if _, err := s.checkCode(ctx, v.Code); err != nil {
+			return b, err
+		}
+	}
+	secrets := b.Spec.Secrets
+	b.Name, b.Code, b.Tags, b.Spec = v.BotName, v.Code, v.Tags, v.Spec
+	b.Spec.Secrets = secrets
+	now := s.clock.Now()
+	b.DeployedAt, b.UpdatedAt = &now, now
+	if err := s.store.UpdateBot(ctx, b); err != nil {
+		return b, notFound(err, "bot", botID)
+	}
+	s.botsChanged()
+	return b, nil
+}
+
+func (s *Service) versionSecret(ctx context.Context) ([]byte, error) {
+	s.versions.mu.Lock()
+	defer s.versions.mu.Unlock()
+	if s.versions.secret == nil {
+		secret, err := s.store.Secret(ctx, "bot-version-url-signing", []byte(platform.RandomToken(32)))
+		if err != nil {
+			return nil, err
+		}
+		s.versions.secret = secret
+	}
+	return s.versions.secret, nil
+}
+
+// BotVersionURL is where version id of the bot can be downloaded without
+// credentials for VersionURLTTL (getBotVersion's url).
+func (s *Service) BotVersionURL(ctx context.Context, a *platform.Actor, botID, id string) (string, error) {
+	if _, err := s.getVersion(ctx, a.Member.WorkspaceID, botID, id); err != nil {
+		return "", err
+	}
+	secret, err := s.versionSecret(ctx)
+	if err != nil {
+		return "", err
+	}
+	expires := strconv.FormatInt(s.clock.Now().Add(VersionURLTTL).Unix(), 10)
+	q := url.Values{"expires": {expires}, "signature": {signing.MAC(secret, versionURLKind, botID, id, expires)}}
+	return s.versions.publicURL + "/v1/admin/bots/" + url.PathEscape(botID) + "/versions/" + url.PathEscape(id) + "/content?" + q.Encode(), nil
+}
+
+// SignedBotVersion returns the version a url of BotVersionURL designates,
+// with its code and spec.
+func (s *Service) SignedBotVersion(ctx context.Context, botID, id, expires, signature string) (platform.BotVersion, error) {
+	bad := platform.Errorf(platform.TypeForbidden, "this URL is invalid or has expired; get a new one with getBotVersion")
+	secret, err := s.versionSecret(ctx)
+	if err != nil {
+		return platform.BotVersion{}, err
+	}
+	exp, perr := strconv.ParseInt(expires, 10, 64)
+	if !signing.Valid(secret, signature, versionURLKind, botID, id, expires) || perr != nil || s.clock.Now().After(time.Unix(exp, 0)) {
+		return platform.BotVersion{}, bad
+	}
+	ws, err := s.store.GetBotWorkspace(ctx, botID)
+	if err != nil {
+		return platform.BotVersion{}, notFound(err, "bot", botID)
+	}
+	return s.getVersion(ctx, ws, botID, id)
+}
