@@ -31,6 +31,7 @@ import (
 	"github.com/botplatform/botplatform/internal/indexing/embed"
 	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/privacy"
 	"github.com/botplatform/botplatform/internal/ratelimit"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store/postgres"
@@ -243,7 +244,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	chatURL, _ := url.Parse(cfg.ChatURL)
 	handler := httpapi.New(httpapi.Deps{
 		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
-		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
+		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, Privacy: privacy.New(st, blobs, hub, platform.SystemClock{}, log), ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
 		StreamWriteTimeout: cfg.SSEWriteTimeout, Metrics: mx, MetricsToken: cfg.MetricsToken,
 		Limits: ratelimit.New(cfg.RateLimits, platform.SystemClock{}, 0),
 	})

@@ -48,6 +48,9 @@ func (a *api) adminRoutes() *table {
 	t.handle("GET /v1/admin/bots/{id}/versions/{versionId}/content", "getBotVersionContent", nil, a.h(a.botVersionContent))
 	t.handle("POST /v1/admin/introspect", "introspect", introspectSchema, secured{a.h(a.introspect), openapi.Token})
 	t.handle("POST /v1/admin/bots/{id}/signing-secrets/rotate", "rotateBotSigningSecrets", emptyBodySchema, a.workspace(a.rotateSigningSecret))
+	// A person's data (privacy.go): this server's own operations.
+	t.handle("GET /v1/admin/bots/{id}/users/{userId}/export", "exportBotUserData", nil, a.workspace(a.exportBotUser))
+	t.handle("DELETE /v1/admin/bots/{id}/users/{userId}", "eraseBotUser", emptyBodySchema, a.workspace(a.eraseBotUser))
 
 	t.handle("GET /v1/admin/hub/integrations/{id}", "getPublicIntegrationById", nil, a.workspace(a.getPublicIntegrationByID))
 	t.handle("GET /v1/admin/hub/integrations/{name}/{version}", "getPublicIntegration", nil, a.workspace(a.getPublicIntegration))

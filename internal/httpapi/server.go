@@ -24,6 +24,7 @@ import (
 	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/openapi"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/privacy"
 	"github.com/botplatform/botplatform/internal/ratelimit"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store"
@@ -55,6 +56,8 @@ type Deps struct {
 	RuntimeAPI *runtimeapi.Service
 	// Tables is the Tables API.
 	Tables *tables.Service
+	// Privacy exports and erases a chat user's data (Admin API).
+	Privacy *privacy.Service
 	// ChatPath is the path of the Chat API's base URL ("/chat").
 	ChatPath string
 	// PingInterval is the longest silence on a signal stream.

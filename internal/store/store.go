@@ -299,6 +299,51 @@ type Store interface {
 
 	AppendLogs(ctx context.Context, entries []platform.LogEntry) error
 	ListLogs(ctx context.Context, f LogFilter) ([]platform.LogEntry, string, error)
+
+	// PersonData reads everything stored about one chat user of a bot, as
+	// Person selects it (internal/privacy sets the rules).
+	PersonData(ctx context.Context, p Person) (PersonData, error)
+	// ErasePerson deletes, in one transaction, what PersonData reads (the
+	// files with their passages, releasing their storage) and returns what
+	// it deleted, with the blob keys of the files' content to remove.
+	ErasePerson(ctx context.Context, p Person) (PersonData, []string, error)
+}
+
+// Person selects what the store holds about one chat user of a bot: the
+// user, the conversations they own (each whole), their messages and custom
+// events elsewhere, their states, workflows and events, the files linked to
+// them, and the bot's log lines that name them.
+type Person struct {
+	BotID  string
+	UserID string // internal id
+	// Aliases are the ids the user is recorded under (internal, and as
+	// clients see it): in log lines, file owners and FileTag's values.
+	Aliases []string
+	// Mentions are the strings whose presence in a log line or an event's
+	// payload makes it theirs (free text: long enough not to match others').
+	Mentions []string
+	// FileTag is the tag whose value, one of Aliases, links a file to them.
+	FileTag string
+}
+
+// PersonData is what the store holds about a Person.
+type PersonData struct {
+	User platform.ChatUser
+	// Owned are the conversations the user owns (created); Joined those
+	// they take part in without owning them.
+	Owned, Joined []platform.Conversation
+	// Messages and ChatEvents are every one of Owned's, and the user's in
+	// the bot's other conversations.
+	Messages   []platform.Message
+	ChatEvents []platform.ChatEvent
+	// States are the user's (type user), Owned's and the workflows'.
+	States []platform.RuntimeState
+	// CodeStates are the bot code's event.state of the user and of Owned.
+	CodeStates []platform.BotState
+	Workflows  []platform.Workflow
+	Events     []platform.RuntimeEvent
+	Files      []platform.File
+	Logs       []platform.LogEntry
 }
 
 // Page selects one page of a keyset-paginated listing. Token is the opaque

@@ -1,5 +1,6 @@
 // Package cli is the command line client of a running server: bots, files,
-// search and chat, through the same public APIs as any other client.
+// search, chat and chat users' data, through the same public APIs as any
+// other client.
 package cli
 
 import (
@@ -43,11 +44,12 @@ Client commands (talk to a running server; see docs/cli.md):
   botplatform files put BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]
   botplatform files ls BOT [--tag k=v]… | get BOT KEY [-o PATH] | rm BOT KEY | search BOT QUERY [--limit N]
   botplatform chat BOT
+  botplatform users export BOT USER | erase BOT USER [--yes]
   Flags of every client command: --url, --token, --workspace, --data DIR (where bootstrap.json is), --json
 `
 
 // Commands are the first words Run serves.
-var Commands = map[string]bool{"bots": true, "files": true, "chat": true}
+var Commands = map[string]bool{"bots": true, "files": true, "chat": true, "users": true}
 
 // Run runs a client command; args start with its first word ("bots").
 func Run(ctx context.Context, args []string, sio IO) error {
@@ -118,6 +120,8 @@ func init() {
 		"files rm":      {"BOT KEY", 2, 2, noFlags, filesRemove},
 		"files search":  {"BOT QUERY [--limit N] [--tag k=v]…", 2, 2, filesSearchFlags, filesSearch},
 		"chat":          {"BOT", 1, 1, chatFlags, chat},
+		"users export":  {"BOT USER", 2, 2, noFlags, usersExport},
+		"users erase":   {"BOT USER [--yes]", 2, 2, usersEraseFlags, usersErase},
 	}
 }
 
@@ -154,7 +158,7 @@ type env struct {
 type options struct {
 	code, since, level, prefix, output string
 	description                        string
-	follow, index, wait                bool
+	follow, index, wait, yes           bool
 	tags                               tagFlags
 	limit                              int
 	timeout                            time.Duration

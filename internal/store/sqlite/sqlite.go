@@ -38,6 +38,7 @@ func Dialect() sqlstore.Dialect {
 			Query:    ftsQuery,
 			From:     `FROM passages_fts JOIN passages p ON p.seq = passages_fts.rowid JOIN files f ON f.id = p.file_id WHERE passages_fts MATCH ?`,
 			Matching: `SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?`,
+			Purge:    `INSERT INTO passages_fts(passages_fts) VALUES ('optimize')`,
 		},
 		Tables: sqlstore.TableSQL{
 			Types: map[string]string{platform.ColumnString: "TEXT", platform.ColumnNumber: "REAL", platform.ColumnBoolean: "INTEGER",

@@ -336,12 +336,17 @@ func (s *Store) CreateChatEvent(ctx context.Context, e platform.ChatEvent) error
 	})
 }
 
-func (s *Store) GetChatEvent(ctx context.Context, id string) (platform.ChatEvent, error) {
+const chatEventCols = `e.id, e.conversation_id, e.user_id, e.payload, e.is_bot, e.created_at`
+
+func scanChatEvent(sc interface{ Scan(...any) error }) (platform.ChatEvent, error) {
 	var e platform.ChatEvent
 	var payload []byte
 	var at int64
-	err := s.queryRow(ctx, `SELECT id, conversation_id, user_id, payload, is_bot, created_at FROM chat_events WHERE id = ?`, id).
-		Scan(&e.ID, &e.ConversationID, &e.UserID, &payload, &e.IsBot, &at)
+	err := sc.Scan(&e.ID, &e.ConversationID, &e.UserID, &payload, &e.IsBot, &at)
 	e.Payload, e.CreatedAt = payload, fromMicros(at)
 	return e, noRows(err)
+}
+
+func (s *Store) GetChatEvent(ctx context.Context, id string) (platform.ChatEvent, error) {
+	return scanChatEvent(s.queryRow(ctx, `SELECT `+chatEventCols+` FROM chat_events e WHERE e.id = ?`, id))
 }

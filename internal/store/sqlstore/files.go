@@ -101,12 +101,13 @@ func (s *Store) GetFileByKey(ctx context.Context, botID, scope, key string) (pla
 }
 
 // dropFiles prepares the removal of the files matching where (which the
-// caller's delete of their bot or workspace then cascades to): it locks
+// caller then deletes, or its delete of their bot or workspace cascades
+// to): it locks
 // them, releases their storage from workspaceID's usage (unless empty: the
 // workspace itself goes), deletes their jobs, and returns their content's
 // blob keys for removal after commit.
-func (s *Store) dropFiles(ctx context.Context, tx *sql.Tx, workspaceID, where string, arg any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, s.q(`SELECT id, blob_key, COALESCE(size, 0), counted, index_requested, extra_bytes FROM files WHERE `+where+s.d.ForUpdate), arg)
+func (s *Store) dropFiles(ctx context.Context, tx *sql.Tx, workspaceID, where string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT id, blob_key, COALESCE(size, 0), counted, index_requested, extra_bytes FROM files WHERE `+where+s.d.ForUpdate), args...)
 	if err != nil {
 		return nil, err
 	}

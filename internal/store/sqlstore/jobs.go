@@ -180,12 +180,16 @@ func (s *Store) FinishJob(ctx context.Context, id string, keep bool, states []pl
 		if err := st.QueryRowContext(ctx, id).Scan(&kind, &subject); err != nil {
 			return noRows(err)
 		}
-		// The subject's first unfinished job is its head (again, when the
-		// finished job was not the head).
-		_, err = s.exec(ctx, tx, `UPDATE jobs SET head = 1 WHERE head = 0 AND id = (SELECT o.id FROM jobs o WHERE o.kind = ? AND o.subject = ? AND o.status <> 'done'
-			ORDER BY o.run_after, o.id LIMIT 1)`, kind, subject)
-		return err
+		return s.markHead(ctx, tx, kind, subject)
 	})
+}
+
+// markHead marks the subject's first unfinished job its head (again, when
+// the job that finished or went was not the head).
+func (s *Store) markHead(ctx context.Context, tx *sql.Tx, kind, subject string) error {
+	_, err := s.exec(ctx, tx, `UPDATE jobs SET head = 1 WHERE head = 0 AND id = (SELECT o.id FROM jobs o WHERE o.kind = ? AND o.subject = ? AND o.status <> 'done'
+		ORDER BY o.run_after, o.id LIMIT 1)`, kind, subject)
+	return err
 }
 
 func (s *Store) PurgeJobs(ctx context.Context, kind string, before time.Time) (int, error) {

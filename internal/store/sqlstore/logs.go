@@ -34,7 +34,7 @@ func (s *Store) ListLogs(ctx context.Context, f store.LogFilter) ([]platform.Log
 	if err != nil {
 		return nil, "", err
 	}
-	query := `SELECT id, bot_id, ts, level, message, user_id, conversation_id, workflow_id FROM bot_logs WHERE bot_id = ? AND ts >= ? AND ts < ?`
+	query := `SELECT ` + logCols + ` FROM bot_logs WHERE bot_id = ? AND ts >= ? AND ts < ?`
 	args := []any{f.BotID, micros(f.Start), micros(f.End)}
 	for _, c := range []struct{ col, v string }{
 		{"level", f.Level}, {"user_id", f.UserID}, {"conversation_id", f.ConversationID}, {"workflow_id", f.WorkflowID},
@@ -60,22 +60,25 @@ func (s *Store) ListLogs(ctx context.Context, f store.LogFilter) ([]platform.Log
 	if err != nil {
 		return nil, "", err
 	}
-	defer rows.Close()
-	out := []platform.LogEntry{}
-	for rows.Next() {
-		var e platform.LogEntry
-		var ts int64
-		if err := rows.Scan(&e.ID, &e.BotID, &ts, &e.Level, &e.Message, &e.UserID, &e.ConversationID, &e.WorkflowID); err != nil {
-			return nil, "", err
-		}
-		e.Timestamp = fromMicros(ts)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanAll(rows, scanLog)
+	if err != nil {
 		return nil, "", err
+	}
+	if out == nil {
+		out = []platform.LogEntry{}
 	}
 	page, next := pageOf(out, f.Limit, func(e platform.LogEntry) store.Cursor {
 		return store.Cursor{Value: micros(e.Timestamp), ID: e.ID}
 	})
 	return page, next, nil
+}
+
+const logCols = `id, bot_id, ts, level, message, user_id, conversation_id, workflow_id`
+
+func scanLog(sc interface{ Scan(...any) error }) (platform.LogEntry, error) {
+	var e platform.LogEntry
+	var ts int64
+	err := sc.Scan(&e.ID, &e.BotID, &ts, &e.Level, &e.Message, &e.UserID, &e.ConversationID, &e.WorkflowID)
+	e.Timestamp = fromMicros(ts)
+	return e, err
 }

@@ -83,20 +83,26 @@ func listRows[T any](ctx context.Context, s *Store, query string, args []any, li
 	if err != nil {
 		return nil, "", err
 	}
+	out, err := scanAll(rows, scan)
+	if err != nil {
+		return nil, "", err
+	}
+	page, next := pageOf(out, limit, cursor)
+	return page, next, nil
+}
+
+// scanAll scans every row of rows, and closes them.
+func scanAll[T any](rows *sql.Rows, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
 	defer rows.Close()
 	var out []T
 	for rows.Next() {
 		v, err := scan(rows)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		out = append(out, v)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, "", err
-	}
-	page, next := pageOf(out, limit, cursor)
-	return page, next, nil
+	return out, rows.Err()
 }
 
 // ListChatUsers lists a bot's users by creation (or update) date, without

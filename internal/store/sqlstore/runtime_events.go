@@ -73,8 +73,7 @@ func (s *Store) CancelRuntimeEvent(ctx context.Context, botID, id string) (platf
 		if n == 0 {
 			return platform.ErrConflict // it is being delivered
 		}
-		if _, err := s.exec(ctx, tx, `UPDATE jobs SET head = 1 WHERE head = 0 AND id = (SELECT o.id FROM jobs o WHERE o.kind = ? AND o.subject = ? AND o.status <> 'done'
-			ORDER BY o.run_after, o.id LIMIT 1)`, kind, subject); err != nil {
+		if err := s.markHead(ctx, tx, kind, subject); err != nil {
 			return err
 		}
 		ev.Status = platform.EventCanceled

@@ -121,6 +121,9 @@ type FullText struct {
 	// the queries as an array; it returns one count a row, in their order.
 	// Without it each query is counted by a subquery of Matching.
 	CountEach string
+	// Purge, when set, removes from the index what deleted passages left
+	// there (their words), once they are deleted.
+	Purge string
 }
 
 // Store is a store.Store on a database/sql connection. Writes go to w; reads

@@ -87,6 +87,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Workflows", testWorkflows},
 		{"ExpireRuntimeStates", testExpireRuntimeStates},
 		{"BotAnalytics", testBotAnalytics},
+		{"PersonData", testPersonData},
 		{"Tables", testTables},
 		{"EnqueueJob", testEnqueueJob},
 		{"ClaimJobs", testClaimJobs},
