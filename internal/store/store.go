@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -288,6 +289,15 @@ type Store interface {
 
 	AppendLogs(ctx context.Context, entries []platform.LogEntry) error
 	ListLogs(ctx context.Context, f LogFilter) ([]platform.LogEntry, string, error)
+
+	// Audit log. Every write transaction also appends the records its
+	// context carries (audit.With): a change and its record commit
+	// together, or neither does. ListAuditRecords lists a workspace's
+	// records newest first; PruneAuditRecords deletes those recorded
+	// before before.
+	AppendAuditRecords(ctx context.Context, recs []audit.Record) error
+	ListAuditRecords(ctx context.Context, workspaceID string, p Page) ([]audit.Record, string, error)
+	PruneAuditRecords(ctx context.Context, before time.Time) (int, error)
 }
 
 // Page selects one page of a keyset-paginated listing. Token is the opaque

@@ -298,7 +298,9 @@ type querier interface {
 
 // tx runs f in a write transaction, committing when f returns nil (with
 // group commit, f's changes commit together with other transactions').
+// Audit records riding with ctx (audit.With) are appended in it.
 func (s *Store) tx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	f = s.auditing(ctx, f)
 	if s.batch != nil {
 		return s.batch.do(ctx, f)
 	}
