@@ -6,6 +6,7 @@ import (
 	"net/mail"
 	"strings"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -19,7 +20,11 @@ func (s *Service) CreatePAT(ctx context.Context, a *platform.Actor, note string)
 	}
 	value, hash := newSecret(patPrefix)
 	t := platform.Token{ID: platform.NewID(platform.PrefixPAT), OwnerID: a.Account.ID, Note: note, Hash: hash, CreatedAt: s.clock.Now()}
-	if err := s.store.CreatePAT(ctx, t); err != nil {
+	recs, err := s.inEachWorkspace(ctx, a.Account.ID, audit.Record{Action: audit.CreateToken, ResourceID: t.ID, ResourceName: note})
+	if err != nil {
+		return platform.Token{}, "", err
+	}
+	if err := s.store.CreatePAT(s.audited(ctx, a, recs...), t); err != nil {
 		return platform.Token{}, "", err
 	}
 	return t, value, nil
@@ -31,7 +36,11 @@ func (s *Service) ListPATs(ctx context.Context, a *platform.Actor) ([]platform.T
 
 func (s *Service) DeletePAT(ctx context.Context, a *platform.Actor, id string) error {
 	defer s.auth.clear()
-	return notFound(s.store.DeletePAT(ctx, a.Account.ID, id), "personal access token", id)
+	recs, err := s.inEachWorkspace(ctx, a.Account.ID, audit.Record{Action: audit.DeleteToken, ResourceID: id})
+	if err != nil {
+		return err
+	}
+	return notFound(s.store.DeletePAT(s.audited(ctx, a, recs...), a.Account.ID, id), "personal access token", id)
 }
 
 // accountByEmail finds the account with that email, creating it when create

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -128,12 +129,14 @@ func (s *Service) CreateBot(ctx context.Context, a *platform.Actor, in BotInput)
 	if err := s.apply(ctx, &b, &in); err != nil {
 		return b, err
 	}
-	if err := s.store.CreateBot(ctx, b); err != nil {
+	created := audit.Record{Action: audit.CreateBot, ResourceID: b.ID, ResourceName: b.Name, Value: botChanges(in)}
+	if err := s.store.CreateBot(s.audited(ctx, a, created), b); err != nil {
 		return b, err
 	}
 	if err := s.deployTables(ctx, b, in.Tables); err != nil {
 		// The bot is not created unless its tables are.
-		if _, derr := s.store.DeleteBot(ctx, b.WorkspaceID, b.ID); derr != nil {
+		undone := audit.Record{Action: audit.DeleteBot, ResourceID: b.ID, ResourceName: b.Name, Value: "creation undone: its tables could not be created"}
+		if _, derr := s.store.DeleteBot(s.audited(ctx, a, undone), b.WorkspaceID, b.ID); derr != nil {
 			return b, errors.Join(err, derr)
 		}
 		return b, err
@@ -165,7 +168,8 @@ func (s *Service) UpdateBot(ctx context.Context, a *platform.Actor, id string, i
 		return b, err // the bot stays as it was; tables created before the error stay
 	}
 	b.UpdatedAt = s.clock.Now()
-	if err := s.store.UpdateBot(ctx, b); err != nil {
+	rec := audit.Record{Action: botAction(in), ResourceID: b.ID, ResourceName: b.Name, Value: botChanges(in)}
+	if err := s.store.UpdateBot(s.audited(ctx, a, rec), b); err != nil {
 		return b, notFound(err, "bot", id)
 	}
 	s.botsChanged()
@@ -176,7 +180,12 @@ func (s *Service) DeleteBot(ctx context.Context, a *platform.Actor, id string) e
 	if err := require(a, platform.RoleDeveloper, "deleting a bot"); err != nil {
 		return err
 	}
-	blobs, err := s.store.DeleteBot(ctx, a.Member.WorkspaceID, id)
+	b, err := s.GetBot(ctx, a, id)
+	if err != nil {
+		return err
+	}
+	rec := audit.Record{Action: audit.DeleteBot, ResourceID: b.ID, ResourceName: b.Name}
+	blobs, err := s.store.DeleteBot(s.audited(ctx, a, rec), a.Member.WorkspaceID, id)
 	if err != nil {
 		return notFound(err, "bot", id)
 	}
@@ -420,7 +429,8 @@ func (s *Service) RotateSigningSecret(ctx context.Context, a *platform.Actor, id
 	}
 	b.SigningSecret = platform.RandomToken(32)
 	b.UpdatedAt = s.clock.Now()
-	return b.SigningSecret, notFound(s.store.UpdateBot(ctx, b), "bot", id)
+	rec := audit.Record{Action: audit.RotateBotSecret, ResourceID: b.ID, ResourceName: b.Name}
+	return b.SigningSecret, notFound(s.store.UpdateBot(s.audited(ctx, a, rec), b), "bot", id)
 }
 
 // MaxFetchHosts bounds a bot's fetch allowlist.
@@ -453,7 +463,12 @@ func (s *Service) SetFetchHosts(ctx context.Context, a *platform.Actor, id strin
 	}
 	b.Spec.FetchHosts = clean
 	b.UpdatedAt = s.clock.Now()
-	if err := s.store.UpdateBot(ctx, b); err != nil {
+	hostList := strings.Join(clean, ", ")
+	if hostList == "" {
+		hostList = "none"
+	}
+	rec := audit.Record{Action: audit.UpdateBotConfig, ResourceID: b.ID, ResourceName: b.Name, Value: "fetch hosts: " + hostList}
+	if err := s.store.UpdateBot(s.audited(ctx, a, rec), b); err != nil {
 		return b, notFound(err, "bot", id)
 	}
 	s.botsChanged()

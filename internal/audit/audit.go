@@ -167,6 +167,7 @@ type Store interface {
 	AppendAuditRecords(ctx context.Context, recs []Record) error
 	// PruneAuditRecords deletes the records made before before.
 	PruneAuditRecords(ctx context.Context, before time.Time) (int, error)
+	WorkspaceIDs(ctx context.Context) ([]string, error)
 }
 
 // Recorder appends records that ride with no change of the database
@@ -187,6 +188,22 @@ func (r *Recorder) Record(ctx context.Context, recs ...Record) error {
 		return nil
 	}
 	return r.store.AppendAuditRecords(ctx, stamp(r.clock, recs))
+}
+
+// RecordEverywhere appends rec to every workspace's log, in one
+// transaction: what it says concerns them all (a backup holds every
+// workspace's data).
+func (r *Recorder) RecordEverywhere(ctx context.Context, rec Record) error {
+	ids, err := r.store.WorkspaceIDs(ctx)
+	if err != nil {
+		return err
+	}
+	recs := make([]Record, len(ids))
+	for i, id := range ids {
+		recs[i] = rec
+		recs[i].WorkspaceID = id
+	}
+	return r.Record(ctx, recs...)
 }
 
 // Prune deletes the records older than retention; 0 keeps them all.

@@ -298,6 +298,9 @@ type Store interface {
 	AppendAuditRecords(ctx context.Context, recs []audit.Record) error
 	ListAuditRecords(ctx context.Context, workspaceID string, p Page) ([]audit.Record, string, error)
 	PruneAuditRecords(ctx context.Context, before time.Time) (int, error)
+	// WorkspaceIDs lists every workspace's id, for what concerns them all
+	// (a backup's audit record).
+	WorkspaceIDs(ctx context.Context) ([]string, error)
 }
 
 // Page selects one page of a keyset-paginated listing. Token is the opaque

@@ -100,3 +100,7 @@ func (s *Store) PruneAuditRecords(ctx context.Context, before time.Time) (int, e
 	})
 	return int(n), err
 }
+
+func (s *Store) WorkspaceIDs(ctx context.Context) ([]string, error) {
+	return s.queryStrings(ctx, `SELECT id FROM workspaces ORDER BY id`)
+}

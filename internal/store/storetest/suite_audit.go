@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -168,5 +169,10 @@ func testAuditWithChange(t *testing.T, e *env) {
 	}
 	if !got[0].RecordedAt.Equal(e.clock.Now().Truncate(time.Microsecond)) {
 		t.Fatalf("DELETE_BOT recorded at %v, want the clock's %v", got[0].RecordedAt, e.clock.Now())
+	}
+	ids, err := e.s.WorkspaceIDs(e.ctx)
+	must(t, err, "WorkspaceIDs")
+	if !slices.Contains(ids, w.ID) || !slices.IsSorted(ids) {
+		t.Fatalf("WorkspaceIDs %v: want them sorted, with %s", ids, w.ID)
 	}
 }
