@@ -12,6 +12,12 @@ import (
 
 // CreatePAT creates a personal access token; its value is returned only here.
 func (s *Service) CreatePAT(ctx context.Context, a *platform.Actor, note string) (platform.Token, string, error) {
+	return s.createPAT(ctx, a.Account, audit.Account(a.Account), note)
+}
+
+// createPAT creates a token of acc, recorded as made by by in each of the
+// account's workspaces.
+func (s *Service) createPAT(ctx context.Context, acc platform.Account, by audit.Actor, note string) (platform.Token, string, error) {
 	if strings.TrimSpace(note) == "" {
 		return platform.Token{}, "", platform.Invalid("note", "must not be empty")
 	}
@@ -19,12 +25,13 @@ func (s *Service) CreatePAT(ctx context.Context, a *platform.Actor, note string)
 		return platform.Token{}, "", platform.Invalid("note", "at most 500 characters")
 	}
 	value, hash := newSecret(patPrefix)
-	t := platform.Token{ID: platform.NewID(platform.PrefixPAT), OwnerID: a.Account.ID, Note: note, Hash: hash, CreatedAt: s.clock.Now()}
-	recs, err := s.inEachWorkspace(ctx, a.Account.ID, audit.Record{Action: audit.CreateToken, ResourceID: t.ID, ResourceName: note})
+	t := platform.Token{ID: platform.NewID(platform.PrefixPAT), OwnerID: acc.ID, Note: note, Hash: hash, CreatedAt: s.clock.Now()}
+	recs, err := s.inEachWorkspace(ctx, acc.ID, audit.Record{Actor: by, Action: audit.CreateToken, ResourceID: t.ID, ResourceName: note,
+		Value: "token of " + acc.Email})
 	if err != nil {
 		return platform.Token{}, "", err
 	}
-	if err := s.store.CreatePAT(s.audited(ctx, a, recs...), t); err != nil {
+	if err := s.store.CreatePAT(audit.With(ctx, s.clock, recs...), t); err != nil {
 		return platform.Token{}, "", err
 	}
 	return t, value, nil

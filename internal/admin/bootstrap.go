@@ -67,6 +67,6 @@ func (s *Service) IssueToken(ctx context.Context, email, note string) (string, e
 	if err != nil {
 		return "", err
 	}
-	_, value, err := s.CreatePAT(ctx, &platform.Actor{Account: acc}, note)
+	_, value, err := s.createPAT(ctx, acc, audit.System, note)
 	return value, err
 }
