@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/botplatform/botplatform/cmd/botplatform/cli"
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/backup"
+	"github.com/botplatform/botplatform/internal/config"
+	"github.com/botplatform/botplatform/internal/platform"
 )
 
 // backupFlags parses the flags of backup and restore: the data directory
@@ -48,12 +52,30 @@ func backupData(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	var size int64
-	for _, e := range m.Files {
-		size += e.Size
+	fmt.Fprintf(stdout, "backed up %s to %s: %d files, %d bytes, listed with their SHA-256 in %s\n", data, to, len(m.Files), m.Size(), backup.ManifestName)
+	// The backup is whole whatever happens next: a failure to record it is
+	// a warning.
+	if err := recordBackupIn(ctx, data, "botplatform backup", to, m); err != nil {
+		fmt.Fprintf(stderr, "warning: the backup was not recorded in the audit log: %v\n", err)
 	}
-	fmt.Fprintf(stdout, "backed up %s to %s: %d files, %d bytes, listed with their SHA-256 in %s\n", data, to, len(m.Files), size, backup.ManifestName)
 	return nil
+}
+
+// recordBackupIn records a backup in the audit log of every workspace of
+// the data directory's database.
+func recordBackupIn(ctx context.Context, data, how, to string, m backup.Manifest) error {
+	st, err := openStore(ctx, config.Config{DataDir: data})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return recordBackup(ctx, audit.NewRecorder(st, platform.SystemClock{}), how, to, m)
+}
+
+// recordBackup records BACKUP_CREATED, by the server, in every workspace.
+func recordBackup(ctx context.Context, r *audit.Recorder, how, to string, m backup.Manifest) error {
+	return r.RecordEverywhere(ctx, audit.Record{Actor: audit.System, Action: audit.BackupCreated, ResourceName: filepath.Base(to),
+		Value: fmt.Sprintf("%s to %s: %d files, %d bytes", how, to, len(m.Files), m.Size())})
 }
 
 // restoreData checks a backup whole, then makes a new data directory of it.

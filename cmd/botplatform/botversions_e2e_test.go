@@ -161,6 +161,20 @@ func testBotVersionsAPI(t *testing.T, s *testServer) {
 		t.Fatalf("name after deploying v1: %q", got)
 	}
 
+	// The audit log has the version recorded and the rollback.
+	recs, _ := auditRecords(t, adm, 10)
+	if len(recs) < 2 || recs[0]["action"] != "DEPLOY_BOT" || recs[0]["value"] != "version rollback to v1 ("+str(t, vs[2], "id")+")" ||
+		recs[0]["resourceId"] != id {
+		t.Errorf("the audit record of a rollback: %v", recs[0:min(1, len(recs))])
+	}
+	found := false
+	for _, r := range recs {
+		found = found || (r["action"] == "UNKNOWN" && r["value"] == "CREATE_BOT_VERSION: version release-1")
+	}
+	if !found {
+		t.Errorf("no audit record of createBotVersion among %v", recs)
+	}
+
 	// Bad input: a clear error naming the field or the id; nothing changes.
 	adm.post(base, map[string]any{}).fail(400, "InvalidPayload", "name")
 	adm.post(base, map[string]any{"name": " "}).fail(400, "InvalidPayload", "name")

@@ -141,6 +141,13 @@ func testEraseLeavesNoTrace(t *testing.T, s *testServer) {
 	if !strings.Contains(erased, "erased user "+a.u.ID) || !strings.Contains(erased, " 1 conversations,") || !strings.Contains(erased, " 2 files,") {
 		t.Errorf("users erase: %q", erased)
 	}
+	// The audit log says a user of the bot was erased, and by whom (the
+	// scan below checks it does not say who was erased).
+	recs, _ := auditRecords(t, e.admin, 100)
+	if len(recs) == 0 || recs[0]["action"] != "UNKNOWN" || !strings.HasPrefix(fmt.Sprint(recs[0]["value"]), "USER_ERASED") ||
+		recs[0]["resourceId"] != e.botID || recs[0]["userId"] == nil {
+		t.Errorf("the newest audit record after an erase: %v", recs[0:min(1, len(recs))])
+	}
 
 	// No table holds a trace of a; b's traces are all found (the scan works).
 	db := e.store().Pools()

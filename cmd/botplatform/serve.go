@@ -192,12 +192,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	workers, stopWorkers := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { fsvc.RunReaper(workers, cfg.ReaperInterval) })
+	wg.Go(func() { adm.Audit().RunPruner(workers, cfg.ReaperInterval, cfg.AuditRetention, log) })
 	if cfg.IndexWorkers > 0 {
 		wg.Go(func() { idx.Run(workers) })
 	}
 	defer func() { stopWorkers(); wg.Wait() }()
 	if backups != nil {
 		backups.Report = mx
+		backups.Done = func(ctx context.Context, to string, m backup.Manifest) error {
+			return recordBackup(ctx, adm.Audit(), "scheduled backup", to, m)
+		}
 		mx.BackupsScheduled()
 		log.Info("scheduled backups", "cron", cfg.Backup.Cron, "dir", backups.Dir, "keep", cfg.Backup.Keep)
 		wg.Go(func() { backups.Run(workers) })

@@ -6,11 +6,18 @@ import (
 	"net/mail"
 	"strings"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
 // CreatePAT creates a personal access token; its value is returned only here.
 func (s *Service) CreatePAT(ctx context.Context, a *platform.Actor, note string) (platform.Token, string, error) {
+	return s.createPAT(ctx, a.Account, audit.Account(a.Account), note)
+}
+
+// createPAT creates a token of acc, recorded as made by by in each of the
+// account's workspaces.
+func (s *Service) createPAT(ctx context.Context, acc platform.Account, by audit.Actor, note string) (platform.Token, string, error) {
 	if strings.TrimSpace(note) == "" {
 		return platform.Token{}, "", platform.Invalid("note", "must not be empty")
 	}
@@ -18,8 +25,13 @@ func (s *Service) CreatePAT(ctx context.Context, a *platform.Actor, note string)
 		return platform.Token{}, "", platform.Invalid("note", "at most 500 characters")
 	}
 	value, hash := newSecret(patPrefix)
-	t := platform.Token{ID: platform.NewID(platform.PrefixPAT), OwnerID: a.Account.ID, Note: note, Hash: hash, CreatedAt: s.clock.Now()}
-	if err := s.store.CreatePAT(ctx, t); err != nil {
+	t := platform.Token{ID: platform.NewID(platform.PrefixPAT), OwnerID: acc.ID, Note: note, Hash: hash, CreatedAt: s.clock.Now()}
+	recs, err := s.inEachWorkspace(ctx, acc.ID, audit.Record{Actor: by, Action: audit.CreateToken, ResourceID: t.ID, ResourceName: note,
+		Value: "token of " + acc.Email})
+	if err != nil {
+		return platform.Token{}, "", err
+	}
+	if err := s.store.CreatePAT(audit.With(ctx, s.clock, recs...), t); err != nil {
 		return platform.Token{}, "", err
 	}
 	return t, value, nil
@@ -31,7 +43,11 @@ func (s *Service) ListPATs(ctx context.Context, a *platform.Actor) ([]platform.T
 
 func (s *Service) DeletePAT(ctx context.Context, a *platform.Actor, id string) error {
 	defer s.auth.clear()
-	return notFound(s.store.DeletePAT(ctx, a.Account.ID, id), "personal access token", id)
+	recs, err := s.inEachWorkspace(ctx, a.Account.ID, audit.Record{Action: audit.DeleteToken, ResourceID: id})
+	if err != nil {
+		return err
+	}
+	return notFound(s.store.DeletePAT(s.audited(ctx, a, recs...), a.Account.ID, id), "personal access token", id)
 }
 
 // accountByEmail finds the account with that email, creating it when create

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -47,7 +48,8 @@ func (s *Service) Bootstrap(ctx context.Context, fixedToken string) (Bootstrap, 
 	ws := newWorkspace(acc.ID, "Default workspace", "v4", now)
 	m := platform.Member{ID: platform.NewID(platform.PrefixMember), WorkspaceID: ws.ID, AccountID: acc.ID, Role: platform.RoleOwner, CreatedAt: now}
 	pat := platform.Token{ID: platform.NewID(platform.PrefixPAT), OwnerID: acc.ID, Note: "bootstrap", Hash: hash, CreatedAt: now}
-	err = s.store.CreateOwner(ctx, acc, ws, m, pat)
+	rec := audit.Record{WorkspaceID: ws.ID, Action: audit.CreateWorkspace, ResourceID: ws.ID, ResourceName: ws.Name, Value: "first start"}
+	err = s.store.CreateOwner(s.audited(ctx, &platform.Actor{Account: acc}, rec), acc, ws, m, pat)
 	if errors.Is(err, platform.ErrConflict) {
 		return Bootstrap{}, nil
 	}
@@ -65,6 +67,6 @@ func (s *Service) IssueToken(ctx context.Context, email, note string) (string, e
 	if err != nil {
 		return "", err
 	}
-	_, value, err := s.CreatePAT(ctx, &platform.Actor{Account: acc}, note)
+	_, value, err := s.createPAT(ctx, acc, audit.System, note)
 	return value, err
 }

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -129,7 +130,8 @@ func (s *Service) CreateBot(ctx context.Context, a *platform.Actor, in BotInput)
 	if err := s.apply(ctx, &b, &in); err != nil {
 		return b, err
 	}
-	if err := s.store.CreateBot(ctx, b); err != nil {
+	created := audit.Record{Action: audit.CreateBot, ResourceID: b.ID, ResourceName: b.Name, Value: botChanges(in)}
+	if err := s.store.CreateBot(s.audited(ctx, a, created), b); err != nil {
 		return b, err
 	}
 	_, err := s.store.SaveBotVersion(ctx, b.WorkspaceID, s.newVersion(a, b), s.versionsKept(), nil)
@@ -138,7 +140,8 @@ func (s *Service) CreateBot(ctx context.Context, a *platform.Actor, in BotInput)
 	}
 	if err != nil {
 		// The bot is not created unless its first version and its tables are.
-		if _, derr := s.store.DeleteBot(ctx, b.WorkspaceID, b.ID); derr != nil {
+		undone := audit.Record{Action: audit.DeleteBot, ResourceID: b.ID, ResourceName: b.Name, Value: "creation undone: its first version or its tables could not be saved"}
+		if _, derr := s.store.DeleteBot(s.audited(ctx, a, undone), b.WorkspaceID, b.ID); derr != nil {
 			return b, errors.Join(err, derr)
 		}
 		return b, err
@@ -172,7 +175,8 @@ func (s *Service) UpdateBot(ctx context.Context, a *platform.Actor, id string, i
 		return b, err // the bot stays as it was; tables created before the error stay
 	}
 	b.UpdatedAt = s.clock.Now()
-	if err := s.saveBot(ctx, a, before, b); err != nil {
+	rec := audit.Record{Action: botAction(in), ResourceID: b.ID, ResourceName: b.Name, Value: botChanges(in)}
+	if err := s.saveBot(s.audited(ctx, a, rec), a, before, b); err != nil {
 		return b, notFound(err, "bot", id)
 	}
 	s.botsChanged()
@@ -183,7 +187,12 @@ func (s *Service) DeleteBot(ctx context.Context, a *platform.Actor, id string) e
 	if err := require(a, platform.RoleDeveloper, "deleting a bot"); err != nil {
 		return err
 	}
-	blobs, err := s.store.DeleteBot(ctx, a.Member.WorkspaceID, id)
+	b, err := s.GetBot(ctx, a, id)
+	if err != nil {
+		return err
+	}
+	rec := audit.Record{Action: audit.DeleteBot, ResourceID: b.ID, ResourceName: b.Name}
+	blobs, err := s.store.DeleteBot(s.audited(ctx, a, rec), a.Member.WorkspaceID, id)
 	if err != nil {
 		return notFound(err, "bot", id)
 	}
@@ -427,7 +436,8 @@ func (s *Service) RotateSigningSecret(ctx context.Context, a *platform.Actor, id
 	}
 	b.SigningSecret = platform.RandomToken(32)
 	b.UpdatedAt = s.clock.Now()
-	return b.SigningSecret, notFound(s.store.UpdateBot(ctx, b), "bot", id)
+	rec := audit.Record{Action: audit.RotateBotSecret, ResourceID: b.ID, ResourceName: b.Name}
+	return b.SigningSecret, notFound(s.store.UpdateBot(s.audited(ctx, a, rec), b), "bot", id)
 }
 
 // MaxFetchHosts bounds a bot's fetch allowlist.
@@ -461,7 +471,12 @@ func (s *Service) SetFetchHosts(ctx context.Context, a *platform.Actor, id strin
 	before := b
 	b.Spec.FetchHosts = clean
 	b.UpdatedAt = s.clock.Now()
-	if err := s.saveBot(ctx, a, before, b); err != nil {
+	hostList := strings.Join(clean, ", ")
+	if hostList == "" {
+		hostList = "none"
+	}
+	rec := audit.Record{Action: audit.UpdateBotConfig, ResourceID: b.ID, ResourceName: b.Name, Value: "fetch hosts: " + hostList}
+	if err := s.saveBot(s.audited(ctx, a, rec), a, before, b); err != nil {
 		return b, notFound(err, "bot", id)
 	}
 	s.botsChanged()

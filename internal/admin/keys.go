@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -26,7 +27,8 @@ func (s *Service) CreateBotKey(ctx context.Context, a *platform.Actor, botID, no
 	}
 	value, hash := newSecret(bakPrefix)
 	t := platform.Token{ID: platform.NewID(platform.PrefixBotKey), OwnerID: botID, Note: note, Hash: hash, CreatedAt: s.clock.Now()}
-	return t, value, notFound(s.store.CreateBotKey(ctx, a.Member.WorkspaceID, t), "bot", botID)
+	rec := audit.Record{Action: audit.CreateBotKey, ResourceID: t.ID, ResourceName: note, Value: "bot " + botID}
+	return t, value, notFound(s.store.CreateBotKey(s.audited(ctx, a, rec), a.Member.WorkspaceID, t), "bot", botID)
 }
 
 func (s *Service) ListBotKeys(ctx context.Context, a *platform.Actor, botID string) ([]platform.Token, error) {
@@ -43,7 +45,8 @@ func (s *Service) DeleteBotKey(ctx context.Context, a *platform.Actor, id string
 	if err := require(a, platform.RoleDeveloper, "deleting a bot API key"); err != nil {
 		return err
 	}
-	return notFound(s.store.DeleteBotKey(ctx, a.Member.WorkspaceID, id), "bot API key", id)
+	rec := audit.Record{Action: audit.DeleteBotKey, ResourceID: id}
+	return notFound(s.store.DeleteBotKey(s.audited(ctx, a, rec), a.Member.WorkspaceID, id), "bot API key", id)
 }
 
 // BotLogs lists a bot's logs between start and end (end defaults to now).

@@ -3,7 +3,9 @@ package admin
 import (
 	"context"
 	"errors"
+	"fmt"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -43,7 +45,8 @@ func (s *Service) AddMember(ctx context.Context, a *platform.Actor, email string
 	}
 	m := platform.Member{ID: platform.NewID(platform.PrefixMember), WorkspaceID: a.Member.WorkspaceID, AccountID: acc.ID,
 		Email: acc.Email, DisplayName: acc.DisplayName, Role: role, CreatedAt: s.clock.Now()}
-	if err := s.store.CreateMember(ctx, m); err != nil {
+	rec := audit.Record{Action: audit.AddMember, ResourceID: m.ID, ResourceName: m.Email, Value: "role: " + string(role)}
+	if err := s.store.CreateMember(s.audited(ctx, a, rec), m); err != nil {
 		if errors.Is(err, platform.ErrConflict) {
 			return m, platform.Errorf(platform.TypeAlreadyExists, "email: %s is already a member of this workspace", email)
 		}
@@ -80,7 +83,8 @@ func (s *Service) UpdateMember(ctx context.Context, a *platform.Actor, id string
 		return m, err
 	}
 	defer s.auth.clear()
-	if err := s.store.UpdateMemberRole(ctx, a.Member.WorkspaceID, id, *role); err != nil {
+	rec := audit.Record{Action: audit.UpdateMember, ResourceID: m.ID, ResourceName: m.Email, Value: fmt.Sprintf("role: %s → %s", m.Role, *role)}
+	if err := s.store.UpdateMemberRole(s.audited(ctx, a, rec), a.Member.WorkspaceID, id, *role); err != nil {
 		return m, notFound(err, "workspace member", id)
 	}
 	m.Role = *role
@@ -88,9 +92,11 @@ func (s *Service) UpdateMember(ctx context.Context, a *platform.Actor, id string
 }
 
 func (s *Service) RemoveMember(ctx context.Context, a *platform.Actor, id string) error {
-	if _, err := s.target(ctx, a, id, "removed"); err != nil {
+	m, err := s.target(ctx, a, id, "removed")
+	if err != nil {
 		return err
 	}
 	defer s.auth.clear()
-	return notFound(s.store.DeleteMember(ctx, a.Member.WorkspaceID, id), "workspace member", id)
+	rec := audit.Record{Action: audit.RemoveMember, ResourceID: m.ID, ResourceName: m.Email, Value: "role: " + string(m.Role)}
+	return notFound(s.store.DeleteMember(s.audited(ctx, a, rec), a.Member.WorkspaceID, id), "workspace member", id)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -27,6 +28,7 @@ type Service struct {
 	tables   TableDeployer
 	onBots   func()
 	versions versions
+	audit    *audit.Recorder
 }
 
 // ContentRemover deletes stored file content (the blob store). Deleting a
@@ -116,7 +118,8 @@ func (s *Service) removeContent(ctx context.Context, keys []string) {
 
 // New returns a Service; chatURL is the Chat API base, without trailing slash.
 func New(s store.Store, clock platform.Clock, chatURL string) *Service {
-	return &Service{store: s, clock: clock, chatURL: strings.TrimRight(chatURL, "/"), auth: authCache{ttl: config.Defaults().AuthCacheTTL}}
+	return &Service{store: s, clock: clock, chatURL: strings.TrimRight(chatURL, "/"), auth: authCache{ttl: config.Defaults().AuthCacheTTL},
+		audit: audit.NewRecorder(s, clock)}
 }
 
 // SetAuthCacheTTL sets how long a successful authentication is reused
@@ -190,29 +193,34 @@ func notFound(err error, kind, id string) error {
 }
 
 // PageSize validates a requested page size: default def, 1 to 100.
-func PageSize(v *int, def int) (int, error) {
+func PageSize(v *int, def int) (int, error) { return PageSizeUpTo(v, def, 100) }
+
+// PageSizeUpTo validates a requested page size: default def, 1 to max.
+func PageSizeUpTo(v *int, def, max int) (int, error) {
 	if v == nil {
 		return def, nil
 	}
-	if *v < 1 || *v > 100 {
-		return 0, platform.Errorf(platform.TypeInvalidQuery, "pageSize: must be between 1 and 100")
+	if *v < 1 || *v > max {
+		return 0, platform.Errorf(platform.TypeInvalidQuery, "pageSize: must be between 1 and %d", max)
 	}
 	return *v, nil
 }
 
-// AuthenticateBotKey resolves a bot API key. ok is false when token is not
-// a bot API key at all; a bot API key that does not exist is 401.
-func (s *Service) AuthenticateBotKey(ctx context.Context, token string) (botID, workspaceID string, ok bool, err error) {
+// AuthenticateBotKey resolves a bot API key to the key (its id, and its
+// bot as OwnerID; no hash) and its bot's workspace. ok is false when token
+// is not a bot API key at all; a bot API key that does not exist is 401.
+func (s *Service) AuthenticateBotKey(ctx context.Context, token string) (key platform.Token, workspaceID string, ok bool, err error) {
 	if !strings.HasPrefix(token, bakPrefix) {
-		return "", "", false, nil
+		return key, "", false, nil
 	}
 	h := hashToken(token)
 	t, ws, err := s.store.GetBotKeyByHash(ctx, h)
 	if errors.Is(err, platform.ErrNotFound) || (err == nil && subtle.ConstantTimeCompare(t.Hash, h) != 1) {
-		return "", "", true, errBadToken
+		return key, "", true, errBadToken
 	}
 	if err != nil {
-		return "", "", true, err
+		return key, "", true, err
 	}
-	return t.OwnerID, ws, true, nil
+	t.Hash = nil
+	return t, ws, true, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/signing"
 )
@@ -89,7 +90,8 @@ func (s *Service) CreateBotVersion(ctx context.Context, a *platform.Actor, botID
 	}
 	v := s.newVersion(a, b)
 	v.Name, v.Description = name, description
-	v, err = s.store.SaveBotVersion(ctx, a.Member.WorkspaceID, v, s.versionsKept(), nil)
+	rec := audit.Record{Action: audit.CreateBotVersion, ResourceID: b.ID, ResourceName: b.Name, Value: "version " + name}
+	v, err = s.store.SaveBotVersion(s.audited(ctx, a, rec), a.Member.WorkspaceID, v, s.versionsKept(), nil)
 	return v, notFound(err, "bot", botID)
 }
 
@@ -125,7 +127,8 @@ func (s *Service) DeployBotVersion(ctx context.Context, a *platform.Actor, botID
 	b.Spec.Secrets = secrets
 	now := s.clock.Now()
 	b.DeployedAt, b.UpdatedAt = &now, now
-	if err := s.store.UpdateBot(ctx, b); err != nil {
+	rec := audit.Record{Action: audit.DeployBot, ResourceID: b.ID, ResourceName: b.Name, Value: audit.RollbackValue(v.Name + " (" + v.ID + ")")}
+	if err := s.store.UpdateBot(s.audited(ctx, a, rec), b); err != nil {
 		return b, notFound(err, "bot", botID)
 	}
 	s.botsChanged()

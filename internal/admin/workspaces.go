@@ -3,10 +3,12 @@ package admin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/plans"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -44,7 +46,8 @@ func (s *Service) CreateWorkspace(ctx context.Context, a *platform.Actor, name, 
 	now := s.clock.Now()
 	w := newWorkspace(a.Account.ID, name, billingVersion, now)
 	m := platform.Member{ID: platform.NewID(platform.PrefixMember), WorkspaceID: w.ID, AccountID: a.Account.ID, Role: platform.RoleOwner, CreatedAt: now}
-	if err := s.store.CreateWorkspace(ctx, w, m); err != nil {
+	rec := audit.Record{WorkspaceID: w.ID, Action: audit.CreateWorkspace, ResourceID: w.ID, ResourceName: w.Name}
+	if err := s.store.CreateWorkspace(s.audited(ctx, a, rec), w, m); err != nil {
 		return w, err
 	}
 	return w, nil
@@ -96,6 +99,7 @@ func (s *Service) UpdateWorkspace(ctx context.Context, a *platform.Actor, id str
 	if err := require(a, platform.RoleAdministrator, "updating the workspace"); err != nil {
 		return w, err
 	}
+	recs := workspaceChanges(w, u)
 	if u.Name != nil {
 		if err := checkName("name", *u.Name); err != nil {
 			return w, err
@@ -138,7 +142,7 @@ func (s *Service) UpdateWorkspace(ctx context.Context, a *platform.Actor, id str
 		w.IsPublic = *u.IsPublic
 	}
 	w.UpdatedAt = s.clock.Now()
-	if err := s.store.UpdateWorkspace(ctx, w); err != nil {
+	if err := s.store.UpdateWorkspace(s.audited(ctx, a, recs...), w); err != nil {
 		if errors.Is(err, platform.ErrConflict) {
 			return w, platform.Errorf(platform.TypeAlreadyExists, "handle: %q is taken by another workspace", w.Handle)
 		}
@@ -149,17 +153,51 @@ func (s *Service) UpdateWorkspace(ctx context.Context, a *platform.Actor, id str
 
 // DeleteWorkspace needs the owner role and removes the workspace's bots too.
 func (s *Service) DeleteWorkspace(ctx context.Context, a *platform.Actor, id string) error {
-	if _, err := s.workspaceAs(ctx, a, id); err != nil {
+	w, err := s.workspaceAs(ctx, a, id)
+	if err != nil {
 		return err
 	}
 	if err := require(a, platform.RoleOwner, "deleting the workspace"); err != nil {
 		return err
 	}
 	defer s.auth.clear()
-	blobs, err := s.store.DeleteWorkspace(ctx, id)
+	rec := audit.Record{Action: audit.CloseWorkspace, ResourceID: w.ID, ResourceName: w.Name}
+	blobs, err := s.store.DeleteWorkspace(s.audited(ctx, a, rec), id)
 	if err != nil {
 		return notFound(err, "workspace", id)
 	}
 	s.removeContent(ctx, blobs)
 	return nil
+}
+
+// workspaceChanges are the audit records of update u of w (before it): a
+// new spending limit is SET_AI_SPENDING_LIMIT, the rest UPDATE_WORKSPACE
+// naming the fields set.
+func workspaceChanges(w platform.Workspace, u WorkspaceUpdate) []audit.Record {
+	var recs []audit.Record
+	if u.SpendingLimit != nil {
+		recs = append(recs, audit.Record{Action: audit.SetAISpendingLimit, ResourceID: w.ID, ResourceName: w.Name,
+			Value: fmt.Sprintf("%d → %d USD a month", w.SpendingLimit, *u.SpendingLimit)})
+	}
+	var fields []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"name", u.Name != nil}, {"about", u.About != nil}, {"profilePicture", u.ProfilePicture != nil}, {"contactEmail", u.ContactEmail != nil},
+		{"website", u.Website != nil}, {"socialAccounts", u.SocialAccounts != nil}, {"isPublic", u.IsPublic != nil}, {"handle", u.Handle != nil}} {
+		if f.set {
+			fields = append(fields, f.name)
+		}
+	}
+	if u.Plan != nil {
+		fields = append(fields, "plan ("+*u.Plan+")")
+	}
+	if len(fields) > 0 || len(recs) == 0 {
+		v := ""
+		if len(fields) > 0 {
+			v = "changed: " + strings.Join(fields, ", ")
+		}
+		recs = append(recs, audit.Record{Action: audit.UpdateWorkspace, ResourceID: w.ID, ResourceName: w.Name, Value: v})
+	}
+	return recs
 }

@@ -46,6 +46,15 @@ type Manifest struct {
 	Files         []Entry   `json:"files"`
 }
 
+// Size is the bytes of the backup's files.
+func (m Manifest) Size() int64 {
+	var n int64
+	for _, e := range m.Files {
+		n += e.Size
+	}
+	return n
+}
+
 // Entry is one file of a backup.
 type Entry struct {
 	Path   string `json:"path"`

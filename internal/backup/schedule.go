@@ -26,7 +26,9 @@ type Schedule struct {
 	Keep                  int
 	Log                   *slog.Logger
 	Report                Reporter
-	when                  cron.Schedule
+	// Done, when set, is told of each backup taken (the audit log).
+	Done func(ctx context.Context, to string, m Manifest) error
+	when cron.Schedule
 }
 
 // NewSchedule parses spec: five cron fields ("0 3 * * *") or a descriptor
@@ -75,11 +77,12 @@ func (s *Schedule) Once(ctx context.Context) {
 		s.Log.Error("backup failed", "to", to, "error", err, "duration_ms", took.Milliseconds())
 		return
 	}
-	var size int64
-	for _, e := range m.Files {
-		size += e.Size
+	s.Log.Info("backup done", "to", to, "files", len(m.Files), "bytes", m.Size(), "duration_ms", took.Milliseconds())
+	if s.Done != nil {
+		if err := s.Done(ctx, to, m); err != nil {
+			s.Log.Error("recording the backup in the audit log", "to", to, "error", err)
+		}
 	}
-	s.Log.Info("backup done", "to", to, "files", len(m.Files), "bytes", size, "duration_ms", took.Milliseconds())
 	removed, err := prune(s.Dir, s.Keep)
 	for _, r := range removed {
 		s.Log.Info("backup removed", "path", r, "keep", s.Keep)

@@ -77,6 +77,8 @@ type Config struct {
 	RateLimits ratelimit.Rates
 	// Backup schedules backups of the data directory.
 	Backup Backup
+	// AuditRetention is how long audit records are kept; 0: forever.
+	AuditRetention time.Duration
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -189,6 +191,7 @@ func settings(c *Config, p *pending) []setting {
 			}},
 	}...)
 	list = append(list, rateSettings(c)...)
+	list = append(list, auditSettings(c)...)
 	return append(list, backupSettings(c)...)
 }
 

@@ -170,3 +170,29 @@ func TestRateLimitFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestAuditRetention(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want time.Duration
+		ok   bool
+	}{
+		{"90d", 90 * 24 * time.Hour, true}, {"1d", 24 * time.Hour, true}, {"36h", 36 * time.Hour, true}, {"0", 0, true}, {"0d", 0, true},
+		{"30m", 0, false}, {"-1d", 0, false}, {"abc", 0, false}, {"d", 0, false}, {"1.5d", 0, false},
+	} {
+		cfg, err := Parse("serve", []string{"--audit-retention", c.v}, io.Discard)
+		if (err == nil) != c.ok {
+			t.Errorf("--audit-retention %q: error %v, want ok=%v", c.v, err, c.ok)
+			continue
+		}
+		if err != nil && !strings.Contains(err.Error(), "audit-retention:") {
+			t.Errorf("--audit-retention %q: error %v does not name the flag", c.v, err)
+		}
+		if c.ok && cfg.AuditRetention != c.want {
+			t.Errorf("--audit-retention %q = %v, want %v", c.v, cfg.AuditRetention, c.want)
+		}
+	}
+	if d := Defaults().AuditRetention; d != 90*24*time.Hour {
+		t.Errorf("default audit retention %v, want 90 days", d)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -30,10 +31,12 @@ func (s *Service) Delete(ctx context.Context, c *Caller, id string) error {
 	if err := c.requireWrite(); err != nil {
 		return err
 	}
-	if _, err := s.changeable(ctx, c, id); err != nil {
+	f, err := s.changeable(ctx, c, id)
+	if err != nil {
 		return err
 	}
-	f, err := s.store.DeleteFile(ctx, c.BotID, id)
+	rec := audit.Record{WorkspaceID: c.WorkspaceID, Actor: c.Actor, Action: audit.DeleteFile, ResourceID: f.ID, ResourceName: f.Key, Value: "bot " + c.BotID}
+	f, err = s.store.DeleteFile(audit.With(ctx, s.clock, rec), c.BotID, id)
 	if errors.Is(err, platform.ErrNotFound) {
 		return platform.NotFound("file", id)
 	}

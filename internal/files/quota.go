@@ -2,7 +2,12 @@ package files
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/plans"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -117,8 +122,22 @@ func (s *Service) SetQuotas(ctx context.Context, act *platform.Actor, workspaceI
 		}
 		*dst = nil
 	}
-	if err := s.store.SetStorageLimits(ctx, workspaceID, st); err != nil {
+	rec := audit.Record{WorkspaceID: workspaceID, Actor: audit.Account(act.Account), Action: audit.UpdateWorkspace, ResourceID: workspaceID,
+		Value: quotaChanges(u)}
+	if err := s.store.SetStorageLimits(audit.With(ctx, s.clock, rec), workspaceID, st); err != nil {
 		return nil, err
 	}
 	return s.Quotas(ctx, act, workspaceID)
+}
+
+// quotaChanges describes u for the audit log.
+func quotaChanges(u QuotaUpdate) string {
+	var parts []string
+	for _, typ := range slices.Sorted(maps.Keys(u.Set)) {
+		parts = append(parts, fmt.Sprintf("%s %d", typ, u.Set[typ]))
+	}
+	for _, typ := range u.Reset {
+		parts = append(parts, typ+" to the plan's default")
+	}
+	return "storage quotas: " + strings.Join(parts, ", ")
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -52,9 +53,10 @@ type Accounts interface {
 	// when workspaceID is not empty, to its membership of that workspace
 	// (platform.ErrNotMember when the account is not a member).
 	Authenticate(ctx context.Context, token, workspaceID string) (*platform.Actor, error)
-	// AuthenticateBotKey resolves a bot API key; ok is false when token is
-	// not a bot API key at all.
-	AuthenticateBotKey(ctx context.Context, token string) (botID, workspaceID string, ok bool, err error)
+	// AuthenticateBotKey resolves a bot API key to the key (its id, and its
+	// bot as OwnerID) and the bot's workspace; ok is false when token is not
+	// a bot API key at all.
+	AuthenticateBotKey(ctx context.Context, token string) (key platform.Token, workspaceID string, ok bool, err error)
 	// GetWorkspace is workspace id as act sees it: a 404 unless act's
 	// account is a member; act's Member becomes that membership.
 	GetWorkspace(ctx context.Context, act *platform.Actor, id string) (platform.Workspace, error)
@@ -105,6 +107,9 @@ type Caller struct {
 	Integration bool   // acting for an integration: sees its own files and shared ones
 	Scope       string // key namespace: "" for the bot, else the integration's
 	Owner       platform.FileOwner
+	// Actor is who holds the token, as the audit log records them: the
+	// account of a personal access token, or the bot API key.
+	Actor audit.Actor
 }
 
 // Headers are the Files API context headers (spec section 5).
@@ -136,14 +141,14 @@ func (s *Service) Authorize(ctx context.Context, token string, h Headers) (*Call
 		return nil, platform.Invalid("x-bot-id", "header is required")
 	}
 	c := &Caller{BotID: h.BotID}
-	if bakID, ws, ok, err := s.auth.AuthenticateBotKey(ctx, token); ok || err != nil {
+	if key, ws, ok, err := s.auth.AuthenticateBotKey(ctx, token); ok || err != nil {
 		if err != nil {
 			return nil, err
 		}
-		if bakID != h.BotID {
+		if key.OwnerID != h.BotID {
 			return nil, platform.Errorf(platform.TypeForbidden, "x-bot-id: this bot API key belongs to another bot")
 		}
-		c.WorkspaceID, c.CanWrite = ws, true
+		c.WorkspaceID, c.CanWrite, c.Actor = ws, true, audit.BotKey(key.ID)
 	} else {
 		ws, err := s.store.GetBotWorkspace(ctx, h.BotID)
 		if errors.Is(err, platform.ErrNotFound) {
@@ -162,7 +167,7 @@ func (s *Service) Authorize(ctx context.Context, token string, h Headers) (*Call
 		if err != nil {
 			return nil, err
 		}
-		c.WorkspaceID, c.CanWrite = ws, act.Member.Role.AtLeast(platform.RoleDeveloper)
+		c.WorkspaceID, c.CanWrite, c.Actor = ws, act.Member.Role.AtLeast(platform.RoleDeveloper), audit.Account(act.Account)
 	}
 	switch {
 	case h.IntegrationID != "" || h.IntegrationAlias != "" || h.IntegrationName != "":

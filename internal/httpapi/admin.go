@@ -25,6 +25,7 @@ func (a *api) adminRoutes() *table {
 	t.handle("GET /v1/admin/workspaces/{id}", "getWorkspace", nil, a.account(a.getWorkspace))
 	t.handle("PUT /v1/admin/workspaces/{id}", "updateWorkspace", updateWorkspaceSchema, a.account(a.updateWorkspace))
 	t.handle("DELETE /v1/admin/workspaces/{id}", "deleteWorkspace", emptyBodySchema, a.account(a.deleteWorkspace))
+	t.handle("GET /v1/admin/workspaces/{id}/audit-records", "getAuditRecords", nil, a.account(a.getAuditRecords))
 
 	t.handle("GET /v1/admin/workspace-members", "listWorkspaceMembers", nil, a.workspace(a.listMembers))
 	t.handle("GET /v1/admin/workspace-members/me", "getWorkspaceMember", nil, a.workspace(a.getMyMember))
@@ -179,13 +180,16 @@ func (a *api) createWorkspace(w http.ResponseWriter, r *http.Request, act *platf
 	return nil
 }
 
-// page reads nextToken and pageSize.
-func page(q query, def int) (store.Page, error) {
+// page reads nextToken and pageSize (1 to 100).
+func page(q query, def int) (store.Page, error) { return pageUpTo(q, def, 100) }
+
+// pageUpTo is page with pageSize from 1 to max.
+func pageUpTo(q query, def, max int) (store.Page, error) {
 	n, err := q.integer("pageSize")
 	if err != nil {
 		return store.Page{}, err
 	}
-	size, err := admin.PageSize(n, def)
+	size, err := admin.PageSizeUpTo(n, def, max)
 	return store.Page{Token: q.str("nextToken"), Limit: size}, err
 }
 

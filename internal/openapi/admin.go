@@ -20,6 +20,11 @@ var _ = describe(map[string]op{
 	"getWorkspace":    {summary: "A workspace", result: ref("Workspace")},
 	"updateWorkspace": {summary: "Update a workspace", result: ref("Workspace"), errs: []int{409}},
 	"deleteWorkspace": {summary: "Delete a workspace, its bots and their data", result: empty},
+	"getAuditRecords": {summary: "The workspace's audit log, newest first (administrators and the owner)",
+		params: []parameter{query("nextToken", str, "the meta.nextToken of the previous page"),
+			query("pageSize", obj{"type": "integer", "minimum": 1, "maximum": 1000}, "how many records a page has at most (default 100)")},
+		returns: "actions outside the official client's enum are UNKNOWN, their name first in value (docs/data.md#audit-log)",
+		result:  list("records", ref("AuditRecord")), errs: []int{403}},
 
 	"listWorkspaceMembers":  {summary: "The members of the workspace", result: list("members", ref("Member")), params: page},
 	"getWorkspaceMember":    {summary: "The caller's membership of the workspace", result: ref("Member")},

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -123,7 +124,7 @@ func (s *Service) Erase(ctx context.Context, act *platform.Actor, botID, userID 
 	if err != nil {
 		return Erasure{}, err
 	}
-	d, blobs, err := s.store.ErasePerson(ctx, p)
+	d, blobs, err := s.store.ErasePerson(erased(ctx, s.clock, act, botID), p)
 	if err != nil {
 		return Erasure{}, err
 	}
@@ -137,6 +138,13 @@ func (s *Service) Erase(ctx context.Context, act *platform.Actor, botID, userID 
 		States: len(d.States) + len(d.CodeStates), Workflows: len(d.Workflows), Events: len(d.Events), Files: len(d.Files), Logs: len(d.Logs)}
 	s.userErased(ctx, act, botID, n)
 	return n, nil
+}
+
+// erased returns ctx carrying the audit record of the erase, which commits
+// with it. The record names the bot, never the user: it outlives them.
+func erased(ctx context.Context, clock platform.Clock, act *platform.Actor, botID string) context.Context {
+	return audit.With(ctx, clock, audit.Record{WorkspaceID: act.Member.WorkspaceID, Actor: audit.Account(act.Account),
+		Action: audit.UserErased, ResourceID: botID, Value: "a chat user of the bot, with everything stored about them"})
 }
 
 func (s *Service) userErased(ctx context.Context, act *platform.Actor, botID string, n Erasure) {

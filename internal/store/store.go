@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -307,6 +308,18 @@ type Store interface {
 	// files with their passages, releasing their storage) and returns what
 	// it deleted, with the blob keys of the files' content to remove.
 	ErasePerson(ctx context.Context, p Person) (PersonData, []string, error)
+
+	// Audit log. Every write transaction also appends the records its
+	// context carries (audit.With): a change and its record commit
+	// together, or neither does. ListAuditRecords lists a workspace's
+	// records newest first; PruneAuditRecords deletes those recorded
+	// before before.
+	AppendAuditRecords(ctx context.Context, recs []audit.Record) error
+	ListAuditRecords(ctx context.Context, workspaceID string, p Page) ([]audit.Record, string, error)
+	PruneAuditRecords(ctx context.Context, before time.Time) (int, error)
+	// WorkspaceIDs lists every workspace's id, for what concerns them all
+	// (a backup's audit record).
+	WorkspaceIDs(ctx context.Context) ([]string, error)
 }
 
 // Person selects what the store holds about one chat user of a bot: the

@@ -35,7 +35,7 @@ func (s *Store) getAccount(ctx context.Context, where string, arg any) (platform
 }
 
 func (s *Store) CreatePAT(ctx context.Context, t platform.Token) error {
-	return s.insertPAT(ctx, s.w, t)
+	return s.tx(ctx, func(tx *sql.Tx) error { return s.insertPAT(ctx, tx, t) })
 }
 
 func (s *Store) insertPAT(ctx context.Context, db querier, t platform.Token) error {
@@ -49,7 +49,9 @@ func (s *Store) ListPATs(ctx context.Context, accountID string) ([]platform.Toke
 }
 
 func (s *Store) DeletePAT(ctx context.Context, accountID, id string) error {
-	return s.execOne(ctx, s.w, `DELETE FROM pats WHERE id = ? AND account_id = ?`, id, accountID)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return s.execOne(ctx, tx, `DELETE FROM pats WHERE id = ? AND account_id = ?`, id, accountID)
+	})
 }
 
 func (s *Store) listTokens(ctx context.Context, query string, args ...any) ([]platform.Token, error) {

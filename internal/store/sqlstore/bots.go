@@ -253,9 +253,11 @@ func (s *Store) ListBots(ctx context.Context, workspaceID string, f store.BotFil
 
 func (s *Store) CreateBotKey(ctx context.Context, workspaceID string, t platform.Token) error {
 	// The INSERT … SELECT only inserts when the bot is in the workspace.
-	return s.execOne(ctx, s.w, `INSERT INTO bot_keys (id, bot_id, note, hash, created_at)
-		SELECT ?, b.id, ?, ?, ? FROM bots b WHERE b.id = ? AND b.workspace_id = ?`,
-		t.ID, t.Note, t.Hash, micros(t.CreatedAt), t.OwnerID, workspaceID)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return s.execOne(ctx, tx, `INSERT INTO bot_keys (id, bot_id, note, hash, created_at)
+			SELECT ?, b.id, ?, ?, ? FROM bots b WHERE b.id = ? AND b.workspace_id = ?`,
+			t.ID, t.Note, t.Hash, micros(t.CreatedAt), t.OwnerID, workspaceID)
+	})
 }
 
 func (s *Store) ListBotKeys(ctx context.Context, workspaceID, botID string) ([]platform.Token, error) {
@@ -264,7 +266,9 @@ func (s *Store) ListBotKeys(ctx context.Context, workspaceID, botID string) ([]p
 }
 
 func (s *Store) DeleteBotKey(ctx context.Context, workspaceID, id string) error {
-	return s.execOne(ctx, s.w, `DELETE FROM bot_keys WHERE id = ? AND bot_id IN (SELECT id FROM bots WHERE workspace_id = ?)`, id, workspaceID)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return s.execOne(ctx, tx, `DELETE FROM bot_keys WHERE id = ? AND bot_id IN (SELECT id FROM bots WHERE workspace_id = ?)`, id, workspaceID)
+	})
 }
 
 func (s *Store) GetBotKeyByHash(ctx context.Context, hash []byte) (platform.Token, string, error) {

@@ -19,7 +19,7 @@ func (s *Store) AppendLogs(ctx context.Context, entries []platform.LogEntry) err
 // logged it (bot code logs whatever users send).
 func (s *Store) appendLogs(ctx context.Context, tx *sql.Tx, entries []platform.LogEntry) error {
 	for _, e := range entries {
-		msg := strings.ReplaceAll(strings.ToValidUTF8(e.Message, "\uFFFD"), "\x00", "\uFFFD")
+		msg := storable(e.Message)
 		if _, err := s.exec(ctx, tx, `INSERT INTO bot_logs (id, bot_id, ts, level, message, user_id, conversation_id, workflow_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			e.ID, e.BotID, micros(e.Timestamp), e.Level, msg, e.UserID, e.ConversationID, e.WorkflowID); err != nil {
 			return err
@@ -29,6 +29,12 @@ func (s *Store) appendLogs(ctx context.Context, tx *sql.Tx, entries []platform.L
 }
 
 // ListLogs returns a bot's log lines in time order within [Start, End).
+// storable is v with NUL characters replaced by U+FFFD and invalid UTF-8
+// made valid: PostgreSQL text holds neither.
+func storable(v string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(v, "\uFFFD"), "\x00", "\uFFFD")
+}
+
 func (s *Store) ListLogs(ctx context.Context, f store.LogFilter) ([]platform.LogEntry, string, error) {
 	cur, err := store.DecodeCursor(f.Token)
 	if err != nil {

@@ -274,20 +274,7 @@ func (s *Store) SearchableFiles(ctx context.Context, v store.FileVisibility, tag
 	args = tagConds(&q, args, tags, notTags)
 	q.WriteString(` AND f.status = ?`)
 	args = append(args, platform.FileIndexCompleted)
-	rows, err := s.query(ctx, q.String(), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return s.queryStrings(ctx, q.String(), args...)
 }
 
 // TextCandidates returns the passages of the visible, tag-matching indexed

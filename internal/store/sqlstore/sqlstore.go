@@ -283,6 +283,24 @@ func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows
 	return s.r.QueryContext(ctx, query, args...)
 }
 
+// queryStrings runs a read whose rows are one text column.
+func (s *Store) queryStrings(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	query = s.q(query)
 	if st := s.stmt(ctx, query); st != nil {
@@ -301,7 +319,9 @@ type querier interface {
 
 // tx runs f in a write transaction, committing when f returns nil (with
 // group commit, f's changes commit together with other transactions').
+// Audit records riding with ctx (audit.With) are appended in it.
 func (s *Store) tx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	f = s.auditing(ctx, f)
 	if s.batch != nil {
 		return s.batch.do(ctx, f)
 	}

@@ -115,8 +115,10 @@ func (s *Store) ListWorkspaces(ctx context.Context, accountID string, f store.Wo
 }
 
 func (s *Store) UpdateWorkspace(ctx context.Context, w platform.Workspace) error {
-	return s.execOne(ctx, s.w, `UPDATE workspaces SET name = ?, plan = ?, billing_version = ?, blocked = ?, spending_limit = ?, profile = ?, handle = ?, updated_at = ? WHERE id = ?`,
-		w.Name, w.Plan, w.BillingVersion, w.Blocked, w.SpendingLimit, profileJSON(w), nullString(w.Handle), micros(w.UpdatedAt), w.ID)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return s.execOne(ctx, tx, `UPDATE workspaces SET name = ?, plan = ?, billing_version = ?, blocked = ?, spending_limit = ?, profile = ?, handle = ?, updated_at = ? WHERE id = ?`,
+			w.Name, w.Plan, w.BillingVersion, w.Blocked, w.SpendingLimit, profileJSON(w), nullString(w.Handle), micros(w.UpdatedAt), w.ID)
+	})
 }
 
 func (s *Store) DeleteWorkspace(ctx context.Context, id string) ([]string, error) {
@@ -198,13 +200,17 @@ func (s *Store) insertMember(ctx context.Context, db querier, m platform.Member)
 }
 
 func (s *Store) CreateMember(ctx context.Context, m platform.Member) error {
-	return s.insertMember(ctx, s.w, m)
+	return s.tx(ctx, func(tx *sql.Tx) error { return s.insertMember(ctx, tx, m) })
 }
 
 func (s *Store) UpdateMemberRole(ctx context.Context, workspaceID, id string, role platform.Role) error {
-	return s.execOne(ctx, s.w, `UPDATE members SET role = ? WHERE workspace_id = ? AND id = ?`, string(role), workspaceID, id)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return s.execOne(ctx, tx, `UPDATE members SET role = ? WHERE workspace_id = ? AND id = ?`, string(role), workspaceID, id)
+	})
 }
 
 func (s *Store) DeleteMember(ctx context.Context, workspaceID, id string) error {
-	return s.execOne(ctx, s.w, `DELETE FROM members WHERE workspace_id = ? AND id = ?`, workspaceID, id)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return s.execOne(ctx, tx, `DELETE FROM members WHERE workspace_id = ? AND id = ?`, workspaceID, id)
+	})
 }
