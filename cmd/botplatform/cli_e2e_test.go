@@ -147,6 +147,19 @@ func testCLIBots(t *testing.T, s *testServer) {
 		vs.Versions[0].Name != "known-good" || vs.Versions[0].Description != "answers other" {
 		t.Errorf("bots versions --json: %+v, %v", vs, err)
 	}
+	// The audit log shows the rollbacks, newest first.
+	if out := c.cliOK("audit", "--limit", "2"); !regexp.MustCompile(`(?m)^WHEN .*\n^\S+ +\S+ +DEPLOY_BOT +helper +version rollback to known-good .*\n^\S+ +\S+ +DEPLOY_BOT +helper +version rollback to v1 .*\n$`).MatchString(out) {
+		t.Errorf("audit --limit 2: %q", out)
+	}
+	var recs struct {
+		Records []struct{ Action, Value string }
+	}
+	if err := json.Unmarshal([]byte(c.cliOK("audit", "--json", "--limit", "1000")), &recs); err != nil || len(recs.Records) < 5 {
+		t.Errorf("audit --json: %+v, %v", recs, err)
+	}
+	if _, _, err := c.cliRun(ctx, "", "audit", "--limit", "0"); err == nil || !strings.Contains(err.Error(), "--limit") {
+		t.Errorf("audit --limit 0: %v", err)
+	}
 	if out := c.cliOK("bots", "rm", "helper"); !strings.Contains(out, "deleted bot helper") {
 		t.Errorf("bots rm: %q", out)
 	}

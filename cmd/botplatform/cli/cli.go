@@ -41,23 +41,25 @@ func Usagef(format string, args ...any) error { return &UsageError{fmt.Sprintf(f
 const Usage = `
 Client commands (talk to a running server; see docs/cli.md):
   botplatform bots ls | create NAME [--code FILE.js] | deploy BOT FILE.js | logs BOT [-f] | rm BOT
+  botplatform bots versions BOT | save BOT NAME [--description TEXT] | rollback BOT VERSION
   botplatform files put BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]
   botplatform files ls BOT [--tag k=v]… | get BOT KEY [-o PATH] | rm BOT KEY | search BOT QUERY [--limit N]
   botplatform chat BOT
   botplatform users export BOT USER | erase BOT USER [--yes]
+  botplatform audit [--limit N]    the workspace's audit log, newest first
   Flags of every client command: --url, --token, --workspace, --data DIR (where bootstrap.json is), --json
 `
 
 // Commands are the first words Run serves.
-var Commands = map[string]bool{"bots": true, "files": true, "chat": true, "users": true}
+var Commands = map[string]bool{"bots": true, "files": true, "chat": true, "users": true, "audit": true}
 
 // Run runs a client command; args start with its first word ("bots").
 func Run(ctx context.Context, args []string, sio IO) error {
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv
 	}
-	word, rest := "chat", args[1:]
-	if args[0] != "chat" {
+	word, rest := args[0], args[1:]
+	if _, single := commands[word]; !single {
 		if len(args) < 2 {
 			return Usagef("%s: missing sub-command%s", args[0], strings.TrimSuffix(Usage, "\n"))
 		}
@@ -120,6 +122,7 @@ func init() {
 		"files rm":      {"BOT KEY", 2, 2, noFlags, filesRemove},
 		"files search":  {"BOT QUERY [--limit N] [--tag k=v]…", 2, 2, filesSearchFlags, filesSearch},
 		"chat":          {"BOT", 1, 1, chatFlags, chat},
+		"audit":         {"[--limit N]", 0, 0, auditFlags, auditList},
 		"users export":  {"BOT USER", 2, 2, noFlags, usersExport},
 		"users erase":   {"BOT USER [--yes]", 2, 2, usersEraseFlags, usersErase},
 	}
