@@ -23,8 +23,7 @@ func TestAIIndexing(t *testing.T) {
 	for _, backend := range storetest.Backends {
 		t.Run(backend, func(t *testing.T) {
 			t.Parallel()
-			model := aitest.New(t)
-			model.Respond(func(r aitest.Recorded) aitest.Reply {
+			s, model := startWithModel(t, backend, func(r aitest.Recorded) aitest.Reply {
 				if strings.HasPrefix(r.System, "You summarize") {
 					return aitest.Reply{Text: "The zebra herd summary."}
 				}
@@ -33,7 +32,6 @@ func TestAIIndexing(t *testing.T) {
 				}
 				return aitest.Reply{Text: "# Restructured\n\nThe ocelot paragraph."}
 			})
-			s := startBackendWith(t, backend, "--ai-url", model.URL(), "--ai-model", "m-1", "--ai-prices", `{"m-1":{"input":1,"output":1}}`)
 			e := newFilesEnv(t, s, "ai")
 			f := e.f
 			long := "# Zebras\n\n" + strings.Repeat("Zebras live in herds on the savanna and migrate with the rains. ", 20) + "\n"
@@ -147,6 +145,16 @@ func TestAIIndexing(t *testing.T) {
 				fail(400, "InvalidPayload", "parsing.mode", "--ai-url")
 		})
 	}
+}
+
+// startWithModel starts a server of backend whose model server (model
+// m-1, priced) is a local test server answering with respond.
+func startWithModel(t *testing.T, backend string, respond func(aitest.Recorded) aitest.Reply, extra ...string) (*testServer, *aitest.Server) {
+	t.Helper()
+	model := aitest.New(t)
+	model.Respond(respond)
+	args := append([]string{"--ai-url", model.URL(), "--ai-model", "m-1", "--ai-prices", `{"m-1":{"input":1,"output":1}}`}, extra...)
+	return startBackendWith(t, backend, args...), model
 }
 
 // movedPassage returns variants of a passage image's sourceUrl, raw query

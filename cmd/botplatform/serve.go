@@ -185,7 +185,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		model = m
 	}
 	idx := indexing.New(st, blobs, platform.SystemClock{}, indexing.Config{Workers: cfg.IndexWorkers, Embedder: emb, Log: log, Metrics: mx,
-		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Model: model, AI: aiCfg,
+		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Model: model, AI: aiCfg, RewriteQueries: cfg.AISearchRewrite,
 		StorageRoom: func(ctx context.Context, ws string) (int64, error) { return files.StorageRoom(ctx, st, ws) }})
 	fsvc.OnIndexQueued(idx.Notify)
 	fsvc.CheckIndexingWith(idx.CheckUpsert)

@@ -89,6 +89,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--backup-cron", "@daily", "--database-url", "postgres://127.0.0.1:1/x"}, "backup-cron"},
 		{[]string{"serve", "--backup-keep", "0"}, "backup-keep"},
 		{[]string{"serve", "--bot-versions-keep", "0"}, "bot-versions-keep"},
+		{[]string{"serve", "--ai-search-rewrite"}, "ai-search-rewrite"},
 		{[]string{"serve", "--bogus"}, "bogus"},
 		{[]string{"serve", "stray"}, "stray"},
 		{[]string{"migrate", "--log-format", "xml"}, "log-format"},

@@ -68,6 +68,9 @@ type Config struct {
 	AIKey     string
 	AIPrices  map[string]platform.ModelPrice // model name -> price
 	AITimeout time.Duration                  // per request to the model server
+	// AISearchRewrite has the model turn each search's question into
+	// search terms first (needs AIURL).
+	AISearchRewrite bool
 	// DebugAddr is the loopback address of the debug endpoints (runtime
 	// figures, pprof); empty: none.
 	DebugAddr string
@@ -179,6 +182,14 @@ func settings(c *Config, p *pending) []setting {
 				}
 				return nil
 			}},
+		{flag: "ai-search-rewrite", env: "AI_SEARCH_REWRITE", def: "false", isBool: true, usage: "have the model server (--ai-url) turn each searchFiles question into search terms first, charged as AI Spend",
+			set: func(s setting, v string) error {
+				var err error
+				if c.AISearchRewrite, err = strconv.ParseBool(v); err != nil && v != "" {
+					return fmt.Errorf("ai-search-rewrite: must be true or false")
+				}
+				return nil
+			}},
 		{flag: "node", env: "NODE", usage: "node executable that runs bots deployed as Node bundles (bp deploy); default: node on PATH", set: text(&c.NodeCommand)},
 		{flag: "index-workers", env: "INDEX_WORKERS", def: "2", usage: "how many files are indexed at once; 0 leaves indexing to other processes", set: whole(&c.IndexWorkers, 0)},
 		{flag: "auth-cache-ttl", env: "AUTH_CACHE_TTL", def: "5s", usage: "how long a successful authentication is reused; 0 disables",
@@ -286,6 +297,9 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 // apply fills the model names and the price table, which depend on each
 // other's settings.
 func (p *pending) apply(c *Config) error {
+	if c.AISearchRewrite && c.AIURL == "" {
+		return fmt.Errorf("ai-search-rewrite: needs a model server (--ai-url)")
+	}
 	if c.AIURL != "" {
 		c.AIModels = map[string]string{}
 		for _, t := range platform.ModelTypes {

@@ -49,6 +49,9 @@ type Config struct {
 	Model ai.Model
 	// AI prices the model's calls (AI Spend).
 	AI ai.Config
+	// RewriteQueries has the model turn each hybrid search's question
+	// into search terms first (rewrite.go); needs Model.
+	RewriteQueries bool
 	// Lease is how long a claimed job is held without news of its worker
 	// (default 10 minutes).
 	Lease time.Duration

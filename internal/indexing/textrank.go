@@ -55,6 +55,12 @@ func (s *Service) searchText(ctx context.Context, q Query, limit int, expand boo
 			}
 		}
 	}
+	if expand {
+		// The model's words are candidates' words like the stand-ins.
+		extra := s.rewrite(ctx, q, ws)
+		terms = append(terms, rewriteTerms(extra)...)
+		alts = append(alts, extra...)
+	}
 	// Words are counted up to their candidate budget (the store selects
 	// candidates by those counts): a commoner word counts as that common.
 	// The query's words and their stand-ins are looked up at once.

@@ -22,9 +22,18 @@ const (
 )
 
 // Term is a word of the query, with the words that may stand in for it.
+// Weight is the word's own weight (0: 1), its stand-ins' being absolute.
 type Term struct {
-	Word string
-	Alts []Alt
+	Word   string
+	Weight float64
+	Alts   []Alt
+}
+
+func (t Term) weight() float64 {
+	if t.Weight == 0 {
+		return 1
+	}
+	return t.Weight
 }
 
 // Alt is a word standing in for a query word, at a weight below 1.
@@ -82,7 +91,7 @@ func Scores(terms []Term, st Stats, docs []Doc) []float64 {
 		slots[i] = append(slots[i], slot{term, weight, idf(st.N, st.DF[word])})
 	}
 	for i, t := range terms {
-		add(t.Word, i, 1)
+		add(t.Word, i, t.weight())
 		for _, a := range t.Alts {
 			add(a.Word, i, a.Weight)
 		}
