@@ -68,7 +68,7 @@ func (s *Service) Import(ctx context.Context, act *platform.Actor, body io.Reade
 	if err != nil {
 		return Result{}, err
 	}
-	m, err := verify(path)
+	m, err := Verify(path)
 	if err != nil {
 		return Result{}, err
 	}

@@ -64,10 +64,10 @@ func knownEntry(name string) bool {
 	return name == BotEntry || name == ManifestEntry || slices.Contains(rowEntries, name)
 }
 
-// verify reads the whole archive and checks it against its manifest: the
+// Verify reads the whole archive and checks it against its manifest: the
 // format and its version, every entry listed with its size and SHA-256,
 // nothing else there. Nothing is written before it passes.
-func verify(path string) (Manifest, error) {
+func Verify(path string) (Manifest, error) {
 	var m Manifest
 	seen := map[string]Entry{}
 	var manifest []byte
