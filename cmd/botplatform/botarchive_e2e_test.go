@@ -373,6 +373,12 @@ func testBadArchives(t *testing.T, c client, file string) {
 			}
 		})
 	}
+	// Over the workspace's File Storage: the standard error, nothing written.
+	c.put("/v1/admin/workspaces/"+c.ws+"/quotas", map[string]any{"file_storage_bytes": 50}).ok()
+	c.raw(http.MethodPost, "/v1/admin/bots/import", raw).fail(http.StatusForbidden, "QuotaExceeded", "file storage")
+	if bots := c.get("/v1/admin/bots").ok()["bots"].([]any); len(bots) != 0 {
+		t.Errorf("after an import over quota, the workspace has %d bots", len(bots))
+	}
 	viewer, _ := c.addMember("viewer")
 	viewer.raw(http.MethodPost, "/v1/admin/bots/import", raw).fail(http.StatusForbidden, "Forbidden")
 }
