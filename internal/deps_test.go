@@ -41,7 +41,7 @@ func TestLightPackages(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the go command is needed to list dependencies: %v", err)
 	}
-	for _, pkg := range []string{"./admin", "./files", "./chat", "./aispend", "./runtimeapi", "./tables"} {
+	for _, pkg := range []string{"./admin", "./files", "./chat", "./aispend", "./runtimeapi", "./tables", "./botarchive"} {
 		t.Run(strings.TrimPrefix(pkg, "./"), func(t *testing.T) {
 			out, err := exec.Command(goTool, "list", "-deps", pkg).Output()
 			if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/botplatform/botplatform/internal/ai"
 	"github.com/botplatform/botplatform/internal/backup"
 	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/botarchive"
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
@@ -246,9 +247,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	tablesSvc := tables.New(st, fsvc, platform.SystemClock{})
 	adm.SetTableDeployer(tablesSvc)
 	chatURL, _ := url.Parse(cfg.ChatURL)
+	// Archives being imported are spooled beside the data, not in a
+	// possibly small temporary directory.
+	archives := botarchive.New(st, blobs, func(ctx context.Context, ws string) (int64, int64, int64, error) {
+		return files.StorageLimits(ctx, st, ws)
+	}, platform.SystemClock{}, log, version, cfg.DataDir)
 	handler := httpapi.New(httpapi.Deps{
 		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
-		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, Privacy: privacy.New(st, blobs, hub, platform.SystemClock{}, log), ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
+		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, Privacy: privacy.New(st, blobs, hub, platform.SystemClock{}, log), BotArchive: archives, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
 		StreamWriteTimeout: cfg.SSEWriteTimeout, Metrics: mx, MetricsToken: cfg.MetricsToken,
 		Limits: ratelimit.New(cfg.RateLimits, platform.SystemClock{}, 0),
 	})

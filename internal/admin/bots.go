@@ -20,7 +20,7 @@ import (
 
 // ChatIntegrationID names the built-in chat integration that every bot has.
 // The Bot object's integrations map is keyed by it.
-const ChatIntegrationID = "chat"
+const ChatIntegrationID = platform.ChatIntegrationID
 
 // BotInput is the body of createBot and updateBot. In maps, a JSON null
 // (a nil pointer, or the raw text null) removes the entry on update.
@@ -121,12 +121,7 @@ func (s *Service) CreateBot(ctx context.Context, a *platform.Actor, in BotInput)
 	if in.Dev != nil {
 		b.Dev = *in.Dev
 	}
-	b.Integrations = []platform.BotIntegration{{
-		BotID: b.ID, IntegrationID: ChatIntegrationID, Name: "chat", Version: "1.0.0",
-		WebhookID: strings.ToLower(platform.NewID("")), Enabled: true,
-		Configuration: map[string]any{"encryptionKey": platform.RandomToken(32)}, DisabledChannels: []string{},
-		CreatedAt: now, UpdatedAt: now,
-	}}
+	b.Integrations = []platform.BotIntegration{platform.NewChatIntegration(b.ID, "", now)}
 	if err := s.apply(ctx, &b, &in); err != nil {
 		return b, err
 	}

@@ -33,7 +33,9 @@ const (
 	// value saying so (RollbackValue).
 	DeployBot Action = "DEPLOY_BOT"
 	DeleteBot Action = "DELETE_BOT"
-	Unknown   Action = "UNKNOWN"
+	// DownloadBotArchive is a bot's export (internal/botarchive).
+	DownloadBotArchive Action = "DOWNLOAD_BOT_ARCHIVE"
+	Unknown            Action = "UNKNOWN"
 )
 
 // This server's own actions (answered as UNKNOWN, see Wire).
@@ -46,6 +48,7 @@ const (
 	DeleteFile       Action = "DELETE_FILE"
 	UserErased       Action = "USER_ERASED"
 	CreateBotVersion Action = "CREATE_BOT_VERSION"
+	ImportBot        Action = "IMPORT_BOT"
 	BackupCreated    Action = "BACKUP_CREATED"
 	SetStorageQuotas Action = "SET_STORAGE_QUOTAS"
 )
@@ -55,7 +58,7 @@ var official = map[Action]bool{
 	AddMember: true, RemoveMember: true, UpdateMember: true, CreateWorkspace: true, UpdateWorkspace: true,
 	CloseWorkspace: true, SetAISpendingLimit: true, CreateBot: true, UpdateBot: true, UpdateBotConfig: true,
 	DeployBot: true, DeleteBot: true, Unknown: true,
-	"TRANSFER_BOT": true, "DOWNLOAD_BOT_ARCHIVE": true, "UPDATE_BOT_CHANNEL": true, "UPDATE_PAYMENT_METHOD": true,
+	"TRANSFER_BOT": true, DownloadBotArchive: true, "UPDATE_BOT_CHANNEL": true, "UPDATE_PAYMENT_METHOD": true,
 	"SET_SPENDING_LIMIT": true, "UPDATE_WORKSPACE_BILLING_READONLY": true, "UPDATE_WORKSPACE_PLAN_READONLY": true,
 	"UPDATE_WORKSPACE_ADDONS_READONLY": true, "EXECUTE_AUTO_RECHARGE_SUCCESS": true, "EXECUTE_AUTO_RECHARGE_FAILED": true,
 }

@@ -55,11 +55,18 @@ func limitsOf(ctx context.Context, s store.Store, workspaceID string) (limits, e
 // StorageRoom is how many bytes the workspace may still store under its
 // File Storage quota (0 when at or over it).
 func StorageRoom(ctx context.Context, st store.Store, workspaceID string) (int64, error) {
+	_, _, room, err := StorageLimits(ctx, st, workspaceID)
+	return room, err
+}
+
+// StorageLimits are the workspace's File Storage and Vector DB Storage
+// limits, and the room left under the first.
+func StorageLimits(ctx context.Context, st store.Store, workspaceID string) (maxStorage, maxVector, room int64, err error) {
 	l, err := limitsOf(ctx, st, workspaceID)
 	if err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
-	return max(l.MaxStorage-l.UsedStorage, 0), nil
+	return l.MaxStorage, l.MaxVector, max(l.MaxStorage-l.UsedStorage, 0), nil
 }
 
 // Quota is one limit of a workspace with its usage.

@@ -52,6 +52,9 @@ func (a *api) adminRoutes() *table {
 	// A person's data (privacy.go): this server's own operations.
 	t.handle("GET /v1/admin/bots/{id}/users/{userId}/export", "exportBotUserData", nil, a.workspace(a.exportBotUser))
 	t.handle("DELETE /v1/admin/bots/{id}/users/{userId}", "eraseBotUser", emptyBodySchema, a.workspace(a.eraseBotUser))
+	// Moving a bot (botarchive.go): this server's own operations.
+	t.handle("POST /v1/admin/bots/{id}/export", "exportBot", nil, a.workspace(a.exportBot))
+	t.handle("POST /v1/admin/bots/import", "importBot", nil, a.workspace(a.importBot))
 
 	t.handle("GET /v1/admin/hub/integrations/{id}", "getPublicIntegrationById", nil, a.workspace(a.getPublicIntegrationByID))
 	t.handle("GET /v1/admin/hub/integrations/{name}/{version}", "getPublicIntegration", nil, a.workspace(a.getPublicIntegration))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/botarchive"
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
@@ -58,6 +59,8 @@ type Deps struct {
 	Tables *tables.Service
 	// Privacy exports and erases a chat user's data (Admin API).
 	Privacy *privacy.Service
+	// BotArchive exports and imports bots (Admin API).
+	BotArchive *botarchive.Service
 	// ChatPath is the path of the Chat API's base URL ("/chat").
 	ChatPath string
 	// PingInterval is the longest silence on a signal stream.
@@ -128,6 +131,8 @@ func build(d Deps) server {
 	}
 	adm := a.adminRoutes()
 	root.mount(limit(AdminLimit, a.routed(adm.mux)), "/v1/admin/")
+	// An archive is bigger than any other Admin request.
+	root.mount(limit(ImportLimit, a.routed(adm.mux)), "POST /v1/admin/bots/import")
 	fls := a.filesRoutes()
 	root.mount(limit(FilesLimit, a.routed(fls.mux)), "/v1/files", "/v1/files/")
 	// Method patterns: other requests under these prefixes, such as

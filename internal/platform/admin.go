@@ -2,6 +2,7 @@ package platform
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -177,6 +178,23 @@ type BotIntegration struct {
 	DisabledChannels []string
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
+}
+
+// ChatIntegrationID names the built-in chat integration that every bot has.
+const ChatIntegrationID = "chat"
+
+// NewChatIntegration returns a bot's chat integration with a new webhook id;
+// its user keys are signed with encryptionKey (a new one when empty).
+func NewChatIntegration(botID, encryptionKey string, now time.Time) BotIntegration {
+	if encryptionKey == "" {
+		encryptionKey = RandomToken(32)
+	}
+	return BotIntegration{
+		BotID: botID, IntegrationID: ChatIntegrationID, Name: "chat", Version: "1.0.0",
+		WebhookID: strings.ToLower(NewID("")), Enabled: true,
+		Configuration: map[string]any{"encryptionKey": encryptionKey}, DisabledChannels: []string{},
+		CreatedAt: now, UpdatedAt: now,
+	}
 }
 
 // LogEntry is one line of a bot's logs.

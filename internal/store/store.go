@@ -320,6 +320,62 @@ type Store interface {
 	// WorkspaceIDs lists every workspace's id, for what concerns them all
 	// (a backup's audit record).
 	WorkspaceIDs(ctx context.Context) ([]string, error)
+	// EachBotRow calls fn with each of a bot's rows of one kind (Row*), in
+	// id order, reading a page at a time: a bot of any size is exported
+	// without holding it whole or keeping a read open while fn writes.
+	EachBotRow(ctx context.Context, botID, kind string, fn func(row any) error) error
+	// ImportBot writes in one transaction what a bot archive holds
+	// (internal/botarchive sets the rules and the ids): the bot when
+	// in.Bot is set, then every row whose id is not stored yet (a row
+	// already there is left as it is). New files' storage is counted
+	// within the limits (a *QuotaError otherwise). It returns how many rows
+	// of each kind it added.
+	ImportBot(ctx context.Context, in BotImport) (map[string]int, error)
+}
+
+// Kinds of a bot's rows (EachBotRow, ImportBot's counts), and the type
+// EachBotRow hands each as.
+const (
+	RowVersions      = "versions"      // platform.BotVersion, whole
+	RowUsers         = "users"         // platform.ChatUser
+	RowConversations = "conversations" // BotConversation
+	RowMessages      = "messages"      // platform.Message
+	RowStates        = "states"        // platform.RuntimeState
+	RowCodeStates    = "codeStates"    // platform.BotState
+	RowWorkflows     = "workflows"     // platform.Workflow
+	RowFiles         = "files"         // platform.File
+	RowPassages      = "passages"      // platform.Passage, with its vector and image
+)
+
+// BotConversation is a conversation with its participants.
+type BotConversation struct {
+	platform.Conversation
+	Participants []Participant
+}
+
+// Participant is a user's participation in a conversation (internal ids).
+type Participant struct {
+	UserID    string
+	CreatedAt time.Time
+}
+
+// BotImport is what ImportBot writes, ids already those of the bot
+// written to. Files carry the blob key of their content, stored already.
+type BotImport struct {
+	WorkspaceID, BotID string
+	Bot                *platform.Bot // the bot to create; nil: it exists
+	Versions           []platform.BotVersion
+	Users              []platform.ChatUser
+	Conversations      []BotConversation
+	Messages           []platform.Message
+	States             []platform.RuntimeState
+	CodeStates         []platform.BotState
+	Workflows          []platform.Workflow
+	Files              []platform.File
+	Passages           []platform.Passage
+	MaxStorage         int64 // File Storage limit of the workspace, bytes
+	MaxVector          int64 // Vector DB Storage limit, bytes
+	Now                time.Time
 }
 
 // Person selects what the store holds about one chat user of a bot: the

@@ -42,6 +42,7 @@ const Usage = `
 Client commands (talk to a running server; see docs/cli.md):
   botplatform bots ls | create NAME [--code FILE.js] | deploy BOT FILE.js | logs BOT [-f] | rm BOT
   botplatform bots versions BOT | save BOT NAME [--description TEXT] | rollback BOT VERSION
+  botplatform bots export BOT -o FILE [--secrets] | import FILE [--name NAME]
   botplatform files put BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]
   botplatform files ls BOT [--tag k=v]… | get BOT KEY [-o PATH] | rm BOT KEY | search BOT QUERY [--limit N]
   botplatform chat BOT
@@ -116,6 +117,8 @@ func init() {
 		"bots versions": {"BOT", 1, 1, noFlags, botsVersions},
 		"bots save":     {"BOT NAME [--description TEXT]", 2, 2, botsSaveFlags, botsSave},
 		"bots rollback": {"BOT VERSION", 2, 2, noFlags, botsRollback},
+		"bots export":   {"BOT -o FILE [--secrets]", 1, 1, botsExportFlags, botsExport},
+		"bots import":   {"FILE [--name NAME]", 1, 1, botsImportFlags, botsImport},
 		"files put":     {"BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]", 2, -1, filesPutFlags, filesPut},
 		"files ls":      {"BOT [--tag k=v]…", 1, 1, filesListFlags, filesList},
 		"files get":     {"BOT KEY [-o PATH]", 2, 2, filesGetFlags, filesGet},
@@ -160,8 +163,9 @@ type env struct {
 // options are the leaf commands' own flags.
 type options struct {
 	code, since, level, prefix, output string
+	name                               string
 	description                        string
-	follow, index, wait, yes           bool
+	follow, index, wait, yes, secrets  bool
 	tags                               tagFlags
 	limit                              int
 	timeout                            time.Duration

@@ -70,17 +70,7 @@ func (s *Store) CompleteIndexing(ctx context.Context, fileID string, gen int64, 
 			ps = ps[len(batch):]
 			args := make([]any, 0, 10*len(batch))
 			for _, p := range batch {
-				meta, _ := json.Marshal(passageMeta{Type: p.Type, Subtype: p.Subtype, PageNumber: p.PageNumber})
-				bc := p.Breadcrumb
-				if bc == nil {
-					bc = []string{}
-				}
-				crumbs, _ := json.Marshal(bc)
-				var image any
-				if p.Image != nil {
-					image = p.Image
-				}
-				args = append(args, p.ID, fileID, botID, p.Position, p.Content, string(meta), string(crumbs), encodeVector(p.Vector), image, p.ImageType)
+				args = append(args, passageArgs(p, fileID, botID)...)
 			}
 			if _, err := s.exec(ctx, tx, insertPassages(len(batch)), args...); err != nil {
 				return err
@@ -93,6 +83,21 @@ func (s *Store) CompleteIndexing(ctx context.Context, fileID string, gen int64, 
 		s.stats.wrote(n + 1) // the passages and the file
 	}
 	return err
+}
+
+// passageArgs are the values of a passage's row, in insertPassages' order.
+func passageArgs(p platform.Passage, fileID, botID string) []any {
+	meta, _ := json.Marshal(passageMeta{Type: p.Type, Subtype: p.Subtype, PageNumber: p.PageNumber})
+	bc := p.Breadcrumb
+	if bc == nil {
+		bc = []string{}
+	}
+	crumbs, _ := json.Marshal(bc)
+	var image any
+	if p.Image != nil {
+		image = p.Image
+	}
+	return []any{p.ID, fileID, botID, p.Position, p.Content, string(meta), string(crumbs), encodeVector(p.Vector), image, p.ImageType}
 }
 
 // passageBatch is how many passages CompleteIndexing inserts a statement.
