@@ -90,8 +90,8 @@ func ValidKey(key string) bool {
 	return true
 }
 
-// checkKey returns an error wrapping ErrInvalidKey when key is not valid.
-func checkKey(key string) error {
+// CheckKey returns an error wrapping ErrInvalidKey when key is not valid.
+func CheckKey(key string) error {
 	if ValidKey(key) {
 		return nil
 	}
