@@ -88,6 +88,10 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--backup-cron", "every day"}, "backup-cron"},
 		{[]string{"serve", "--backup-cron", "@daily", "--database-url", "postgres://127.0.0.1:1/x"}, "backup-cron"},
 		{[]string{"serve", "--backup-keep", "0"}, "backup-keep"},
+		{[]string{"serve", "--blob-url", "file:///srv/blobs"}, "blob-url"},
+		{[]string{"serve", "--blob-url", "s3:///prefix"}, "blob-url"},
+		// No credentials, or (where the environment has some) no bucket there.
+		{[]string{"serve", "--blob-url", "s3://bucket?endpoint=http://127.0.0.1:1"}, "blob-url"},
 		{[]string{"serve", "--bogus"}, "bogus"},
 		{[]string{"serve", "stray"}, "stray"},
 		{[]string{"migrate", "--log-format", "xml"}, "log-format"},

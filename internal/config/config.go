@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/ratelimit"
 )
@@ -75,6 +76,8 @@ type Config struct {
 	RateLimits ratelimit.Rates
 	// Backup schedules backups of the data directory.
 	Backup Backup
+	// Blob is the bucket that holds file contents; nil: <data>/blobs.
+	Blob *blob.S3Config
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -186,6 +189,7 @@ func settings(c *Config, p *pending) []setting {
 			}},
 	}...)
 	list = append(list, rateSettings(c)...)
+	list = append(list, blobSettings(c)...)
 	return append(list, backupSettings(c)...)
 }
 

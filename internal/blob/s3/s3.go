@@ -63,13 +63,22 @@ const (
 )
 
 // New connects to the bucket of c and checks that it exists and that the
-// credentials may read it.
-func New(ctx context.Context, c blob.S3Config, transport http.RoundTripper) (*Store, error) {
+// credentials may read it. wrap, when not nil, wraps the client's HTTP
+// transport (to measure requests).
+func New(ctx context.Context, c blob.S3Config, wrap func(http.RoundTripper) http.RoundTripper) (*Store, error) {
 	if c.PartSize == 0 {
 		c.PartSize = DefaultPartSize
 	}
 	if c.PartSize < minPartSize {
 		return nil, fmt.Errorf("s3: part size %d is below S3's minimum of %d bytes", c.PartSize, minPartSize)
+	}
+	var transport http.RoundTripper
+	if wrap != nil {
+		base, err := minio.DefaultTransport(c.Secure)
+		if err != nil {
+			return nil, fmt.Errorf("s3: %w", err)
+		}
+		transport = wrap(base)
 	}
 	client, err := minio.New(c.Endpoint, &minio.Options{
 		Creds:     credentials.NewStaticV4(c.AccessKey, c.SecretKey, c.SessionToken),

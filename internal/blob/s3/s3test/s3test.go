@@ -2,6 +2,7 @@
 package s3test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -39,6 +40,7 @@ type Gateway struct {
 	Endpoint string // 127.0.0.1:PORT, plain HTTP
 	Bucket   string
 	Client   *minio.Client
+	dir      string // the posix backend's root: DIR/BUCKET/KEY is an object
 }
 
 // CacheDir is where Binary keeps the gateway it builds: outside any
@@ -184,7 +186,7 @@ func start(t testing.TB, bin string) (*Gateway, error) {
 		}
 	}
 	t.Cleanup(stop)
-	return &Gateway{Endpoint: addr, Bucket: bucket, Client: client}, nil
+	return &Gateway{Endpoint: addr, Bucket: bucket, Client: client, dir: root}, nil
 }
 
 // Config is the configuration of a Store under prefix in the bucket.
@@ -227,4 +229,22 @@ func (g *Gateway) Uploads(t testing.TB, prefix string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Age makes the object key look modified d ago (the posix backend reports
+// the file's modification time), for tests of what happens to old objects.
+func (g *Gateway) Age(t testing.TB, key string, d time.Duration) {
+	t.Helper()
+	when := time.Now().Add(-d)
+	if err := os.Chtimes(filepath.Join(g.dir, g.Bucket, filepath.FromSlash(key)), when, when); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Put stores content under key, as another program would.
+func (g *Gateway) Put(t testing.TB, key string, content []byte) {
+	t.Helper()
+	if _, err := g.Client.PutObject(context.Background(), g.Bucket, key, bytes.NewReader(content), int64(len(content)), minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
