@@ -16,10 +16,14 @@ FUZZTIME_SHORT ?= 3000x
 # The version `botplatform version` prints: the checkout's git describe.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
+# Versity's S3 gateway for the object-storage tests (internal/blob/s3/s3test
+# names the same version).
+VERSITYGW_MODULE := github.com/versity/versitygw/cmd/versitygw@v1.8.0
+VERSITYGW ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/botplatform/bin/versitygw
 # What `make release` builds (static: no cgo).
 RELEASE_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
-.PHONY: build serve test test-go test-compat test-chat-e2e bench crash soak fmt fuzz fuzz-short release
+.PHONY: build versitygw serve test test-go test-compat test-chat-e2e bench crash soak fmt fuzz fuzz-short release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/botplatform ./cmd/botplatform
@@ -39,10 +43,16 @@ serve:
 
 test: build test-go fuzz-short test-compat
 
-test-go: build
+test-go: build versitygw
 	@test -z "$$(gofmt -l cmd internal)" || (echo "gofmt needed:"; gofmt -l cmd internal; exit 1)
 	$(GO) vet ./...
-	BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform $(GO) test -race -count=1 -timeout 30m ./...
+	BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform BOTPLATFORM_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 -timeout 30m ./...
+
+# The S3-compatible gateway the object-storage tests run against, built once
+# (a few minutes) into the user's cache, outside the checkout, and reused.
+versitygw: $(VERSITYGW)
+$(VERSITYGW):
+	mkdir -p $(dir $@) && GOBIN=$(dir $@) CGO_ENABLED=0 $(GO) install $(VERSITYGW_MODULE)
 
 # node --test gets explicit files, so that it never picks up the vitest suite
 # that chat-e2e/run.mjs copies into compat/.chat-e2e/.
@@ -53,10 +63,11 @@ test-compat: build
 test-chat-e2e: build
 	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node chat-e2e/run.mjs
 
-bench: build
+bench: build versitygw
 	$(GO) test -run '^$$' -bench 'ListBots|UpsertFile' -benchtime 3s -count 3 ./internal/httpapi/
 	$(GO) test -run '^$$' -bench ColdStart -benchtime 20x ./cmd/botplatform/
 	$(GO) test -run '^$$' -bench 'LargeTransfer|ConcurrentUploads' -benchtime 1x -count 5 -timeout 30m ./cmd/botplatform/
+	BOTPLATFORM_VERSITYGW=$(VERSITYGW) BOTPLATFORM_BENCH_MIB=256 $(GO) test -run '^$$' -bench ObjectStorageTransfer -benchtime 1x -count 3 -timeout 20m ./cmd/botplatform/
 	$(GO) test -run '^$$' -bench SequentialRoundTrip -benchtime 1000x ./cmd/botplatform/
 	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node bench/sequential.mjs 1000
 	cd compat && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node bench/sdk-echo.mjs 1000

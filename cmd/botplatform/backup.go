@@ -25,6 +25,10 @@ func backupFlags(name, dirFlag, dirUsage string, args []string, stderr io.Writer
 	fs.StringVar(&data, "data", cmp.Or(os.Getenv("BOTPLATFORM_DATA"), "./data"), "the server's data directory")
 	fs.StringVar(&dir, dirFlag, "", dirUsage)
 	dbURL := fs.String("database-url", os.Getenv("BOTPLATFORM_DATABASE_URL"), "the server's database, when not SQLite")
+	blobURL := new(string)
+	if name == "backup" {
+		blobURL = fs.String("blob-url", os.Getenv("BOTPLATFORM_BLOB_URL"), "the server's file storage, when not the data directory")
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return "", "", err
@@ -38,6 +42,10 @@ func backupFlags(name, dirFlag, dirUsage string, args []string, stderr io.Writer
 		return "", "", cli.Usagef("%s: --%s is required", name, dirFlag)
 	case *dbURL != "":
 		return "", "", fmt.Errorf("%s: the server's database is PostgreSQL: back it up with pg_dump, and its file contents with a copy of %s/blobs (docs/data.md)", name, data)
+	case *blobURL != "":
+		// A backup copies file contents from the data directory; with a
+		// bucket it would hold a database without them.
+		return "", "", fmt.Errorf("%s: the server's file contents are in a bucket (--blob-url), not in %s: back up the bucket with the object store's tools and the database as docs/deploy.md#backups says", name, data)
 	}
 	return data, dir, nil
 }

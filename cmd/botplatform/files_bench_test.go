@@ -21,7 +21,8 @@ import (
 	"time"
 )
 
-// benchServer is the real binary serving on SQLite, with a bot to use.
+// benchServer is the real binary serving on SQLite (with extra serve
+// flags), with a bot to use.
 type benchServer struct {
 	cmd               *exec.Cmd
 	url, token, botID string
@@ -30,14 +31,14 @@ type benchServer struct {
 	data              string
 }
 
-func startBenchServer(b *testing.B) *benchServer {
+func startBenchServer(b *testing.B, extra ...string) *benchServer {
 	bin := filepath.Join(b.TempDir(), "botplatform")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
 	s := &benchServer{data: b.TempDir()}
 	// One benchmark user may listen to many conversations.
-	s.cmd = exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", s.data, "--log-level", "warn", "--streams-per-user", "0")
+	s.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", s.data, "--log-level", "warn", "--streams-per-user", "0"}, extra...)...)
 	s.cmd.Env = append(os.Environ(), "BOTPLATFORM_DATABASE_URL=")
 	out, _ := s.cmd.StdoutPipe()
 	if err := s.cmd.Start(); err != nil {
@@ -147,6 +148,41 @@ var bulkClient = &http.Client{Transport: &http.Transport{
 	}}).DialContext,
 }}
 
+// transfer upserts a file of size bytes, uploads them to its uploadUrl,
+// then downloads its url in 1 MiB blocks (as dd reads), checking the size:
+// the file as getFile shows it and how long each transfer took.
+func (s *benchServer) transfer(b *testing.B, key string, size int64) (benchFile, time.Duration, time.Duration) {
+	f := s.upsert(b, key, size)
+	req, _ := http.NewRequest("PUT", f.File.UploadURL, &pattern{n: size})
+	req.ContentLength = size
+	req.Header.Set("Content-Type", "application/octet-stream")
+	t0 := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	up := time.Since(t0)
+	if resp.StatusCode != 200 {
+		b.Fatalf("upload: %d", resp.StatusCode)
+	}
+	var got benchFile
+	s.do(b, "GET", "/v1/files/"+f.File.ID, map[string]string{"x-bot-id": s.botID}, "", &got)
+	t0 = time.Now()
+	resp, err = bulkClient.Get(got.File.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, _ := io.CopyBuffer(struct{ io.Writer }{io.Discard}, resp.Body, make([]byte, 1<<20))
+	resp.Body.Close()
+	down := time.Since(t0)
+	if n != size {
+		b.Fatalf("downloaded %d bytes, want %d", n, size)
+	}
+	return got, up, down
+}
+
 // BenchmarkLargeTransfer uploads then downloads one 1 GiB file through the
 // server, and in the same run has dd write and read 1 GiB on the same disk,
 // reporting MB/s of each, the ratio, and the server's RSS growth.
@@ -170,7 +206,6 @@ func BenchmarkLargeTransfer(b *testing.B) {
 		ddRead := time.Since(t0)
 		os.Remove(ddFile)
 
-		f := s.upsert(b, "big.bin", size)
 		before := rss(s.cmd.Process.Pid)
 		peak := before
 		done := make(chan struct{})
@@ -186,38 +221,11 @@ func BenchmarkLargeTransfer(b *testing.B) {
 				}
 			}
 		}()
-		req, _ := http.NewRequest("PUT", f.File.UploadURL, &pattern{n: size})
-		req.ContentLength = size
-		req.Header.Set("Content-Type", "application/octet-stream")
-		t0 = time.Now()
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		up := time.Since(t0)
-		if resp.StatusCode != 200 {
-			b.Fatalf("upload: %d", resp.StatusCode)
-		}
-		var got benchFile
-		s.do(b, "GET", "/v1/files/"+f.File.ID, map[string]string{"x-bot-id": s.botID}, "", &got)
-		t0 = time.Now()
-		resp, err = bulkClient.Get(got.File.URL)
-		if err != nil {
-			b.Fatal(err)
-		}
-		// Read in 1 MiB blocks, as dd does, so the client is not the limit.
-		n, _ := io.CopyBuffer(struct{ io.Writer }{io.Discard}, resp.Body, make([]byte, 1<<20))
-		resp.Body.Close()
-		down := time.Since(t0)
+		got, up, down := s.transfer(b, "big.bin", size)
 		close(done)
-		if n != size {
-			b.Fatalf("downloaded %d bytes, want %d", n, size)
-		}
 		// Check the content outside the timed download: hashing 1 GiB in
 		// the client would measure the client.
-		resp, err = http.Get(got.File.URL)
+		resp, err := http.Get(got.File.URL)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/botplatform/botplatform/internal/ai"
 	"github.com/botplatform/botplatform/internal/backup"
 	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/blob/s3"
 	"github.com/botplatform/botplatform/internal/botarchive"
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
@@ -71,24 +72,35 @@ func openStore(ctx context.Context, c config.Config) (*sqlstore.Store, error) {
 	return s, nil
 }
 
-// openBlobs opens the file storage and checks that it is the one the
-// database knows: a process started with another --data on a shared
-// database would otherwise answer 404 for every file's content.
-func openBlobs(ctx context.Context, c config.Config, st *sqlstore.Store) (*blob.FS, error) {
-	dir, err := filepath.Abs(filepath.Join(c.DataDir, "blobs"))
-	if err != nil {
-		return nil, err
-	}
-	blobs, err := blob.NewFS(dir)
-	if err != nil {
-		return nil, fmt.Errorf("file storage: %w", err)
+// openBlobs opens the file storage (the bucket of --blob-url, else
+// <data>/blobs) and checks that it is the one the database knows: a
+// process started with other storage on a shared database would otherwise
+// answer 404 for every file's content.
+func openBlobs(ctx context.Context, c config.Config, st *sqlstore.Store, mx *metrics.Metrics) (blob.Store, error) {
+	var blobs blob.Store
+	var where string
+	if c.Blob != nil {
+		b, err := s3.New(ctx, *c.Blob, func(rt http.RoundTripper) http.RoundTripper { return mx.Upstream("object-storage", rt) })
+		if err != nil {
+			return nil, fmt.Errorf("blob-url: %w", err)
+		}
+		blobs, where = b, b.String()
+	} else {
+		dir, err := filepath.Abs(filepath.Join(c.DataDir, "blobs"))
+		if err != nil {
+			return nil, err
+		}
+		if blobs, err = blob.NewFS(dir); err != nil {
+			return nil, fmt.Errorf("file storage: %w", err)
+		}
+		where = dir
 	}
 	record := func(ctx context.Context, v []byte) ([]byte, error) { return st.Secret(ctx, "file-storage", v) }
-	err = blob.Attach(ctx, blobs, dir, record, c.AdoptData)
+	err := blob.Attach(ctx, blobs, where, record, c.AdoptData)
 	var fe *blob.ForeignError
 	if errors.As(err, &fe) {
-		return nil, fmt.Errorf("%w. This process would not find the files stored there: point --data at that "+
-			"directory (with several processes, storage they all share), or, if %s does hold this database's files "+
+		return nil, fmt.Errorf("%w. This process would not find the files stored there: point --data (or --blob-url) at "+
+			"that storage (with several processes, storage they all share), or, if %s does hold this database's files "+
 			"(restored from a backup, or moved), start once with --adopt-data", err, fe.Store.Where)
 	}
 	return blobs, err
@@ -135,6 +147,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		mx.WatchDB(name, db)
 	}
 	mx.WatchJobs(st.JobQueues)
+	// Before the first start's bootstrap: storage that cannot be used stops
+	// the start before anything is written.
+	blobs, err := openBlobs(ctx, cfg, st, mx)
+	if err != nil {
+		return err
+	}
 
 	adm := admin.New(st, platform.SystemClock{}, cfg.ChatURL)
 	adm.SetAuthCacheTTL(cfg.AuthCacheTTL)
@@ -158,10 +176,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer releaseNode()
 
-	blobs, err := openBlobs(ctx, cfg, st)
-	if err != nil {
-		return err
-	}
 	adm.SetContentRemover(blobs)
 	fsvc, err := files.New(ctx, st, blobs, adm, platform.SystemClock{}, log, files.Config{
 		PublicURL: cfg.PublicURL, UploadURLTTL: cfg.UploadURLTTL, DownloadURLTTL: cfg.DownloadURLTTL,

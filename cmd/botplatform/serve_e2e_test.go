@@ -90,6 +90,10 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--backup-keep", "0"}, "backup-keep"},
 		{[]string{"serve", "--bot-versions-keep", "0"}, "bot-versions-keep"},
 		{[]string{"serve", "--ai-search-rewrite"}, "ai-search-rewrite"},
+		{[]string{"serve", "--blob-url", "file:///srv/blobs"}, "blob-url"},
+		{[]string{"serve", "--blob-url", "s3:///prefix"}, "blob-url"},
+		// No credentials, or (where the environment has some) no bucket there.
+		{[]string{"serve", "--blob-url", "s3://bucket?endpoint=http://127.0.0.1:1"}, "blob-url"},
 		{[]string{"serve", "--bogus"}, "bogus"},
 		{[]string{"serve", "stray"}, "stray"},
 		{[]string{"migrate", "--log-format", "xml"}, "log-format"},

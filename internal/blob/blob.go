@@ -1,6 +1,6 @@
 // Package blob stores file contents under opaque keys. The metadata (names,
 // owners, references) lives in the database; a Store only keeps the bytes.
-// FS keeps them on a local filesystem; an S3-compatible Store can follow.
+// FS keeps them on a local filesystem; package s3 in an S3-compatible bucket.
 package blob
 
 import (
@@ -24,7 +24,9 @@ type Store interface {
 	// of what was written. Putting an existing key replaces it atomically.
 	Put(ctx context.Context, key string, r io.Reader, max int64) (Info, error)
 	// Open returns the blob for reading with seeking (for http.ServeContent
-	// and Range requests), or ErrNotFound.
+	// and Range requests), or ErrNotFound. Should the blob be replaced or
+	// deleted while the Reader is open, the Reader goes on reading the old
+	// content whole (FS) or fails (S3); it never mixes two contents.
 	Open(ctx context.Context, key string) (Reader, error)
 	// Copy makes dst a copy of src, atomically like Put, or returns
 	// ErrNotFound when src does not exist.
@@ -90,8 +92,8 @@ func ValidKey(key string) bool {
 	return true
 }
 
-// checkKey returns an error wrapping ErrInvalidKey when key is not valid.
-func checkKey(key string) error {
+// CheckKey returns an error wrapping ErrInvalidKey when key is not valid.
+func CheckKey(key string) error {
 	if ValidKey(key) {
 		return nil
 	}

@@ -93,7 +93,7 @@ const IDFile = idFile
 
 // Put implements Store.
 func (s *FS) Put(ctx context.Context, key string, r io.Reader, max int64) (Info, error) {
-	if err := checkKey(key); err != nil {
+	if err := CheckKey(key); err != nil {
 		return Info{}, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -124,7 +124,7 @@ func (s *FS) Put(ctx context.Context, key string, r io.Reader, max int64) (Info,
 // writeSynced copies r into f, syncs and closes f (also on failure).
 func writeSynced(ctx context.Context, f *os.File, r io.Reader, max int64) (Info, os.FileInfo, error) {
 	w := &hashWriter{w: f, h: sha256.New()}
-	var src io.Reader = &ctxReader{ctx: ctx, r: r}
+	src := ContextReader(ctx, r)
 	if max >= 0 && max < math.MaxInt64 {
 		src = &io.LimitedReader{R: src, N: max + 1} // one byte more tells "too large" from "exactly max"
 	}
@@ -173,7 +173,7 @@ func (s *FS) commit(tmp, key string, st os.FileInfo) error {
 // Open implements Store. The Reader is an *os.File underneath, so serving it
 // with http.ServeContent can use sendfile.
 func (s *FS) Open(ctx context.Context, key string) (Reader, error) {
-	if err := checkKey(key); err != nil {
+	if err := CheckKey(key); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -243,10 +243,10 @@ func (s *FS) Walk(ctx context.Context, fn func(key string, modTime time.Time) er
 // that over dst; when linking fails (another filesystem, link limit, no
 // support) it streams src into dst with Put's guarantees.
 func (s *FS) Copy(ctx context.Context, src, dst string) error {
-	if err := checkKey(src); err != nil {
+	if err := CheckKey(src); err != nil {
 		return err
 	}
-	if err := checkKey(dst); err != nil {
+	if err := CheckKey(dst); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -298,7 +298,7 @@ func (s *FS) linkInto(srcPath, dst string) error {
 
 // Delete implements Store.
 func (s *FS) Delete(ctx context.Context, key string) error {
-	if err := checkKey(key); err != nil {
+	if err := CheckKey(key); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -488,8 +488,10 @@ func (w *hashWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// ctxReader fails with the context's error once it is done, checked before
-// every chunk read.
+// ContextReader returns a reader of r that fails with ctx's error once ctx
+// is done, checked before every chunk read.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader { return &ctxReader{ctx: ctx, r: r} }
+
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader

@@ -1,4 +1,4 @@
-package blob
+package blob_test
 
 import (
 	"context"
@@ -9,10 +9,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/botplatform/botplatform/internal/blob"
 )
 
-// TestFSID: the first ID call stores its id, later ones (also through
-// another FS on the same directory, or at once) return it; SetID replaces it.
+// TestFSID: of first ID calls at once through several FS on one directory,
+// all return the id one of them stored; SetID replaces the file.
 func TestFSID(t *testing.T) {
 	ctx := context.Background()
 	s, dir := newFS(t)
@@ -21,7 +23,7 @@ func TestFSID(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			other, err := NewFS(dir)
+			other, err := blob.NewFS(dir)
 			if err == nil {
 				ids[i], err = other.ID(ctx, "id-"+string(rune('a'+i)))
 			}
@@ -36,14 +38,9 @@ func TestFSID(t *testing.T) {
 			t.Fatalf("concurrent first IDs: %q, want one id for all", ids)
 		}
 	}
-	if got, err := s.ID(ctx, "other"); err != nil || got != ids[0] {
-		t.Fatalf("ID after the first: %q %v, want %q", got, err, ids[0])
-	}
+	// SetID writes the file (the conformance suite checks what ID reads).
 	if err := s.SetID(ctx, "replaced"); err != nil {
 		t.Fatal(err)
-	}
-	if got, err := s.ID(ctx, "other"); err != nil || got != "replaced" {
-		t.Fatalf("ID after SetID: %q %v", got, err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "store-id")); err != nil || string(b) != "replaced\n" {
 		t.Fatalf("store-id file: %q %v", b, err)
@@ -73,18 +70,18 @@ func TestAttach(t *testing.T) {
 	b, dirB := newFS(t)
 	// The first store attached is the database's; attaching it again works.
 	for range 2 {
-		if err := Attach(ctx, a, dirA, db.record, false); err != nil {
+		if err := blob.Attach(ctx, a, dirA, db.record, false); err != nil {
 			t.Fatalf("attach the database's store: %v", err)
 		}
 	}
-	var known Identity
+	var known blob.Identity
 	if err := json.Unmarshal(db.value, &known); err != nil || known.Where != dirA || known.ID == "" {
 		t.Fatalf("recorded %s, %v", db.value, err)
 	}
 	// Another store, new or not, is refused, naming both.
 	for _, fresh := range []bool{true, false} {
-		err := Attach(ctx, b, dirB, db.record, false)
-		var fe *ForeignError
+		err := blob.Attach(ctx, b, dirB, db.record, false)
+		var fe *blob.ForeignError
 		if !errors.As(err, &fe) || fe.Fresh != fresh || fe.Known != known || fe.Store.Where != dirB {
 			t.Fatalf("attach another store (fresh %v): %#v", fresh, err)
 		}
@@ -94,20 +91,20 @@ func TestAttach(t *testing.T) {
 	}
 	// Adopting it gives it the database's id: it is accepted from then on,
 	// and so is the first one.
-	if err := Attach(ctx, b, dirB, db.record, true); err != nil {
+	if err := blob.Attach(ctx, b, dirB, db.record, true); err != nil {
 		t.Fatalf("adopt: %v", err)
 	}
-	for _, s := range []*FS{a, b} {
-		if err := Attach(ctx, s, s.dir, db.record, false); err != nil {
-			t.Errorf("attach %s after adopting: %v", s.dir, err)
+	for dir, s := range map[string]*blob.FS{dirA: a, dirB: b} {
+		if err := blob.Attach(ctx, s, dir, db.record, false); err != nil {
+			t.Errorf("attach %s after adopting: %v", dir, err)
 		}
 	}
 	// A database that fails or holds garbage stops the attach.
 	boom := errors.New("boom")
-	if err := Attach(ctx, a, dirA, func(context.Context, []byte) ([]byte, error) { return nil, boom }, false); !errors.Is(err, boom) {
+	if err := blob.Attach(ctx, a, dirA, func(context.Context, []byte) ([]byte, error) { return nil, boom }, false); !errors.Is(err, boom) {
 		t.Errorf("failing recorder: %v", err)
 	}
-	if err := Attach(ctx, a, dirA, func(context.Context, []byte) ([]byte, error) { return []byte("x"), nil }, false); err == nil {
+	if err := blob.Attach(ctx, a, dirA, func(context.Context, []byte) ([]byte, error) { return []byte("x"), nil }, false); err == nil {
 		t.Error("unreadable record accepted")
 	}
 }

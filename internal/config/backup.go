@@ -22,8 +22,11 @@ func backupSettings(c *Config) []setting {
 
 // validateBackup checks the backup settings against the others.
 func (c *Config) validateBackup() error {
-	if c.Backup.Cron != "" && c.DatabaseURL != "" {
+	switch {
+	case c.Backup.Cron != "" && c.DatabaseURL != "":
 		return errors.New("backup-cron: scheduled backups are of SQLite data directories; back up PostgreSQL with pg_dump (docs/data.md)")
+	case c.Backup.Cron != "" && c.Blob != nil:
+		return errors.New("backup-cron: scheduled backups copy file contents from the data directory, and blob-url keeps them in a bucket; back up the bucket with the object store's own tools (docs/deploy.md#backups)")
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/ratelimit"
 )
@@ -82,6 +83,8 @@ type Config struct {
 	Backup Backup
 	// AuditRetention is how long audit records are kept; 0: forever.
 	AuditRetention time.Duration
+	// Blob is the bucket that holds file contents; nil: <data>/blobs.
+	Blob *blob.S3Config
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -203,6 +206,7 @@ func settings(c *Config, p *pending) []setting {
 	}...)
 	list = append(list, rateSettings(c)...)
 	list = append(list, auditSettings(c)...)
+	list = append(list, blobSettings(c)...)
 	return append(list, backupSettings(c)...)
 }
 

@@ -196,3 +196,56 @@ func TestAuditRetention(t *testing.T) {
 		t.Errorf("default audit retention %v, want 90 days", d)
 	}
 }
+
+func TestBlobURL(t *testing.T) {
+	for _, k := range []string{"BOTPLATFORM_BLOB_URL", "BOTPLATFORM_BACKUP_CRON", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+		"AWS_ACCESS_KEY_ID_FILE", "AWS_SECRET_ACCESS_KEY_FILE", "AWS_SESSION_TOKEN_FILE"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const url = "s3://files/prod?endpoint=http://127.0.0.1:9000&region=eu-west-3"
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		wantErr string
+		check   func(Config) bool
+	}{
+		{"default: the data directory", nil, nil, "", func(c Config) bool { return c.Blob == nil }},
+		{"keys from variables", map[string]string{"AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY": "sk", "AWS_SESSION_TOKEN": "tok"},
+			[]string{"--blob-url", url}, "", func(c Config) bool {
+				b := c.Blob
+				return b != nil && b.Bucket == "files" && b.Prefix == "prod/" && b.Endpoint == "127.0.0.1:9000" && !b.Secure &&
+					b.Region == "eu-west-3" && b.AccessKey == "id" && b.SecretKey == "sk" && b.SessionToken == "tok"
+			}},
+		{"secret from a file, URL from BOTPLATFORM_BLOB_URL", map[string]string{"BOTPLATFORM_BLOB_URL": url, "AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY_FILE": secret},
+			nil, "", func(c Config) bool { return c.Blob != nil && c.Blob.SecretKey == "from-file" }},
+		{"unreadable secret file", map[string]string{"AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY_FILE": secret + ".missing"},
+			[]string{"--blob-url", url}, "blob-url: AWS_SECRET_ACCESS_KEY_FILE", nil},
+		{"no credentials", nil, []string{"--blob-url", url}, "blob-url: AWS_ACCESS_KEY_ID (or AWS_ACCESS_KEY_ID_FILE) must be set", nil},
+		{"bad scheme", nil, []string{"--blob-url", "file:///srv/blobs"}, "blob-url: must be an s3:// URL", nil},
+		{"no bucket", nil, []string{"--blob-url", "s3:///x"}, "blob-url: names no bucket", nil},
+		{"scheduled backups", map[string]string{"AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY": "sk"},
+			[]string{"--blob-url", url, "--backup-cron", "@daily"}, "backup-cron: scheduled backups copy file contents from the data directory", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			c, err := Parse("serve", tc.args, io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !tc.check(c) {
+				t.Fatalf("%v %+v", err, c.Blob)
+			}
+		})
+	}
+}
