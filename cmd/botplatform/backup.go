@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/botplatform/botplatform/cmd/botplatform/cli"
 	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/backup"
+	"github.com/botplatform/botplatform/internal/blob/s3"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/platform"
 )
@@ -52,11 +54,16 @@ func backupFlags(name, dirFlag, dirUsage string, args []string, stderr io.Writer
 
 // backupData writes a backup of a data directory, its server running or not.
 func backupData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	data, to, err := backupFlags("backup", "to", "the directory to write the backup to (it must not exist)", args, stderr)
+	data, to, err := backupFlags("backup", "to", "the directory to write the backup to (it must not exist), or s3://BUCKET/PREFIX?endpoint=… (an empty prefix; credentials in AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)", args, stderr)
 	if err != nil {
 		return err
 	}
-	m, err := backup.Create(ctx, data, to, version)
+	var m backup.Manifest
+	if strings.HasPrefix(to, "s3://") {
+		m, err = backupToBucket(ctx, data, to)
+	} else {
+		m, err = backup.Create(ctx, data, to, version)
+	}
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
@@ -88,15 +95,72 @@ func recordBackup(ctx context.Context, r *audit.Recorder, how, to string, m back
 
 // restoreData checks a backup whole, then makes a new data directory of it.
 func restoreData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	data, from, err := backupFlags("restore", "from", "the backup's directory", args, stderr)
+	data, from, err := backupFlags("restore", "from", "the backup's directory, or its s3://BUCKET/PREFIX?endpoint=… URL", args, stderr)
 	if err != nil {
 		return err
 	}
-	m, err := backup.Restore(ctx, from, data)
+	var m backup.Manifest
+	if strings.HasPrefix(from, "s3://") {
+		m, err = restoreFromBucket(ctx, from, data)
+	} else {
+		m, err = backup.Restore(ctx, from, data)
+	}
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	fmt.Fprintf(stdout, "restored the backup of %s (%d files, checked) into %s; start the server with --data %s\n",
 		m.CreatedAt.Format("2006-01-02 15:04:05 UTC"), len(m.Files), data, data)
 	return nil
+}
+
+// besideData makes a temporary directory next to the data directory (on
+// its file system, which holds a backup's worth), for a backup on its way
+// to or from a bucket.
+func besideData(data, pattern string) (string, error) {
+	abs, err := filepath.Abs(data)
+	if err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(filepath.Dir(abs), pattern)
+}
+
+// backupToBucket writes a backup of data beside it, then copies it into
+// the bucket at the s3:// URL to (whose prefix must be empty), the
+// manifest last: a backup cut short has none, and restore refuses it.
+func backupToBucket(ctx context.Context, data, to string) (backup.Manifest, error) {
+	target, err := config.S3Target(to)
+	if err != nil {
+		return backup.Manifest{}, fmt.Errorf("--to: %w", err)
+	}
+	tmp, err := besideData(data, ".botplatform-backup-")
+	if err != nil {
+		return backup.Manifest{}, err
+	}
+	defer os.RemoveAll(tmp)
+	local := filepath.Join(tmp, "backup")
+	m, err := backup.Create(ctx, data, local, version)
+	if err != nil {
+		return m, err
+	}
+	return m, s3.UploadDir(ctx, target, local, backup.ManifestName)
+}
+
+// restoreFromBucket copies the backup at the s3:// URL from beside data,
+// then restores it as one in a directory: checked whole before anything
+// is written to data.
+func restoreFromBucket(ctx context.Context, from, data string) (backup.Manifest, error) {
+	source, err := config.S3Target(from)
+	if err != nil {
+		return backup.Manifest{}, fmt.Errorf("--from: %w", err)
+	}
+	tmp, err := besideData(data, ".botplatform-restore-")
+	if err != nil {
+		return backup.Manifest{}, err
+	}
+	defer os.RemoveAll(tmp)
+	local := filepath.Join(tmp, "backup")
+	if err := s3.DownloadDir(ctx, source, local); err != nil {
+		return backup.Manifest{}, err
+	}
+	return backup.Restore(ctx, local, data)
 }

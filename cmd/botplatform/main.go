@@ -53,9 +53,9 @@ Usage:
                                 print a new personal access token for that account
   botplatform openapi [flags]   print the OpenAPI document that serve, given the same
                                 flags, answers at /openapi.json
-  botplatform backup  --to DIR [--data DIR]
+  botplatform backup  --to DIR|s3://BUCKET/PREFIX [--data DIR]
                                 snapshot a data directory (database and file contents), its server running
-  botplatform restore --from DIR --data DIR
+  botplatform restore --from DIR|s3://BUCKET/PREFIX --data DIR
                                 check a backup, then make a new data directory of it
   botplatform version           print the version
   botplatform licenses          print the licences of the data built into the binary

@@ -32,6 +32,16 @@ func blobSettings(c *Config) []setting {
 		}}}
 }
 
+// S3Target reads an s3:// URL given to a command (backup --to, restore
+// --from), with the credentials of the standard AWS variables.
+func S3Target(raw string) (blob.S3Config, error) {
+	b, err := blob.ParseS3URL(raw)
+	if err == nil {
+		err = s3Credentials(&b)
+	}
+	return b, err
+}
+
 // s3Credentials reads the standard AWS variables, each also from the file
 // its _FILE variant names (for secrets mounted as files).
 func s3Credentials(b *blob.S3Config) error {
