@@ -31,6 +31,17 @@ func versionsOf(c client, botID string) []map[string]any {
 	return r.Versions
 }
 
+// currentOf names the versions listed as current (what the bot runs).
+func currentOf(vs []map[string]any) string {
+	var out []string
+	for _, v := range vs {
+		if v["current"] == true {
+			out = append(out, v["name"].(string))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
 func names(vs []map[string]any) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
@@ -89,6 +100,9 @@ func testBotVersionsRollback(t *testing.T, s *testServer) {
 		t.Fatalf("versions after create and two deploys: %s; want v3,v2,v1", got)
 	}
 	vA, vB := str(t, vs[1], "id"), str(t, vs[0], "id")
+	if got := currentOf(vs); got != "v3" {
+		t.Fatalf("current versions after the last deploy: %q; want v3", got)
+	}
 
 	// The version's document holds the code and definition, no secret.
 	doc, _ := versionDocument(t, e.admin, e.botID, vA)
@@ -113,8 +127,12 @@ func testBotVersionsRollback(t *testing.T, s *testServer) {
 	if got := textOf(e.ask(u, c, "two")); got != "A: two" {
 		t.Fatalf("after deploying the first version: %q", got)
 	}
-	if got := strings.Join(names(versionsOf(e.admin, e.botID)), ","); got != "v3,v2,v1" {
+	vs = versionsOf(e.admin, e.botID)
+	if got := strings.Join(names(vs), ","); got != "v3,v2,v1" {
 		t.Fatalf("deploying a version recorded another: %s", got)
+	}
+	if got := currentOf(vs); got != "v2" {
+		t.Fatalf("current versions after deploying v2: %q; want v2", got)
 	}
 
 	// An event running while another version is deployed finishes on its

@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/botplatform/botplatform/internal/config"
+	"github.com/botplatform/botplatform/internal/console"
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/tunnel"
@@ -25,7 +26,7 @@ func printOpenAPI(_ context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("chat-url: %w", err)
 	}
 	// serve always has metrics and tunnels: the document lists their routes.
-	doc := httpapi.Document(httpapi.Deps{ChatPath: chatURL.Path, Version: version, Metrics: metrics.New(), Tunnels: tunnel.New(nil)})
+	doc := httpapi.Document(httpapi.Deps{ChatPath: chatURL.Path, Version: version, Metrics: metrics.New(), Tunnels: tunnel.New(nil), Console: console.New()})
 	_, err = fmt.Fprintf(stdout, "%s\n", doc)
 	return err
 }

@@ -73,6 +73,16 @@ func (s *Service) ListBotVersions(ctx context.Context, a *platform.Actor, botID 
 	return vs, notFound(err, "bot", botID)
 }
 
+// BotDigest is the digest of the bot as it stands: the versions of the same
+// digest are what it runs (the console loads its code from one).
+func (s *Service) BotDigest(ctx context.Context, a *platform.Actor, botID string) (string, error) {
+	b, err := s.GetBot(ctx, a, botID)
+	if err != nil {
+		return "", err
+	}
+	return platform.SnapshotBot(b).Digest, nil
+}
+
 // CreateBotVersion records the bot as it stands as a version named name.
 func (s *Service) CreateBotVersion(ctx context.Context, a *platform.Actor, botID, name, description string) (platform.BotVersion, error) {
 	if err := require(a, platform.RoleDeveloper, "creating a bot version"); err != nil {

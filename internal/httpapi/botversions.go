@@ -25,6 +25,9 @@ type botVersionJSON struct {
 	Description string `json:"description"`
 	CreatedAt   string `json:"createdAt"`
 	CreatedBy   string `json:"createdBy"`
+	// Current is set in a listing on the versions the bot runs now (same
+	// name, code, tags and definition).
+	Current bool `json:"current,omitempty"`
 }
 
 func toBotVersion(v platform.BotVersion) botVersionJSON {
@@ -36,9 +39,14 @@ func (a *api) listBotVersions(w http.ResponseWriter, r *http.Request, act *platf
 	if err != nil {
 		return err
 	}
+	digest, err := a.Admin.BotDigest(r.Context(), act, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
 	out := make([]botVersionJSON, len(vs))
 	for i, v := range vs {
 		out[i] = toBotVersion(v)
+		out[i].Current = v.Digest == digest
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"versions": out})
 	return nil

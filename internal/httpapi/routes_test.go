@@ -21,7 +21,7 @@ func (noTunnels) Accept(http.ResponseWriter, *http.Request, string) error { retu
 // fullDeps are Deps with every optional surface on, as serve has them;
 // nothing is called while the tables are built.
 func fullDeps(chatPath string) Deps {
-	return Deps{ChatPath: chatPath, Metrics: metrics.New(), Tunnels: noTunnels{}, Version: "test"}
+	return Deps{ChatPath: chatPath, Metrics: metrics.New(), Tunnels: noTunnels{}, Version: "test", Console: http.NotFoundHandler()}
 }
 
 var paramRe = regexp.MustCompile(`\{[^}]+\}`)

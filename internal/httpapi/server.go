@@ -78,6 +78,9 @@ type Deps struct {
 	MetricsToken string
 	// Limits are the request rate limits (admit); nil: none.
 	Limits *ratelimit.Limits
+	// Console serves the web console at /console/ (console.Console);
+	// nil: none.
+	Console http.Handler
 }
 
 // Tunnels accepts a `bp dev` tunnel connection and serves it until it ends.
@@ -148,6 +151,11 @@ func build(d Deps) server {
 	root.mount(cors(limit(ChatLimit, a.routed(ch.mux))), prefix+"/")
 
 	s := server{tables: []*table{root, adm, fls, content, rt, tbl, ch}}
+	if d.Console != nil {
+		con := consoleRoutes(d.Console)
+		root.mount(a.routed(con.mux), "/console", "/console/")
+		s.tables = append(s.tables, con)
+	}
 	doc.build(s.tables, d.Version)
 	s.doc = doc.body
 	s.handler = a.middleware(a.chatStreams(prefix, a.routed(root.mux)))

@@ -21,7 +21,7 @@ func (noTunnels) Accept(http.ResponseWriter, *http.Request, string) error { retu
 // serve has them.
 func serverDocument(t *testing.T, chatPath string) []byte {
 	t.Helper()
-	return httpapi.Document(httpapi.Deps{ChatPath: chatPath, Version: "1.2.3", Metrics: metrics.New(), Tunnels: noTunnels{}})
+	return httpapi.Document(httpapi.Deps{ChatPath: chatPath, Version: "1.2.3", Metrics: metrics.New(), Tunnels: noTunnels{}, Console: http.NotFoundHandler()})
 }
 
 // load parses and validates a document with kin-openapi, as a consumer would.
@@ -108,7 +108,7 @@ func TestEveryOperation(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"upsertFile", "createBot", "callAction", "getTableRow", "chatCreateUser", "chatListenConversation",
-		"getFileContent", "getHealth", "getMetrics", "getOpenAPIDocument", "openTunnel"} {
+		"getFileContent", "getHealth", "getMetrics", "getOpenAPIDocument", "openTunnel", "getConsole", "getConsoleAsset", "openConsole"} {
 		if !seen[id] {
 			t.Errorf("no operation %s", id)
 		}

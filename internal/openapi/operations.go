@@ -17,4 +17,13 @@ var _ = describe(map[string]op{
 	"openTunnel": {summary: "The WebSocket tunnel of bp dev --tunnelUrl (docs/sdk-bots.md)",
 		description: "A WebSocket upgrade: the tunnel carries what the platform sends the dev bot.",
 		status:      101, media: noBody, returns: "the connection is a WebSocket", errs: []int{400, 410}},
+
+	"openConsole": {summary: "The web console: a redirect to /console/", status: 301, media: noBody,
+		returns: "Location: /console/"},
+	"getConsole": {summary: "The web console's page (docs/console.md)",
+		description: "The console signs in with a personal access token kept in the browser's session storage and calls this API from the page.",
+		media:       "text/html", result: str, other: notModified},
+	"getConsoleAsset": {summary: "A script, style sheet or licence of the web console",
+		description: "Assets are served under a directory named after their content's hash (the path may hold slashes), cached for a year.",
+		media:       "*/*", result: str, other: notModified},
 })

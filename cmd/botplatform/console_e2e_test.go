@@ -1,0 +1,369 @@
+package main
+
+// The web console driven in a real browser (headless Chromium through
+// chromedp) against a real server: sign in, create a bot, deploy code with
+// an error and fix it, chat with the bot, watch its logs, roll it back, and
+// render hostile strings as text. Each page's screenshot goes to the
+// artefacts directory (BOTPLATFORM_ARTIFACTS, or the test's temporary one).
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// hostile is a string that runs script wherever it is rendered as HTML.
+const hostile = `<img src=x onerror=window.__pwned=1>`
+
+// consoleEchoJS is the README's echo bot, with a log line per message.
+const consoleEchoJS = `bot.on.message('*', async ({ message, client, logger }) => {
+  logger.info('echo heard: ' + message.payload.text)
+  await client.createMessage({ conversationId: message.conversationId, payload: { type: 'text', text: 'You said: ' + message.payload.text } })
+})
+`
+
+// consoleBrokenJS has a syntax error on line 2.
+const consoleBrokenJS = `bot.on.message('*', async ({ message, client }) => {
+  await client.createMessage({ conversationId: message.conversationId, payload: { type: 'text', text: 'oops' ) })
+})
+`
+
+// chromium finds a Chromium or Chrome binary (BOTPLATFORM_CHROMIUM first).
+func chromium() string {
+	if p := os.Getenv("BOTPLATFORM_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// artefacts is where the test leaves its screenshots.
+func artefacts(t *testing.T) string {
+	dir := os.Getenv("BOTPLATFORM_ARTIFACTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// browser is one headless tab, with the page's errors collected.
+type browser struct {
+	t    *testing.T
+	ctx  context.Context
+	dir  string
+	mu   sync.Mutex
+	errs []string // uncaught exceptions and security (CSP) messages
+}
+
+func newBrowser(t *testing.T, exe string) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.WindowSize(1280, 800), chromedp.Flag("lang", "en-US"))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelTab(); cancelAlloc() })
+	b := &browser{t: t, ctx: ctx, dir: artefacts(t)}
+	if err := chromedp.Listen(ctx, b.note); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	return b
+}
+
+func (b *browser) note(ev any) {
+	var msg string
+	switch ev := ev.(type) {
+	case *runtime.EventExceptionThrown:
+		msg = "exception: " + ev.ExceptionDetails.Text
+		if ev.ExceptionDetails.Exception != nil {
+			msg += " " + ev.ExceptionDetails.Exception.Description
+		}
+	case *log.EventEntryAdded:
+		if ev.Entry.Source == log.EntrySourceSecurity || strings.Contains(ev.Entry.Text, "Content Security Policy") {
+			msg = "security: " + ev.Entry.Text
+		}
+	}
+	if msg != "" {
+		b.mu.Lock()
+		b.errs = append(b.errs, msg)
+		b.mu.Unlock()
+	}
+}
+
+// do runs actions, failing the test with what.
+func (b *browser) do(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second) // a hang guard
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		b.fail("%s: %v", what, err)
+	}
+}
+
+func (b *browser) fail(format string, args ...any) {
+	b.t.Helper()
+	b.shot("failure")
+	b.t.Fatalf(format+"\npage errors: %v", append(args, b.pageErrors())...)
+}
+
+func (b *browser) pageErrors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.errs...)
+}
+
+// eval returns expression's value: a string as it is, anything else as
+// JSON.
+func (b *browser) eval(expression string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](expression))
+	if err != nil {
+		b.fail("evaluating %s: %v", expression, err)
+	}
+	if len(v) == 0 {
+		return "undefined"
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+// text is the text of the first element sel matches ("" when none).
+func (b *browser) text(sel string) string {
+	b.t.Helper()
+	return b.eval(`document.querySelector(` + jsString(sel) + `)?.textContent ?? ""`)
+}
+
+// waitText waits until the text of sel contains want.
+func (b *browser) waitText(sel, want string) {
+	b.t.Helper()
+	deadline := time.Now().Add(60 * time.Second) // a hang guard, not a measure
+	for {
+		got := b.text(sel)
+		if strings.Contains(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.fail("%s never showed %q; it shows %q", sel, want, got)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// setValue sets a field's value as typing would (an input event).
+func (b *browser) setValue(sel, value string) {
+	b.t.Helper()
+	b.do("waiting for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
+	b.eval(`((() => { const el = document.querySelector(` + jsString(sel) + `); el.focus(); el.value = ` + jsString(value) +
+		`; el.dispatchEvent(new Event('input', { bubbles: true })); return true })())`)
+}
+
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.do("clicking "+sel, chromedp.Click(chromedp.CSS(sel)))
+}
+
+func (b *browser) goTo(route string) {
+	b.t.Helper()
+	b.eval(`(location.hash = ` + jsString("#"+route) + `, true)`)
+}
+
+// shot saves a screenshot of the viewport as name.png.
+func (b *browser) shot(name string) {
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		b.t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	path := filepath.Join(b.dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Logf("screenshot %s: %v", name, err)
+	}
+}
+
+// pwned fails the test if a hostile string ran as script.
+func (b *browser) notPwned(where string) {
+	b.t.Helper()
+	if got := b.eval(`typeof window.__pwned`); got != "undefined" {
+		b.fail("%s: a hostile string ran as script (window.__pwned is %s)", where, got)
+	}
+}
+
+func jsString(s string) string {
+	raw, _ := json.Marshal(s)
+	return string(raw)
+}
+
+func TestConsoleBrowser(t *testing.T) {
+	exe := chromium()
+	if exe == "" {
+		t.Skip("no Chromium found (chromium, chromium-browser, google-chrome or BOTPLATFORM_CHROMIUM): apt-get install -y chromium")
+	}
+	s := startBackend(t, "sqlite")
+	adm := s.owner(t)
+	b := newBrowser(t, exe)
+	t.Logf("screenshots in %s", b.dir)
+
+	// Security headers on the page; /console redirects to it.
+	res, err := http.Get(s.URL + "/console")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.Request.URL.Path != "/console/" || res.StatusCode != 200 {
+		t.Fatalf("GET /console ended at %s with %d; want /console/ and 200", res.Request.URL.Path, res.StatusCode)
+	}
+	for h, want := range map[string]string{"Content-Security-Policy": "script-src 'self'", "X-Frame-Options": "DENY",
+		"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"} {
+		if got := res.Header.Get(h); !strings.Contains(got, want) {
+			t.Errorf("%s: %q; want it to hold %q", h, got, want)
+		}
+	}
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("Content-Security-Policy %q: want frame-ancestors 'none' and no unsafe-inline", csp)
+	}
+
+	// Sign in with the bootstrap token; the workspace is picked for us.
+	b.do("opening the console", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(s.URL+"/console"), chromedp.WaitVisible(chromedp.CSS("#token")))
+	b.shot("signin")
+	b.setValue("#token", s.Boot.Token)
+	b.click("#sign-in")
+	b.do("signing in", chromedp.WaitVisible(chromedp.CSS("#new-bot-name")))
+	if u := b.eval(`location.href`); strings.Contains(u, s.Boot.Token) {
+		t.Fatalf("the token is in the URL: %s", u)
+	}
+
+	// Create a bot; its page opens with the starter code in the editor.
+	b.setValue("#new-bot-name", "echo")
+	b.click("#create-bot")
+	b.do("opening the new bot", chromedp.WaitVisible(chromedp.CSS("#code")))
+	b.waitText("#bot-title", "echo")
+	b.waitText("#versions", "v1")
+	if code := b.eval(`document.querySelector('#code').value`); !strings.Contains(code, "You said: ") {
+		t.Fatalf("the editor holds %s; want the starter code", code)
+	}
+	botID := strings.TrimPrefix(b.eval(`location.hash`), "#/bots/")
+
+	// Code with a syntax error is refused, naming its line.
+	b.setValue("#code", consoleBrokenJS)
+	b.click("#deploy")
+	b.waitText("#deploy-error", "line 2")
+	if got := b.text(".gutter .bad"); got != "2" {
+		t.Errorf("the gutter marks line %q; want 2", got)
+	}
+	b.shot("bot-syntax-error")
+
+	// Fixed, it deploys as v2.
+	b.setValue("#code", consoleEchoJS)
+	b.click("#deploy")
+	b.waitText("#deploy-notice", "Deployed.")
+	b.waitText("#versions", "v2")
+	if b.text("#deploy-error") != "" {
+		t.Errorf("the syntax error is still shown after a good deploy")
+	}
+
+	// The chat tester talks to the bot as a new user; a hostile message
+	// comes back as text.
+	b.click(`.tabs a[href$="/chat"]`)
+	b.waitText("#chat-status", "Connected")
+	b.setValue("#chat-text", "hello")
+	b.click("#chat-send")
+	b.waitText("#messages .from-bot .text", "You said: hello")
+	b.setValue("#chat-text", hostile)
+	b.click("#chat-send")
+	b.waitText("#messages", "You said: "+hostile)
+	b.notPwned("chat")
+	b.shot("chat")
+
+	// The logs show the bot's lines, and a new one appears without reload.
+	b.goTo("/bots/" + botID)
+	b.waitText("#logs", "echo heard: hello")
+	b.waitText("#logs", "echo heard: "+hostile)
+	b.notPwned("logs")
+	bot := field(t, adm.get("/v1/admin/bots/"+botID).ok(), "bot").(map[string]any)
+	e := chatEnvOf(t, s, adm, bot)
+	u := e.user("console-live")
+	e.send(u, e.conversation(u, "console-live"), "live line")
+	b.waitText("#logs", "echo heard: live line")
+	b.shot("bot")
+
+	// Filter by level: no warn line exists.
+	b.do("filtering by level", chromedp.SetValue(chromedp.CSS("#log-level"), "warn"))
+	b.eval(`(document.querySelector('#log-level').dispatchEvent(new Event('change', { bubbles: true })), true)`)
+	b.waitText("#logs", "No log lines yet.")
+	b.do("showing all levels", chromedp.SetValue(chromedp.CSS("#log-level"), ""))
+	b.eval(`(document.querySelector('#log-level').dispatchEvent(new Event('change', { bubbles: true })), true)`)
+	b.waitText("#logs", "echo heard: live line")
+
+	// Roll back to v1: the editor shows its code, and it is the running one.
+	b.click(`#versions tr[data-version="v1"] button`)
+	b.waitText("#deploy-notice", "Deployed version v1.")
+	b.waitText(`#versions tr[data-version="v1"]`, "running")
+	if code := b.eval(`document.querySelector('#code').value`); !strings.Contains(code, "got a message") {
+		t.Errorf("after the rollback the editor holds %s; want v1's code", code)
+	}
+	var vs struct {
+		Versions []map[string]any `json:"versions"`
+	}
+	adm.get("/v1/admin/bots/" + botID + "/versions").decode(&vs)
+	if got := currentOf(vs.Versions); got != "v1" {
+		t.Errorf("after rolling back in the console the running version is %q; want v1", got)
+	}
+
+	// A file with a hostile key is listed as text.
+	s.files(t, s.Boot.Token, botID).create(s, hostile+".txt", []byte("hello"), map[string]any{"tags": map[string]any{"kind": hostile}})
+	b.goTo("/bots/" + botID + "/files")
+	b.waitText("#files", hostile+".txt")
+	b.notPwned("files")
+	b.shot("files")
+
+	// A bot named with a hostile string is listed as text.
+	b.goTo("/bots")
+	b.setValue("#new-bot-name", hostile)
+	b.click("#create-bot")
+	b.waitText("#bot-title", hostile)
+	b.goTo("/bots")
+	b.waitText("#bots", hostile)
+	b.notPwned("bots")
+	b.shot("bots")
+
+	// Phone width: the bot page in one column.
+	b.do("narrowing the window", chromedp.EmulateViewport(390, 844))
+	b.goTo("/bots/" + botID)
+	b.waitText("#logs", "echo heard")
+	b.shot("bot-phone")
+	b.do("widening the window", chromedp.EmulateViewport(1280, 800))
+
+	// Sign out: the session is gone.
+	b.click("#sign-out")
+	b.do("signing out", chromedp.WaitVisible(chromedp.CSS("#token")))
+	if got := b.eval(`sessionStorage.length`); got != "0" {
+		t.Errorf("after signing out, session storage holds %s items", got)
+	}
+	if errs := b.pageErrors(); len(errs) > 0 {
+		t.Errorf("the pages reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+}

@@ -1,0 +1,79 @@
+// Calls to the server's public APIs, from this origin. The console has no
+// API of its own: it can do what its token's role can, nothing more.
+import { loadSession } from './session.js'
+
+export class ApiError extends Error {
+  constructor(status, body, text) {
+    super((body && body.message) || text || 'HTTP ' + status)
+    this.status = status
+    this.type = (body && body.type) || ''
+  }
+}
+
+// call sends one request. auth: 'session' adds the signed-in token and
+// workspace; a session object adds that one's; null adds none.
+export async function call(method, path, { body, query, headers = {}, auth = 'session', signal } = {}) {
+  const url = new URL(path, location.origin)
+  for (const [k, v] of Object.entries(query || {})) {
+    if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, v)
+  }
+  const h = { ...headers }
+  const s = auth === 'session' ? loadSession() : auth
+  if (s && s.token) h.Authorization = 'Bearer ' + s.token
+  if (s && s.workspaceId) h['x-workspace-id'] = s.workspaceId
+  if (body !== undefined) h['Content-Type'] = 'application/json'
+  const res = await fetch(url, {
+    method, headers: h, signal, credentials: 'omit', cache: 'no-store',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  let data = null
+  try {
+    data = text ? JSON.parse(text) : null
+  } catch {
+    data = null
+  }
+  if (!res.ok) throw new ApiError(res.status, data, text)
+  return data
+}
+
+export const admin = (method, path, opts) => call(method, '/v1/admin' + path, opts)
+
+// chatPath is the path of a bot's Chat API (its webhook URL), called on this
+// origin whatever host the server names in the URL.
+export function chatPath(webhookUrl) {
+  return new URL(webhookUrl, location.origin).pathname.replace(/\/$/, '')
+}
+
+// chat calls a bot's Chat API as the user of key.
+export const chat = (base, key, method, path, opts = {}) =>
+  call(method, base + path, { ...opts, auth: null, headers: key ? { 'x-user-key': key } : {} })
+
+// listen reads a conversation's signals (Server-Sent Events) with fetch:
+// EventSource cannot send the x-user-key header. onSignal gets each
+// {type, data}; it returns when the stream ends or signal aborts.
+export async function listen(base, key, conversationId, onSignal, signal) {
+  const res = await fetch(base + '/conversations/' + conversationId + '/listen', {
+    headers: { 'x-user-key': key, Accept: 'text/event-stream' }, signal, credentials: 'omit', cache: 'no-store',
+  })
+  if (!res.ok || !res.body) throw new ApiError(res.status, null, await res.text())
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
+  let buf = ''
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) return
+    buf += value
+    let end
+    while ((end = buf.indexOf('\n\n')) >= 0) {
+      const frame = buf.slice(0, end)
+      buf = buf.slice(end + 2)
+      const data = frame.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n')
+      if (!data || data === 'ping') continue
+      try {
+        onSignal(JSON.parse(data))
+      } catch {
+        // not a signal of ours
+      }
+    }
+  }
+}

@@ -1,0 +1,86 @@
+// A bot's logs, live: getBotLogs is polled every second for lines newer
+// than the last one seen.
+import { html, useState, useEffect, useRef, ErrorText, when } from './ui.js'
+import { admin } from './api.js'
+
+const LEVELS = ['', 'debug', 'info', 'warn', 'error']
+const WINDOW = 24 * 3600 * 1000 // what is shown on opening: the last day
+const MAX = 500 // lines kept on the page
+
+const key = (l) => l.timestamp + '\u0000' + l.level + '\u0000' + l.message + '\u0000' + (l.conversationId || '')
+
+export function Logs({ botId }) {
+  const [level, setLevel] = useState('')
+  const [lines, setLines] = useState([])
+  const [error, setError] = useState(null)
+  const [live, setLive] = useState(true)
+  const list = useRef()
+
+  useEffect(() => {
+    if (!live) return
+    let stopped = false
+    let since = new Date(Date.now() - WINDOW).toISOString()
+    const seen = new Set()
+    let timer
+    setLines([])
+    const poll = async () => {
+      try {
+        const fresh = []
+        let nextToken
+        do {
+          const page = await admin('GET', '/bots/' + encodeURIComponent(botId) + '/logs', {
+            query: { timeStart: since, level, nextToken },
+          })
+          for (const l of page.logs) {
+            const k = key(l)
+            if (!seen.has(k)) {
+              seen.add(k)
+              fresh.push(l)
+            }
+          }
+          nextToken = page.nextToken
+        } while (nextToken && !stopped)
+        if (stopped) return
+        setError(null)
+        if (fresh.length) {
+          since = fresh[fresh.length - 1].timestamp // the same time again: lines of one instant are kept apart by seen
+          setLines((old) => old.concat(fresh).slice(-MAX))
+        }
+      } catch (err) {
+        if (!stopped) setError(err)
+      }
+      if (!stopped) timer = setTimeout(poll, 1000)
+    }
+    poll()
+    return () => {
+      stopped = true
+      clearTimeout(timer)
+    }
+  }, [botId, level, live])
+
+  useEffect(() => {
+    const el = list.current
+    if (el) el.scrollTop = el.scrollHeight
+  }, [lines])
+
+  return html`
+    <section aria-labelledby="logs-h" class="logs">
+      <div class="section-head">
+        <h2 id="logs-h">Logs</h2>
+        <label for="log-level">Level</label>
+        <select id="log-level" value=${level} onChange=${(e) => setLevel(e.target.value)}>
+          ${LEVELS.map((l) => html`<option value=${l}>${l || 'all'}</option>`)}
+        </select>
+        <label class="check"><input type="checkbox" id="log-live" checked=${live} onChange=${(e) => setLive(e.target.checked)} /> live</label>
+      </div>
+      <${ErrorText} error=${error} />
+      <ol class="loglines" id="logs" ref=${list} aria-live="polite">
+        ${lines.length === 0 && html`<li class="muted">No log lines yet.</li>`}
+        ${lines.map((l) => html`<li class=${'lvl-' + l.level}>
+          <time datetime=${l.timestamp}>${when(l.timestamp)}</time>
+          <span class="lvl">${l.level}</span>
+          <span class="msg">${l.message}</span>
+        </li>`)}
+      </ol>
+    </section>`
+}

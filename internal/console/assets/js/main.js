@@ -1,0 +1,60 @@
+// The console: the signed-in layout and the routes of its pages. A page is
+// a component of its own module, chosen by the URL's fragment (#/bots/…).
+import { html, render, useState, useEffect } from './ui.js'
+import { loadSession, clearSession } from './session.js'
+import { SignIn } from './signin.js'
+import { BotsPage } from './bots.js'
+import { BotPage } from './bot.js'
+import { ChatPage } from './chat.js'
+import { FilesPage } from './files.js'
+
+// routes match the fragment's path; the first that matches is the page.
+const routes = [
+  [/^\/bots$/, () => html`<${BotsPage} />`],
+  [/^\/bots\/([^/]+)$/, (id) => html`<${BotPage} botId=${id} />`],
+  [/^\/bots\/([^/]+)\/chat$/, (id) => html`<${ChatPage} botId=${id} />`],
+  [/^\/bots\/([^/]+)\/files$/, (id) => html`<${FilesPage} botId=${id} />`],
+]
+
+function route() {
+  return location.hash.replace(/^#/, '') || '/bots'
+}
+
+function useRoute() {
+  const [r, setR] = useState(route())
+  useEffect(() => {
+    const on = () => setR(route())
+    addEventListener('hashchange', on)
+    return () => removeEventListener('hashchange', on)
+  }, [])
+  return r
+}
+
+function App() {
+  const [session, setSession] = useState(loadSession())
+  const path = useRoute()
+  if (!session) return html`<${SignIn} onSignedIn=${setSession} />`
+  let page = html`<p>No such page. <a href="#/bots">Bots</a></p>`
+  for (const [re, make] of routes) {
+    const m = path.match(re)
+    if (m) {
+      page = make(...m.slice(1).map(decodeURIComponent))
+      break
+    }
+  }
+  const signOut = () => {
+    clearSession()
+    setSession(null)
+    location.hash = ''
+  }
+  return html`
+    <header class="top">
+      <a class="brand" href="#/bots">botplatform</a>
+      <nav aria-label="Main"><a href="#/bots" aria-current=${path.startsWith('/bots') ? 'page' : undefined}>Bots</a></nav>
+      <span class="who" title="Workspace">${session.workspaceName || session.workspaceId}</span>
+      <button type="button" class="link" id="sign-out" onClick=${signOut}>Sign out</button>
+    </header>
+    <main id="main">${page}</main>`
+}
+
+render(html`<${App} />`, document.getElementById('app'))
