@@ -29,6 +29,7 @@ export function BotNav({ bot, botId, page }) {
         ${link(base, 'code', 'Code and logs')}
         ${link(base + '/chat', 'chat', 'Chat')}
         ${link(base + '/files', 'files', 'Files')}
+        ${link(base + '/search', 'search', 'Search')}
       </nav>
     </div>`
 }
