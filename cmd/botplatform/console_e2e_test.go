@@ -348,7 +348,8 @@ func TestConsoleBrowser(t *testing.T) {
 	bot := field(t, adm.get("/v1/admin/bots/"+botID).ok(), "bot").(map[string]any)
 	e := chatEnvOf(t, s, adm, bot)
 	u := e.user("console-live")
-	e.send(u, e.conversation(u, "console-live"), "live line")
+	conv := e.conversation(u, "console-live")
+	e.send(u, conv, "live line")
 	b.waitText("#logs", "echo heard: live line")
 	b.shot("bot")
 
@@ -358,6 +359,22 @@ func TestConsoleBrowser(t *testing.T) {
 	b.waitText("#logs", "No log lines yet.")
 	b.do("showing all levels", chromedp.SetValue(chromedp.CSS("#log-level"), ""))
 	b.eval(`(document.querySelector('#log-level').dispatchEvent(new Event('change', { bubbles: true })), true)`)
+	b.waitText("#logs", "echo heard: live line")
+
+	// The bot's conversations, through the Runtime API: the live one is
+	// listed; opened, it shows its messages and its log lines, and new ones
+	// appear without reload, a hostile one as text.
+	b.click(`.tabs a[href$="/conversations"]`)
+	b.waitText("#conversations", conv)
+	b.click(`#conversations a[href$="/` + conv + `"]`)
+	b.waitText("#conversation-messages", "You said: live line")
+	b.waitText("#logs", "echo heard: live line")
+	e.send(u, conv, hostile)
+	b.waitText("#conversation-messages", "You said: "+hostile)
+	b.waitText("#logs", "echo heard: "+hostile)
+	b.notPwned("conversation")
+	b.shot("conversation")
+	b.goTo("/bots/" + botID)
 	b.waitText("#logs", "echo heard: live line")
 
 	// Roll back to v1: the editor shows its code, and it is the running one.
