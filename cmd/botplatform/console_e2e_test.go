@@ -2,24 +2,19 @@ package main
 
 // The web console driven in a real browser (headless Chromium through
 // chromedp) against a real server: sign in, create a bot, deploy code with
-// an error and fix it, chat with the bot, watch its logs, roll it back, and
-// render hostile strings as text. Each page's screenshot goes to the
-// artefacts directory (BOTPLATFORM_ARTIFACTS, or the test's temporary one).
+// an error and fix it, chat with the bot, watch its logs and conversations,
+// roll it back, upload, read, search and delete files, manage the
+// workspace's members and tokens, read its audit log, and render hostile
+// strings as text. Each page's screenshot goes to the artefacts directory
+// (BOTPLATFORM_ARTIFACTS, or the test's temporary one).
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -53,150 +48,6 @@ Never paste ` + hostile + ` into a form.
 Parcels leave our warehouse within two working days.
 `
 
-// chromium finds a Chromium or Chrome binary (BOTPLATFORM_CHROMIUM first).
-func chromium() string {
-	if p := os.Getenv("BOTPLATFORM_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-// artefacts is where the test leaves its screenshots.
-func artefacts(t *testing.T) string {
-	dir := os.Getenv("BOTPLATFORM_ARTIFACTS")
-	if dir == "" {
-		return t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// browser is one headless tab, with the page's errors collected.
-type browser struct {
-	t    *testing.T
-	ctx  context.Context
-	dir  string
-	mu   sync.Mutex
-	errs []string // uncaught exceptions and security (CSP) messages
-}
-
-func newBrowser(t *testing.T, exe string) *browser {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 800), chromedp.Flag("lang", "en-US"))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc() })
-	b := &browser{t: t, ctx: ctx, dir: artefacts(t)}
-	if err := chromedp.Listen(ctx, b.note); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
-	return b
-}
-
-func (b *browser) note(ev any) {
-	var msg string
-	switch ev := ev.(type) {
-	case *runtime.EventExceptionThrown:
-		msg = "exception: " + ev.ExceptionDetails.Text
-		if ev.ExceptionDetails.Exception != nil {
-			msg += " " + ev.ExceptionDetails.Exception.Description
-		}
-	case *log.EventEntryAdded:
-		if ev.Entry.Source == log.EntrySourceSecurity || strings.Contains(ev.Entry.Text, "Content Security Policy") {
-			msg = "security: " + ev.Entry.Text
-		}
-	}
-	if msg != "" {
-		b.mu.Lock()
-		b.errs = append(b.errs, msg)
-		b.mu.Unlock()
-	}
-}
-
-// do runs actions, failing the test with what.
-func (b *browser) do(what string, actions ...chromedp.Action[chromedp.Void]) {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second) // a hang guard
-	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		b.fail("%s: %v", what, err)
-	}
-}
-
-func (b *browser) fail(format string, args ...any) {
-	b.t.Helper()
-	b.shot("failure")
-	b.t.Fatalf(format+"\npage errors: %v", append(args, b.pageErrors())...)
-}
-
-func (b *browser) pageErrors() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]string(nil), b.errs...)
-}
-
-// eval returns expression's value: a string as it is, anything else as
-// JSON.
-func (b *browser) eval(expression string) string {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](expression))
-	if err != nil {
-		b.fail("evaluating %s: %v", expression, err)
-	}
-	if len(v) == 0 {
-		return "undefined"
-	}
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s
-	}
-	return string(v)
-}
-
-// text is the text of the first element sel matches ("" when none).
-func (b *browser) text(sel string) string {
-	b.t.Helper()
-	return b.eval(`document.querySelector(` + jsString(sel) + `)?.textContent ?? ""`)
-}
-
-// waitText waits until the text of sel contains want.
-func (b *browser) waitText(sel, want string) {
-	b.t.Helper()
-	deadline := time.Now().Add(60 * time.Second) // a hang guard, not a measure
-	for {
-		got := b.text(sel)
-		if strings.Contains(got, want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.fail("%s never showed %q; it shows %q", sel, want, got)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// waitFor waits until ok holds.
-func (b *browser) waitFor(what string, ok func() bool) {
-	b.t.Helper()
-	deadline := time.Now().Add(60 * time.Second) // a hang guard, not a measure
-	for !ok() {
-		if time.Now().After(deadline) {
-			b.fail("waiting for %s: it never happened", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // memberRole is the role of the workspace's member with email ("" when
 // none), read through the Admin API.
 func memberRole(t *testing.T, c client, email string) string {
@@ -211,52 +62,6 @@ func memberRole(t *testing.T, c client, email string) string {
 		}
 	}
 	return ""
-}
-
-// setValue sets a field's value as typing would (an input event).
-func (b *browser) setValue(sel, value string) {
-	b.t.Helper()
-	b.do("waiting for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
-	b.eval(`((() => { const el = document.querySelector(` + jsString(sel) + `); el.focus(); el.value = ` + jsString(value) +
-		`; el.dispatchEvent(new Event('input', { bubbles: true })); return true })())`)
-}
-
-func (b *browser) click(sel string) {
-	b.t.Helper()
-	b.do("clicking "+sel, chromedp.Click(chromedp.CSS(sel)))
-}
-
-func (b *browser) goTo(route string) {
-	b.t.Helper()
-	b.eval(`(location.hash = ` + jsString("#"+route) + `, true)`)
-}
-
-// shot saves a screenshot of the viewport as name.png.
-func (b *browser) shot(name string) {
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		b.t.Logf("screenshot %s: %v", name, err)
-		return
-	}
-	path := filepath.Join(b.dir, name+".png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		b.t.Logf("screenshot %s: %v", name, err)
-	}
-}
-
-// pwned fails the test if a hostile string ran as script.
-func (b *browser) notPwned(where string) {
-	b.t.Helper()
-	if got := b.eval(`typeof window.__pwned`); got != "undefined" {
-		b.fail("%s: a hostile string ran as script (window.__pwned is %s)", where, got)
-	}
-}
-
-func jsString(s string) string {
-	raw, _ := json.Marshal(s)
-	return string(raw)
 }
 
 func TestConsoleBrowser(t *testing.T) {
@@ -550,11 +355,15 @@ func TestConsoleBrowser(t *testing.T) {
 	b.notPwned("bots")
 	b.shot("bots")
 
-	// Phone width: the bot page in one column.
+	// Phone width: the bot page and the workspace in one column.
 	b.do("narrowing the window", chromedp.EmulateViewport(390, 844))
 	b.goTo("/bots/" + botID)
 	b.waitText("#logs", "echo heard")
 	b.shot("bot-phone")
+	b.goTo("/workspace")
+	b.waitText("#members", "owner@localhost")
+	b.waitText("#usage", "File storage")
+	b.shot("workspace-phone")
 	b.do("widening the window", chromedp.EmulateViewport(1280, 800))
 
 	// Sign out: the session is gone.
