@@ -2,24 +2,19 @@ package main
 
 // The web console driven in a real browser (headless Chromium through
 // chromedp) against a real server: sign in, create a bot, deploy code with
-// an error and fix it, chat with the bot, watch its logs, roll it back, and
-// render hostile strings as text. Each page's screenshot goes to the
-// artefacts directory (BOTPLATFORM_ARTIFACTS, or the test's temporary one).
+// an error and fix it, chat with the bot, watch its logs and conversations,
+// roll it back, upload, read, search and delete files, manage the
+// workspace's members and tokens, read its audit log, and render hostile
+// strings as text. Each page's screenshot goes to the artefacts directory
+// (BOTPLATFORM_ARTIFACTS, or the test's temporary one).
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -39,182 +34,34 @@ const consoleBrokenJS = `bot.on.message('*', async ({ message, client }) => {
 })
 `
 
-// chromium finds a Chromium or Chrome binary (BOTPLATFORM_CHROMIUM first).
-func chromium() string {
-	if p := os.Getenv("BOTPLATFORM_CHROMIUM"); p != "" {
-		return p
+// consoleRefundsMD is a document with headings, and a hostile line.
+const consoleRefundsMD = `# Policies
+
+## Refunds
+
+Refunds take five days from the day we receive the parcel back.
+
+Never paste ` + hostile + ` into a form.
+
+## Shipping
+
+Parcels leave our warehouse within two working days.
+`
+
+// memberRole is the role of the workspace's member with email ("" when
+// none), read through the Admin API.
+func memberRole(t *testing.T, c client, email string) string {
+	t.Helper()
+	var out struct {
+		Members []struct{ Email, Role string } `json:"members"`
 	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
+	c.get("/v1/admin/workspace-members?pageSize=100").decode(&out)
+	for _, m := range out.Members {
+		if m.Email == email {
+			return m.Role
 		}
 	}
 	return ""
-}
-
-// artefacts is where the test leaves its screenshots.
-func artefacts(t *testing.T) string {
-	dir := os.Getenv("BOTPLATFORM_ARTIFACTS")
-	if dir == "" {
-		return t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// browser is one headless tab, with the page's errors collected.
-type browser struct {
-	t    *testing.T
-	ctx  context.Context
-	dir  string
-	mu   sync.Mutex
-	errs []string // uncaught exceptions and security (CSP) messages
-}
-
-func newBrowser(t *testing.T, exe string) *browser {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 800), chromedp.Flag("lang", "en-US"))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc() })
-	b := &browser{t: t, ctx: ctx, dir: artefacts(t)}
-	if err := chromedp.Listen(ctx, b.note); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
-	return b
-}
-
-func (b *browser) note(ev any) {
-	var msg string
-	switch ev := ev.(type) {
-	case *runtime.EventExceptionThrown:
-		msg = "exception: " + ev.ExceptionDetails.Text
-		if ev.ExceptionDetails.Exception != nil {
-			msg += " " + ev.ExceptionDetails.Exception.Description
-		}
-	case *log.EventEntryAdded:
-		if ev.Entry.Source == log.EntrySourceSecurity || strings.Contains(ev.Entry.Text, "Content Security Policy") {
-			msg = "security: " + ev.Entry.Text
-		}
-	}
-	if msg != "" {
-		b.mu.Lock()
-		b.errs = append(b.errs, msg)
-		b.mu.Unlock()
-	}
-}
-
-// do runs actions, failing the test with what.
-func (b *browser) do(what string, actions ...chromedp.Action[chromedp.Void]) {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second) // a hang guard
-	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		b.fail("%s: %v", what, err)
-	}
-}
-
-func (b *browser) fail(format string, args ...any) {
-	b.t.Helper()
-	b.shot("failure")
-	b.t.Fatalf(format+"\npage errors: %v", append(args, b.pageErrors())...)
-}
-
-func (b *browser) pageErrors() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]string(nil), b.errs...)
-}
-
-// eval returns expression's value: a string as it is, anything else as
-// JSON.
-func (b *browser) eval(expression string) string {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](expression))
-	if err != nil {
-		b.fail("evaluating %s: %v", expression, err)
-	}
-	if len(v) == 0 {
-		return "undefined"
-	}
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s
-	}
-	return string(v)
-}
-
-// text is the text of the first element sel matches ("" when none).
-func (b *browser) text(sel string) string {
-	b.t.Helper()
-	return b.eval(`document.querySelector(` + jsString(sel) + `)?.textContent ?? ""`)
-}
-
-// waitText waits until the text of sel contains want.
-func (b *browser) waitText(sel, want string) {
-	b.t.Helper()
-	deadline := time.Now().Add(60 * time.Second) // a hang guard, not a measure
-	for {
-		got := b.text(sel)
-		if strings.Contains(got, want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.fail("%s never showed %q; it shows %q", sel, want, got)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// setValue sets a field's value as typing would (an input event).
-func (b *browser) setValue(sel, value string) {
-	b.t.Helper()
-	b.do("waiting for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
-	b.eval(`((() => { const el = document.querySelector(` + jsString(sel) + `); el.focus(); el.value = ` + jsString(value) +
-		`; el.dispatchEvent(new Event('input', { bubbles: true })); return true })())`)
-}
-
-func (b *browser) click(sel string) {
-	b.t.Helper()
-	b.do("clicking "+sel, chromedp.Click(chromedp.CSS(sel)))
-}
-
-func (b *browser) goTo(route string) {
-	b.t.Helper()
-	b.eval(`(location.hash = ` + jsString("#"+route) + `, true)`)
-}
-
-// shot saves a screenshot of the viewport as name.png.
-func (b *browser) shot(name string) {
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		b.t.Logf("screenshot %s: %v", name, err)
-		return
-	}
-	path := filepath.Join(b.dir, name+".png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		b.t.Logf("screenshot %s: %v", name, err)
-	}
-}
-
-// pwned fails the test if a hostile string ran as script.
-func (b *browser) notPwned(where string) {
-	b.t.Helper()
-	if got := b.eval(`typeof window.__pwned`); got != "undefined" {
-		b.fail("%s: a hostile string ran as script (window.__pwned is %s)", where, got)
-	}
-}
-
-func jsString(s string) string {
-	raw, _ := json.Marshal(s)
-	return string(raw)
 }
 
 func TestConsoleBrowser(t *testing.T) {
@@ -306,7 +153,8 @@ func TestConsoleBrowser(t *testing.T) {
 	bot := field(t, adm.get("/v1/admin/bots/"+botID).ok(), "bot").(map[string]any)
 	e := chatEnvOf(t, s, adm, bot)
 	u := e.user("console-live")
-	e.send(u, e.conversation(u, "console-live"), "live line")
+	conv := e.conversation(u, "console-live")
+	e.send(u, conv, "live line")
 	b.waitText("#logs", "echo heard: live line")
 	b.shot("bot")
 
@@ -316,6 +164,22 @@ func TestConsoleBrowser(t *testing.T) {
 	b.waitText("#logs", "No log lines yet.")
 	b.do("showing all levels", chromedp.SetValue(chromedp.CSS("#log-level"), ""))
 	b.eval(`(document.querySelector('#log-level').dispatchEvent(new Event('change', { bubbles: true })), true)`)
+	b.waitText("#logs", "echo heard: live line")
+
+	// The bot's conversations, through the Runtime API: the live one is
+	// listed; opened, it shows its messages and its log lines, and new ones
+	// appear without reload, a hostile one as text.
+	b.click(`.tabs a[href$="/conversations"]`)
+	b.waitText("#conversations", conv)
+	b.click(`#conversations a[href$="/` + conv + `"]`)
+	b.waitText("#conversation-messages", "You said: live line")
+	b.waitText("#logs", "echo heard: live line")
+	e.send(u, conv, hostile)
+	b.waitText("#conversation-messages", "You said: "+hostile)
+	b.waitText("#logs", "echo heard: "+hostile)
+	b.notPwned("conversation")
+	b.shot("conversation")
+	b.goTo("/bots/" + botID)
 	b.waitText("#logs", "echo heard: live line")
 
 	// Roll back to v1: the editor shows its code, and it is the running one.
@@ -338,7 +202,148 @@ func TestConsoleBrowser(t *testing.T) {
 	b.goTo("/bots/" + botID + "/files")
 	b.waitText("#files", hostile+".txt")
 	b.notPwned("files")
+
+	// Upload with the file picker, indexed and tagged: the progress bar
+	// fills, and the status moves on to indexing_completed by itself.
+	doc := filepath.Join(t.TempDir(), "refunds.md")
+	if err := os.WriteFile(doc, []byte(consoleRefundsMD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.setValue("#upload-tags", "kind=faq")
+	b.do("choosing a file", chromedp.SetUploadFiles(chromedp.CSS("#file-input"), []string{doc}))
+	b.waitText("#uploads", "uploaded")
+	if got := b.eval(`(() => { const p = document.querySelector('#uploads progress'); return p.value === p.max && p.max > 1 })()`); got != "true" {
+		t.Errorf("after the upload the progress bar is not full")
+	}
+	b.waitText(`#files tr[data-key="refunds.md"]`, "indexing_completed")
+	b.waitText(`#files tr[data-key="refunds.md"]`, "kind=faq")
+
+	// Dropped, not indexed, with a hostile name: listed as text.
+	b.click("#upload-index")
+	dropped := hostile + " dropped.txt"
+	b.eval(`(() => { const dt = new DataTransfer(); dt.items.add(new File(['plain notes'], ` + jsString(dropped) + `, { type: 'text/plain' }));
+		document.querySelector('#dropzone').dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt })); return true })()`)
+	b.waitText(`#files tr[data-key="`+dropped+`"]`, "upload_completed")
+	b.notPwned("upload")
 	b.shot("files")
+
+	// Open the indexed file: its passages in order, under their headings,
+	// the hostile line as text; the download gives its content back.
+	b.click(`#files tr[data-key="refunds.md"] a`)
+	b.waitText("#passages", "Refunds take five days")
+	texts := b.eval(`[...document.querySelectorAll('#passages .ptext')].map((e) => e.textContent)`)
+	if i, j := strings.Index(texts, "Refunds take five days"), strings.Index(texts, "Parcels leave"); i < 0 || j < i {
+		t.Errorf("the passages are not in the file's order: %s", texts)
+	}
+	b.waitText("#passages", "Policies › Refunds")
+	b.waitText("#passages", hostile)
+	b.notPwned("passages")
+	if got := b.eval(`(() => { const x = new XMLHttpRequest(); x.open('GET', document.querySelector('#download').href, false); x.send(); return x.responseText })()`); got != consoleRefundsMD {
+		t.Errorf("the download link gives %q; want the file's content", got)
+	}
+	b.shot("file")
+
+	// The search playground: ranked passages with their scores and files,
+	// the query's words marked.
+	b.click(`.tabs a[href$="/search"]`)
+	b.setValue("#search-query", "how long do refunds take")
+	b.click("#search-go")
+	b.waitText("#results li:first-child .ptext", "Refunds take five days")
+	b.waitText("#results li:first-child .file", "refunds.md")
+	b.waitText("#results li:first-child .score", "score 0.")
+	if got := b.text("#results li:first-child mark"); !strings.EqualFold(got, "refunds") {
+		t.Errorf("the first mark is %q; want refunds", got)
+	}
+	b.waitText("#results li:first-child .words", "✓ refunds")
+	b.shot("search")
+	b.setValue("#search-query", "paste onerror form")
+	b.click("#search-go")
+	b.waitText("#results", hostile)
+	b.notPwned("search")
+
+	// Delete the file, after the page asks again.
+	b.click("#results li:first-child .file")
+	b.waitText("#file-key", "refunds.md")
+	b.click("#delete-file")
+	b.click("#delete-file-yes")
+	b.waitText("#files", "dropped.txt")
+	if strings.Contains(b.text("#files"), "refunds.md") {
+		t.Errorf("refunds.md is still listed after its deletion")
+	}
+	if r := s.as(t, s.Boot.Token, "").raw(http.MethodGet, "/v1/files/refunds.md", nil, "x-bot-id", botID); r.Status != http.StatusNotFound {
+		t.Errorf("after deleting in the console, getFile answers %d; want 404", r.Status)
+	}
+
+	// The workspace: usage bars, members, tokens and the audit log.
+	b.click("#nav-workspace")
+	b.waitText("#usage-file_storage_bytes", "File storage")
+	b.waitText("#usage-knowledgebase_vector_storage", "Vector storage")
+	b.waitText("#usage-ai_spend", "$0.00 of $100.00")
+	if got := b.eval(`document.querySelector('#usage-file_storage_bytes [role=meter]').getAttribute('aria-valuenow')`); got == "0" || got == "" {
+		t.Errorf("file storage in use shows %q after uploads; want more than 0", got)
+	}
+	b.waitText("#members", "owner@localhost")
+
+	// Add a member, change its role, remove it.
+	b.setValue("#member-email", "ada@example.com")
+	b.do("choosing a role", chromedp.SetValue(chromedp.CSS("#member-role"), "developer"))
+	b.eval(`(document.querySelector('#member-role').dispatchEvent(new Event('change', { bubbles: true })), true)`)
+	b.click("#add-member")
+	ada := `#members tr[data-email="ada@example.com"]`
+	b.do("waiting for the new member", chromedp.WaitVisible(chromedp.CSS(ada)))
+	if got := b.eval(`document.querySelector('#members tr[data-email="ada@example.com"] select').value`); got != "developer" {
+		t.Errorf("the new member's role shows %q; want developer", got)
+	}
+	b.do("changing the role", chromedp.SetValue(chromedp.CSS(ada+" select"), "manager"))
+	b.eval(`(document.querySelector('#members tr[data-email="ada@example.com"] select').dispatchEvent(new Event('change', { bubbles: true })), true)`)
+	b.waitFor("the role change to be stored", func() bool { return memberRole(t, adm, "ada@example.com") == "manager" })
+	b.shot("workspace")
+	b.click(ada + " button.danger")
+	b.click(ada + " .confirm button.danger")
+	b.waitFor("the member to be removed", func() bool { return !strings.Contains(b.text("#members"), "ada@example.com") })
+	if got := memberRole(t, adm, "ada@example.com"); got != "" {
+		t.Errorf("after removing in the console, ada@example.com is still a %s", got)
+	}
+
+	// A token with a hostile note: shown once, works, listed as text,
+	// deleted.
+	b.setValue("#pat-note", hostile)
+	b.click("#create-pat")
+	b.do("waiting for the new token", chromedp.WaitVisible(chromedp.CSS("#new-pat-value")))
+	pat := b.eval(`document.querySelector('#new-pat-value').value`)
+	if !strings.HasPrefix(pat, "bp_pat_") {
+		t.Fatalf("the new token shows %q", pat)
+	}
+	s.as(t, pat, "").get("/v1/admin/account/me").ok()
+	b.waitText("#pats", hostile)
+	b.notPwned("tokens")
+	row := `#pats tr[data-note="` + hostile + `"]`
+	b.click(row + " button.danger")
+	b.click(row + " .confirm button.danger")
+	b.waitFor("the token to be deleted", func() bool { return !strings.Contains(b.text("#pats"), hostile) })
+	if r := s.as(t, pat, "").get("/v1/admin/account/me"); r.Status != http.StatusUnauthorized {
+		t.Errorf("the token deleted in the console still answers %d; want 401", r.Status)
+	}
+
+	// The audit log, newest first, paged back to the workspace's creation.
+	b.click("#audit-refresh")
+	b.waitText("#audit tbody tr:first-child", "DELETE_PERSONAL_ACCESS_TOKEN")
+	b.waitText("#audit", "REMOVE_WORKSPACE_MEMBER")
+	for i := 0; b.eval(`!!document.querySelector('#audit-more')`) == "true"; i++ {
+		if i > 20 {
+			t.Fatalf("the audit log never ends")
+		}
+		n := b.eval(`document.querySelectorAll('#audit tbody tr').length`)
+		b.click("#audit-more")
+		b.waitFor("an older page", func() bool { return b.eval(`document.querySelectorAll('#audit tbody tr').length`) != n })
+	}
+	b.waitText("#audit tbody tr:last-child", "CREATE_WORKSPACE")
+	if got := b.eval(`[...document.querySelectorAll('#audit tbody tr')].filter((r) => r.textContent.includes('UPDATE_WORKSPACE_MEMBER')).length`); got != "1" {
+		t.Errorf("one role change in the console made %s UPDATE_WORKSPACE_MEMBER records; want 1", got)
+	}
+	b.notPwned("workspace")
+	b.eval(`(document.querySelector('#audit-h').scrollIntoView(), true)`)
+	b.shot("workspace-audit")
 
 	// A bot named with a hostile string is listed as text.
 	b.goTo("/bots")
@@ -350,11 +355,15 @@ func TestConsoleBrowser(t *testing.T) {
 	b.notPwned("bots")
 	b.shot("bots")
 
-	// Phone width: the bot page in one column.
+	// Phone width: the bot page and the workspace in one column.
 	b.do("narrowing the window", chromedp.EmulateViewport(390, 844))
 	b.goTo("/bots/" + botID)
 	b.waitText("#logs", "echo heard")
 	b.shot("bot-phone")
+	b.goTo("/workspace")
+	b.waitText("#members", "owner@localhost")
+	b.waitText("#usage", "File storage")
+	b.shot("workspace-phone")
 	b.do("widening the window", chromedp.EmulateViewport(1280, 800))
 
 	// Sign out: the session is gone.

@@ -77,3 +77,51 @@ export async function listen(base, key, conversationId, onSignal, signal) {
     }
   }
 }
+
+// here is url's path and query on this origin: the server may name another
+// host in the URLs it hands out (its configured public address).
+export function here(url) {
+  const u = new URL(url, location.origin)
+  return u.pathname + u.search
+}
+
+// botCall calls an API that takes the bot in x-bot-id (the Files API, the
+// Runtime API) with the signed-in token.
+function botCall(prefix) {
+  return (botId, method, path, opts = {}) => {
+    const s = loadSession()
+    return call(method, prefix + path, { ...opts, auth: { token: s && s.token }, headers: { ...opts.headers, 'x-bot-id': botId } })
+  }
+}
+
+// files calls a bot's Files API; runtime its Runtime API.
+export const files = botCall('/v1/files')
+export const runtime = botCall('/v1/chat')
+
+// upload sends a file's content to its uploadUrl (signed: no credentials)
+// with XMLHttpRequest, which reports the upload's progress as fetch cannot.
+// onProgress gets (bytes sent, bytes in all).
+export function upload(uploadUrl, blob, contentType, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    xhr.open('PUT', here(uploadUrl))
+    if (contentType) xhr.setRequestHeader('Content-Type', contentType)
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : blob.size)
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        onProgress(blob.size, blob.size)
+        resolve()
+        return
+      }
+      let data = null
+      try {
+        data = JSON.parse(xhr.responseText)
+      } catch {
+        data = null
+      }
+      reject(new ApiError(xhr.status, data, xhr.responseText))
+    }
+    xhr.onerror = () => reject(new ApiError(0, null, 'the upload was cut off'))
+    xhr.send(blob)
+  })
+}

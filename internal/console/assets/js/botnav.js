@@ -28,7 +28,9 @@ export function BotNav({ bot, botId, page }) {
       <nav class="tabs" aria-label="Bot">
         ${link(base, 'code', 'Code and logs')}
         ${link(base + '/chat', 'chat', 'Chat')}
+        ${link(base + '/conversations', 'conversations', 'Conversations')}
         ${link(base + '/files', 'files', 'Files')}
+        ${link(base + '/search', 'search', 'Search')}
       </nav>
     </div>`
 }

@@ -9,7 +9,8 @@ const MAX = 500 // lines kept on the page
 
 const key = (l) => l.timestamp + '\u0000' + l.level + '\u0000' + l.message + '\u0000' + (l.conversationId || '')
 
-export function Logs({ botId }) {
+// conversationId, when given, keeps to that conversation's lines.
+export function Logs({ botId, conversationId }) {
   const [level, setLevel] = useState('')
   const [lines, setLines] = useState([])
   const [error, setError] = useState(null)
@@ -29,7 +30,7 @@ export function Logs({ botId }) {
         let nextToken
         do {
           const page = await admin('GET', '/bots/' + encodeURIComponent(botId) + '/logs', {
-            query: { timeStart: since, level, nextToken },
+            query: { timeStart: since, level, conversationId, nextToken },
           })
           for (const l of page.logs) {
             const k = key(l)
@@ -56,7 +57,7 @@ export function Logs({ botId }) {
       stopped = true
       clearTimeout(timer)
     }
-  }, [botId, level, live])
+  }, [botId, conversationId, level, live])
 
   useEffect(() => {
     const el = list.current

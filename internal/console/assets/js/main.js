@@ -7,6 +7,10 @@ import { BotsPage } from './bots.js'
 import { BotPage } from './bot.js'
 import { ChatPage } from './chat.js'
 import { FilesPage } from './files.js'
+import { FilePage } from './file.js'
+import { SearchPage } from './search.js'
+import { WorkspacePage } from './workspace.js'
+import { ConversationsPage, ConversationPage } from './conversations.js'
 
 // routes match the fragment's path; the first that matches is the page.
 const routes = [
@@ -14,6 +18,11 @@ const routes = [
   [/^\/bots\/([^/]+)$/, (id) => html`<${BotPage} botId=${id} />`],
   [/^\/bots\/([^/]+)\/chat$/, (id) => html`<${ChatPage} botId=${id} />`],
   [/^\/bots\/([^/]+)\/files$/, (id) => html`<${FilesPage} botId=${id} />`],
+  [/^\/bots\/([^/]+)\/files\/([^/]+)$/, (id, file) => html`<${FilePage} botId=${id} fileId=${file} />`],
+  [/^\/bots\/([^/]+)\/search$/, (id) => html`<${SearchPage} botId=${id} />`],
+  [/^\/bots\/([^/]+)\/conversations$/, (id) => html`<${ConversationsPage} botId=${id} />`],
+  [/^\/bots\/([^/]+)\/conversations\/([^/]+)$/, (id, c) => html`<${ConversationPage} botId=${id} convId=${c} />`],
+  [/^\/workspace$/, () => html`<${WorkspacePage} />`],
 ]
 
 function route() {
@@ -50,7 +59,10 @@ function App() {
   return html`
     <header class="top">
       <a class="brand" href="#/bots">botplatform</a>
-      <nav aria-label="Main"><a href="#/bots" aria-current=${path.startsWith('/bots') ? 'page' : undefined}>Bots</a></nav>
+      <nav aria-label="Main">
+        <a href="#/bots" aria-current=${path.startsWith('/bots') ? 'page' : undefined}>Bots</a>
+        <a href="#/workspace" id="nav-workspace" aria-current=${path === '/workspace' ? 'page' : undefined}>Workspace</a>
+      </nav>
       <span class="who" title="Workspace">${session.workspaceName || session.workspaceId}</span>
       <button type="button" class="link" id="sign-out" onClick=${signOut}>Sign out</button>
     </header>
