@@ -57,6 +57,8 @@ Usage:
                                 snapshot a data directory (database and file contents), its server running
   botplatform restore --from DIR|s3://BUCKET/PREFIX --data DIR
                                 check a backup, then make a new data directory of it
+  botplatform migrate-data --from DATA_DIR --to-database postgres://… --to-blob s3://BUCKET/PREFIX
+                                copy a stopped embedded install into PostgreSQL and a bucket, checked
   botplatform version           print the version
   botplatform licenses          print the licences of the data built into the binary
 `
@@ -79,6 +81,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return backupData(ctx, args[1:], stdout, stderr)
 	case "restore":
 		return restoreData(ctx, args[1:], stdout, stderr)
+	case "migrate-data":
+		return migrateData(ctx, args[1:], stdout, stderr)
 	case "openapi":
 		return printOpenAPI(ctx, args[1:], stdout, stderr)
 	case "bot-vm": // not for users: the process the server runs bot code in

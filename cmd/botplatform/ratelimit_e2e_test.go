@@ -93,10 +93,10 @@ func refusals(t *testing.T, s *testServer, want map[string]float64) {
 	}
 }
 
-// /healthz and /metrics are never limited.
+// /healthz, /readyz and /metrics are never limited.
 func checkUnlimited(t *testing.T, s *testServer) {
 	t.Helper()
-	for _, path := range []string{"/healthz", "/metrics"} {
+	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
 		r := s.as(t, "", "").get(path)
 		if r.Status != http.StatusOK {
 			t.Errorf("%s: status %d, want 200", path, r.Status)

@@ -271,7 +271,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
 		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, Privacy: privacy.New(st, blobs, hub, platform.SystemClock{}, log), BotArchive: archives, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
 		StreamWriteTimeout: cfg.SSEWriteTimeout, Metrics: mx, MetricsToken: cfg.MetricsToken,
-		Limits: ratelimit.New(cfg.RateLimits, platform.SystemClock{}, 0), Console: console.New(),
+		Limits: ratelimit.New(cfg.RateLimits, platform.SystemClock{}, 0), Console: console.New(), Blobs: blobs,
 	})
 	rt.SetAPI(handler) // bot code's client calls the API in-process
 	runtimeCtx, stopRuntime := context.WithCancel(context.Background())

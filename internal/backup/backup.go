@@ -118,7 +118,7 @@ func snapshot(ctx context.Context, dataDir, dir, version string) (Manifest, erro
 			return Manifest{}, err
 		}
 		var err error
-		if keys, err = vacuumInto(ctx, filepath.Join(dataDir, databaseName), dbCopy); err != nil {
+		if keys, err = Snapshot(ctx, filepath.Join(dataDir, databaseName), dbCopy); err != nil {
 			return Manifest{}, err
 		}
 		err = copyMissing(ctx, src, dst, keys)
@@ -213,9 +213,10 @@ func dropUnlisted(dst string, keys []string) error {
 	})
 }
 
-// vacuumInto copies the database at src into a new file dst as of one
-// moment, and returns the content keys of the files it holds.
-func vacuumInto(ctx context.Context, src, dst string) ([]string, error) {
+// Snapshot copies the SQLite database at src into a new file dst as of one
+// moment (its server may be running), and returns the content keys of the
+// files it holds.
+func Snapshot(ctx context.Context, src, dst string) ([]string, error) {
 	db, err := sql.Open("sqlite", "file:"+src+"?mode=ro&_pragma=busy_timeout(10000)")
 	if err != nil {
 		return nil, err

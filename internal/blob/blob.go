@@ -48,6 +48,9 @@ type Store interface {
 	ID(ctx context.Context, id string) (string, error)
 	// SetID replaces the id kept in the store.
 	SetID(ctx context.Context, id string) error
+	// Check tells, cheaply, whether the store answers (for readiness
+	// probes): nil, or why not.
+	Check(ctx context.Context) error
 }
 
 // Info describes a stored blob.

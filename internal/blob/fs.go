@@ -75,6 +75,15 @@ func NewFS(dir string) (*FS, error) {
 	return s, nil
 }
 
+// Check implements Store: the objects' directory is there.
+func (s *FS) Check(ctx context.Context) error {
+	st, err := os.Stat(s.objects)
+	if err == nil && !st.IsDir() {
+		err = fmt.Errorf("%s is not a directory", s.objects)
+	}
+	return err
+}
+
 // path returns the fan-out directory of key and the blob's path in it.
 func (s *FS) path(key string) (dir, file string) {
 	file = ObjectPath(s.dir, key)

@@ -81,6 +81,8 @@ type Deps struct {
 	// Console serves the web console at /console/ (console.Console);
 	// nil: none.
 	Console http.Handler
+	// Blobs is the file storage /readyz checks (a blob.Store).
+	Blobs interface{ Check(context.Context) error }
 }
 
 // Tunnels accepts a `bp dev` tunnel connection and serves it until it ends.
@@ -125,6 +127,7 @@ func build(d Deps) server {
 	doc := &document{}
 	root := newTable("Operations")
 	root.handle("GET /healthz", "getHealth", nil, a.h(a.healthz))
+	root.handle("GET /readyz", "getReadiness", nil, a.h(a.readyz))
 	if d.Metrics != nil {
 		root.handle("GET /metrics", "getMetrics", nil, secured{d.Metrics.Handler(d.MetricsToken), openapi.Operator})
 	}
@@ -174,6 +177,30 @@ func limit(n int64, h http.Handler) http.Handler {
 func (a *api) healthz(w http.ResponseWriter, r *http.Request) error {
 	if err := a.Store.Ping(r.Context()); err != nil {
 		return fmt.Errorf("database: %w", err)
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": a.Version})
+	return nil
+}
+
+// readyz tells a load balancer whether this node can serve: its database
+// and its file storage answer. Each check has a few seconds, so that a
+// hung store fails the probe rather than holding it.
+func (a *api) readyz(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	var failed []string
+	if err := a.Store.Ping(ctx); err != nil {
+		a.Log.WarnContext(ctx, "readiness: the database does not answer", "err", err)
+		failed = append(failed, "the database")
+	}
+	if a.Blobs != nil {
+		if err := a.Blobs.Check(ctx); err != nil {
+			a.Log.WarnContext(ctx, "readiness: the file storage does not answer", "err", err)
+			failed = append(failed, "the file storage")
+		}
+	}
+	if len(failed) > 0 {
+		return platform.Errorf(platform.TypeUnavailable, "not ready: %s does not answer", strings.Join(failed, " and "))
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": a.Version})
 	return nil

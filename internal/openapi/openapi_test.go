@@ -108,7 +108,7 @@ func TestEveryOperation(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"upsertFile", "createBot", "callAction", "getTableRow", "chatCreateUser", "chatListenConversation",
-		"getFileContent", "getHealth", "getMetrics", "getOpenAPIDocument", "openTunnel", "getConsole", "getConsoleAsset", "openConsole"} {
+		"getFileContent", "getHealth", "getReadiness", "getMetrics", "getOpenAPIDocument", "openTunnel", "getConsole", "getConsoleAsset", "openConsole"} {
 		if !seen[id] {
 			t.Errorf("no operation %s", id)
 		}
@@ -139,7 +139,7 @@ func TestRateLimitResponses(t *testing.T) {
 		t.Fatalf("Error429 lacks Retry-After or RateLimit-Remaining: %+v", rl)
 	}
 	limited := map[string]bool{"chatCreateUser": true, "chatProbe": true, "chatHello": true}
-	unlimited := map[string]bool{"getHealth": true, "getMetrics": true, "getOpenAPIDocument": true, "openTunnel": true,
+	unlimited := map[string]bool{"getHealth": true, "getReadiness": true, "getMetrics": true, "getOpenAPIDocument": true, "openTunnel": true,
 		"getFileContent": true, "getPublicFileContent": true, "uploadFileContent": true}
 	for path, item := range d.Paths.Map() {
 		for method, op := range item.Operations() {

@@ -9,6 +9,9 @@ var notModified = obj{"304": obj{"description": "what the caller has is current 
 var _ = describe(map[string]op{
 	"getHealth": {summary: "Whether the server and its database answer",
 		result: props(obj{"status": enum("ok"), "version": str}, "status", "version")},
+	"getReadiness": {summary: "Whether this node can serve: its database and its file storage answer (for load balancers)",
+		description: "503 ServiceUnavailable, naming what does not answer, otherwise (docs/operations.md).",
+		result:      props(obj{"status": enum("ok"), "version": str}, "status", "version"), errs: []int{503}},
 	"getMetrics": {summary: "The server's metrics, in the Prometheus text format",
 		description: "Needs the bearer token of --metrics-token when one is set (docs/operations.md).",
 		media:       "text/plain", result: str,

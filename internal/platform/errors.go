@@ -36,6 +36,9 @@ const (
 	// TypeResourceLocked: others kept writing the resource while this
 	// write retried.
 	TypeResourceLocked ErrorType = "ResourceLockedConflict"
+	// TypeUnavailable: what the server depends on does not answer (503,
+	// the readiness probe's answer).
+	TypeUnavailable ErrorType = "ServiceUnavailable"
 )
 
 // ErrorTypes are all the error types this server answers, for the API
@@ -44,7 +47,7 @@ var ErrorTypes = []ErrorType{
 	TypeInternal, TypeUnauthorized, TypeForbidden, TypePayloadTooLarge, TypeInvalidPayload, TypeUnsupportedMedia,
 	TypeMethodNotFound, TypeResourceNotFound, TypeInvalidQuery, TypeReferenceNotFound, TypeAlreadyExists, TypeRateLimited,
 	TypePaymentRequired, TypeQuotaExceeded, TypeLimitExceeded, TypeResourceGone, TypeOperationTimeout, TypeRuntime,
-	TypeInvalidJSONSchema, TypeResourceLocked,
+	TypeInvalidJSONSchema, TypeResourceLocked, TypeUnavailable,
 }
 
 // Status is the HTTP status that goes with each error type (compat-notes §3).
@@ -74,6 +77,8 @@ func (t ErrorType) Status() int {
 		return 402
 	case TypeOperationTimeout:
 		return 504
+	case TypeUnavailable:
+		return 503
 	default:
 		return 500
 	}

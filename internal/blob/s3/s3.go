@@ -101,6 +101,15 @@ func New(ctx context.Context, c blob.S3Config, wrap func(http.RoundTripper) http
 	return s, nil
 }
 
+// Check implements blob.Store: the bucket answers, and exists.
+func (s *Store) Check(ctx context.Context) error {
+	ok, err := s.client.BucketExists(ctx, s.bucket)
+	if err == nil && !ok {
+		err = fmt.Errorf("bucket %q does not exist", s.bucket)
+	}
+	return err
+}
+
 // String is where the store is, as an s3:// URL without credentials.
 func (s *Store) String() string { return s.where }
 

@@ -92,19 +92,33 @@ func (s *Store) CreateTable(ctx context.Context, t platform.Table) error {
 		if err := s.writeTags(ctx, tx, tableTagsTable, t.ID, t.BotID, t.Tags); err != nil {
 			return err
 		}
-		rt := rowsTable(t)
-		ddl := []string{`CREATE TABLE ` + rt + ` (` + s.d.Tables.ID + `, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
-			`CREATE INDEX ` + rt + `_created ON ` + rt + `(created_at)`, `CREATE INDEX ` + rt + `_updated ON ` + rt + `(updated_at)`}
-		for _, c := range t.Columns {
-			ddl = append(ddl, s.columnDDL(t, c)...)
-		}
-		if t.KeyColumn != "" {
-			c, _ := s.column(t, t.KeyColumn)
-			ddl = append(ddl, `CREATE UNIQUE INDEX `+keyIndex(t)+` ON `+rt+`(`+c.Phys+`)`)
-		}
-		return s.execDDL(ctx, tx, ddl...)
+		return s.execDDL(ctx, tx, s.rowsDDL(t)...)
 	})
 }
+
+// rowsDDL creates the table of t's rows with its columns and indexes.
+func (s *Store) rowsDDL(t platform.Table) []string {
+	rt := rowsTable(t)
+	ddl := []string{`CREATE TABLE ` + rt + ` (` + s.d.Tables.ID + `, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+		`CREATE INDEX ` + rt + `_created ON ` + rt + `(created_at)`, `CREATE INDEX ` + rt + `_updated ON ` + rt + `(updated_at)`}
+	for _, c := range t.Columns {
+		ddl = append(ddl, s.columnDDL(t, c)...)
+	}
+	if t.KeyColumn != "" {
+		c, _ := s.column(t, t.KeyColumn)
+		ddl = append(ddl, `CREATE UNIQUE INDEX `+keyIndex(t)+` ON `+rt+`(`+c.Phys+`)`)
+	}
+	return ddl
+}
+
+// CreateRowsTable creates the (missing) table of t's rows, for a table
+// whose row in bot_tables was copied from another database.
+func (s *Store) CreateRowsTable(ctx context.Context, t platform.Table) error {
+	return s.tx(ctx, func(tx *sql.Tx) error { return s.execDDL(ctx, tx, s.rowsDDL(t)...) })
+}
+
+// RowsTable is the name of the database table of t's rows.
+func RowsTable(t platform.Table) string { return rowsTable(t) }
 
 func (s *Store) GetTable(ctx context.Context, botID, idOrName string) (platform.Table, error) {
 	t, err := scanTable(s.queryRow(ctx, `SELECT `+tableCols+` FROM bot_tables t WHERE t.bot_id = ? AND t.id = ?`, botID, idOrName))
