@@ -42,14 +42,18 @@ func chatCall(client *http.Client, method, url, key string, body any, out any) e
 	return nil
 }
 
+// chatSetups numbers chatSetup's calls, whose conversation ids differ.
+var chatSetups atomic.Int64
+
 // chatSetup creates a user and n conversations on the bench server's bot.
 func chatSetup(b *testing.B, s *benchServer, n int) (key string, convs []string) {
 	var u struct{ Key string }
 	if err := chatCall(http.DefaultClient, "POST", s.webhook+"/users", "", map[string]any{}, &u); err != nil {
 		b.Fatal(err)
 	}
+	setup := chatSetups.Add(1)
 	for i := range n {
-		id := fmt.Sprintf("bench-%d", i)
+		id := fmt.Sprintf("bench-%d-%d", setup, i)
 		if err := chatCall(http.DefaultClient, "POST", s.webhook+"/conversations", u.Key, map[string]any{"id": id}, nil); err != nil {
 			b.Fatal(err)
 		}
@@ -71,8 +75,10 @@ type streamSignal struct {
 	Payload            struct{ Text string }
 }
 
-func listen(b *testing.B, client *http.Client, s *benchServer, key, conv string, on func(sig streamSignal)) *listener {
-	req, _ := http.NewRequest("GET", s.webhook+"/conversations/"+conv+"/listen", nil)
+// listen opens the stream of conv at webhook (the bot's Chat API base URL
+// on one server).
+func listen(b *testing.B, client *http.Client, webhook, key, conv string, on func(sig streamSignal)) *listener {
+	req, _ := http.NewRequest("GET", webhook+"/conversations/"+conv+"/listen", nil)
 	req.Header.Set("x-user-key", key)
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := client.Do(req)
@@ -123,7 +129,7 @@ func BenchmarkCreateMessage(b *testing.B) {
 	var received atomic.Int64
 	lc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
 	for _, c := range convs {
-		l := listen(b, lc, s, key, c, func(streamSignal) { received.Add(1) })
+		l := listen(b, lc, s.webhook, key, c, func(streamSignal) { received.Add(1) })
 		defer l.close()
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
@@ -153,32 +159,37 @@ func BenchmarkCreateMessage(b *testing.B) {
 		},
 	}
 	for _, by := range []string{"user", "bot"} {
-		b.Run("by="+by, func(b *testing.B) {
-			received.Store(0)
-			var n atomic.Int64
-			b.SetParallelism(16)
-			b.ResetTimer()
-			start := time.Now()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if err := send[by](n.Add(1)); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-			elapsed := time.Since(start)
-			b.StopTimer()
-			deadline := time.Now().Add(10 * time.Second)
-			for received.Load() < int64(b.N) && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if got := received.Load(); got != int64(b.N) {
-				b.Fatalf("listeners received %d signals, want %d", got, b.N)
-			}
-			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msg/s")
-		})
+		b.Run("by="+by, func(b *testing.B) { sendParallel(b, &received, send[by]) })
 	}
+}
+
+// sendParallel calls send b.N times from 16 goroutines per CPU, waits for
+// the listeners to have received as many signals (received counts them
+// from 0) and reports the messages sent per second.
+func sendParallel(b *testing.B, received *atomic.Int64, send func(i int64) error) {
+	received.Store(0)
+	var n atomic.Int64
+	b.SetParallelism(16)
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := send(n.Add(1)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	deadline := time.Now().Add(10 * time.Second)
+	for received.Load() < int64(b.N) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := received.Load(); got != int64(b.N) {
+		b.Fatalf("listeners received %d signals, want %d", got, b.N)
+	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msg/s")
 }
 
 // BenchmarkSignalLatency sends 1,000 messages per second spread over 100
@@ -193,7 +204,7 @@ func BenchmarkSignalLatency(b *testing.B) {
 	arrived := map[string]time.Time{}
 	lc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
 	for _, c := range convs {
-		l := listen(b, lc, s, key, c, func(sig streamSignal) {
+		l := listen(b, lc, s.webhook, key, c, func(sig streamSignal) {
 			now := time.Now()
 			mu.Lock()
 			arrived[sig.ID] = now
@@ -262,7 +273,7 @@ func BenchmarkSSEConnections(b *testing.B) {
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				l := listen(b, client, s, key, convs[i%len(convs)], nil)
+				l := listen(b, client, s.webhook, key, convs[i%len(convs)], nil)
 				mu.Lock()
 				ls = append(ls, l)
 				mu.Unlock()

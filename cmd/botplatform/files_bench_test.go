@@ -29,33 +29,12 @@ type benchServer struct {
 	workspace         string
 	webhook           string // the bot's Chat API base URL
 	data              string
+	bin               string // the server's binary
 }
 
 func startBenchServer(b *testing.B, extra ...string) *benchServer {
-	bin := filepath.Join(b.TempDir(), "botplatform")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
-	s := &benchServer{data: b.TempDir()}
-	// One benchmark user may listen to many conversations.
-	s.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", s.data, "--log-level", "warn", "--streams-per-user", "0"}, extra...)...)
-	s.cmd.Env = append(os.Environ(), "BOTPLATFORM_DATABASE_URL=")
-	out, _ := s.cmd.StdoutPipe()
-	if err := s.cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = s.cmd.Process.Signal(os.Interrupt); _ = s.cmd.Wait() })
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if _, after, ok := strings.Cut(sc.Text(), " listening on "); ok {
-			s.url = after
-			break
-		}
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
+	s := &benchServer{data: b.TempDir(), bin: buildBench(b)}
+	s.cmd, s.url = startBenchProcess(b, s.bin, s.data, extra...)
 	var boot struct{ Token, WorkspaceID string }
 	raw, err := os.ReadFile(filepath.Join(s.data, "bootstrap.json"))
 	if err != nil || json.Unmarshal(raw, &boot) != nil || s.url == "" {
@@ -74,6 +53,44 @@ func startBenchServer(b *testing.B, extra ...string) *benchServer {
 	s.do(b, "PUT", "/v1/admin/workspaces/"+boot.WorkspaceID+"/quotas", nil,
 		`{"file_storage_bytes": 1099511627776, "file_max_size_bytes": 4294967296}`, nil)
 	return s
+}
+
+// buildBench builds the server's binary for a benchmark.
+func buildBench(b *testing.B) string {
+	bin := filepath.Join(b.TempDir(), "botplatform")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startBenchProcess runs bin serve on the data directory (SQLite unless
+// extra names a database) until the benchmark ends, and returns its URL.
+func startBenchProcess(b *testing.B, bin, data string, extra ...string) (*exec.Cmd, string) {
+	// One benchmark user may listen to many conversations.
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn", "--streams-per-user", "0"}, extra...)...)
+	cmd.Env = append(os.Environ(), "BOTPLATFORM_DATABASE_URL=")
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	var url string
+	for sc.Scan() {
+		if _, after, ok := strings.Cut(sc.Text(), " listening on "); ok {
+			url = after
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	if url == "" {
+		b.Fatalf("%s serve did not start", bin)
+	}
+	return cmd, url
 }
 
 func (s *benchServer) do(b *testing.B, method, path string, h map[string]string, body string, out any) {

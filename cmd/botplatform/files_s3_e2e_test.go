@@ -24,6 +24,18 @@ import (
 // process's environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY_FILE), as
 // serve reads them.
 func TestFilesOnObjectStorage(t *testing.T) {
+	gw := startGateway(t)
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) { testFilesOnObjectStorage(t, gw, backend+"/") })
+	}
+}
+
+// startGateway starts an S3-compatible gateway and puts its credentials in
+// the process's environment, where serve (in this process or a child) reads
+// them, the secret through its _FILE variable. A test that calls it cannot
+// be parallel.
+func startGateway(t *testing.T) *s3test.Gateway {
+	t.Helper()
 	gw := s3test.Start(t)
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte(s3test.SecretKey+"\n"), 0o600); err != nil {
@@ -32,9 +44,7 @@ func TestFilesOnObjectStorage(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", s3test.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
 	t.Setenv("AWS_SECRET_ACCESS_KEY_FILE", secret)
-	for _, backend := range storetest.Backends {
-		t.Run(backend, func(t *testing.T) { testFilesOnObjectStorage(t, gw, backend+"/") })
-	}
+	return gw
 }
 
 func testFilesOnObjectStorage(t *testing.T, gw *s3test.Gateway, prefix string) {

@@ -33,12 +33,21 @@ func (s *benchServer) deploy(b *testing.B, code string) {
 func BenchmarkEchoRoundTrip(b *testing.B) {
 	s := startBenchServer(b)
 	s.deploy(b, echoCode)
+	echoRoundTrip(b, s, []string{s.webhook})
+}
+
+// echoRoundTrip is BenchmarkEchoRoundTrip's measure, with the bot's Chat
+// API at each of webhooks (one per server sharing a database): message i
+// is sent through the i-th in turn, and conversation j is listened to
+// through the one after the j-th.
+func echoRoundTrip(b *testing.B, s *benchServer, webhooks []string) {
+	at := func(i, shift int) string { return webhooks[(i+shift)%len(webhooks)] }
 	key, convs := chatSetup(b, s, 100)
 	var mu sync.Mutex
 	replied := map[string]time.Time{}
 	lc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
-	for _, c := range convs {
-		l := listen(b, lc, s, key, c, func(sig streamSignal) {
+	for j, c := range convs {
+		l := listen(b, lc, at(j, 1), key, c, func(sig streamSignal) {
 			if sig.IsBot {
 				now := time.Now()
 				mu.Lock()
@@ -54,7 +63,7 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 	// costs is BenchmarkColdStart's subject and the first events').
 	for i, c := range convs {
 		body := map[string]any{"conversationId": c, "payload": map[string]any{"type": "text", "text": "warm-up " + strconv.Itoa(i)}}
-		if err := chatCall(client, "POST", s.webhook+"/messages", key, body, nil); err != nil {
+		if err := chatCall(client, "POST", at(i, 0)+"/messages", key, body, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -86,7 +95,7 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 		sent[i] = time.Now()
 		wg.Go(func() {
 			body := map[string]any{"conversationId": convs[i%len(convs)], "payload": map[string]any{"type": "text", "text": strconv.Itoa(i)}}
-			if err := chatCall(client, "POST", s.webhook+"/messages", key, body, nil); err != nil {
+			if err := chatCall(client, "POST", at(i, 0)+"/messages", key, body, nil); err != nil {
 				b.Error(err)
 			}
 		})
@@ -124,7 +133,7 @@ func BenchmarkActiveConversations(b *testing.B) {
 	var total atomic.Int64
 	lc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conversations}}
 	for _, c := range convs {
-		l := listen(b, lc, s, key, c, func(sig streamSignal) {
+		l := listen(b, lc, s.webhook, key, c, func(sig streamSignal) {
 			if sig.IsBot {
 				mu.Lock()
 				replies[sig.ConversationID] = append(replies[sig.ConversationID], sig.Payload.Text)
@@ -185,7 +194,7 @@ func BenchmarkSequentialRoundTrip(b *testing.B) {
 	s.deploy(b, echoCode)
 	key, convs := chatSetup(b, s, 1)
 	replies := make(chan string, 16)
-	l := listen(b, &http.Client{}, s, key, convs[0], func(sig streamSignal) {
+	l := listen(b, &http.Client{}, s.webhook, key, convs[0], func(sig streamSignal) {
 		if sig.IsBot {
 			replies <- sig.Payload.Text
 		}

@@ -336,6 +336,15 @@ type processServer struct {
 // when the test ends, unless killed before.
 func startProcess(t *testing.T, dataDir string, extra ...string) *processServer {
 	t.Helper()
+	p := launchProcess(t, dataDir, extra...)
+	p.readBootstrap(t)
+	return p
+}
+
+// launchProcess is startProcess without reading bootstrap.json: for a
+// process joining a database another one set up.
+func launchProcess(t *testing.T, dataDir string, extra ...string) *processServer {
+	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dataDir}, extra...)
 	raw, _ := json.Marshal(args)
 	s := &testServer{DataDir: dataDir, Stdout: &syncbuf.Buffer{}, Stderr: &syncbuf.Buffer{},
@@ -377,6 +386,5 @@ func startProcess(t *testing.T, dataDir string, extra ...string) *processServer 
 		}
 	})
 	s.waitListening(t)
-	s.readBootstrap(t)
 	return &processServer{testServer: s, kill: func() { _ = end(os.Kill) }}
 }

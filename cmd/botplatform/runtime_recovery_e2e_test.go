@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -156,14 +157,24 @@ func testRecurringOnce(t *testing.T, e *chatEnv) {
 		return len(ticks) >= 4
 	})
 	e.admin.put("/v1/admin/bots/"+e.botID, map[string]any{"recurringEvents": map[string]any{"tick": nil}}).ok()
+	ticksOnce(t, ticks)
+}
+
+// ticksOnce requires each firing logged by the tick lines ("tick ID DUE")
+// to have run once, and returns their due times in order.
+func ticksOnce(t *testing.T, ticks []logLine) []time.Time {
+	t.Helper()
 	ids, due := map[string]int{}, map[string]int{}
+	var times []time.Time
 	for _, l := range ticks {
 		f := strings.Fields(l.Message)
 		if len(f) != 3 {
 			t.Fatalf("tick line %q", l.Message)
 		}
 		ids[f[1]]++
-		due[f[2]]++
+		if due[f[2]]++; due[f[2]] == 1 {
+			times = append(times, msTime(t, f[2]))
+		}
 	}
 	for k, v := range ids {
 		if v != 1 {
@@ -175,6 +186,8 @@ func testRecurringOnce(t *testing.T, e *chatEnv) {
 			t.Errorf("the firing due at %s ran %d times", k, v)
 		}
 	}
+	slices.SortFunc(times, time.Time.Compare)
+	return times
 }
 
 // TestRuntimeSequentialRoundTrips: one user, one conversation, the echo

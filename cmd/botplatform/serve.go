@@ -201,7 +201,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		model = m
 	}
 	idx := indexing.New(st, blobs, platform.SystemClock{}, indexing.Config{Workers: cfg.IndexWorkers, Embedder: emb, Log: log, Metrics: mx,
-		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Model: model, AI: aiCfg, RewriteQueries: cfg.AISearchRewrite,
+		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Lease: cfg.JobLease, Model: model, AI: aiCfg, RewriteQueries: cfg.AISearchRewrite,
 		StorageRoom: func(ctx context.Context, ws string) (int64, error) { return files.StorageRoom(ctx, st, ws) }})
 	fsvc.OnIndexQueued(idx.Notify)
 	fsvc.CheckIndexingWith(idx.CheckUpsert)
@@ -243,7 +243,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// what it claims), and other processes' are taken back when their lease
 	// runs out.
 	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
-		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll,
+		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll, Lease: cfg.JobLease,
 		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout, MaxScheduled: cfg.BotMaxScheduled,
 		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, FetchPrivate: cfg.BotFetchPrivate, Metrics: mx,
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
 )
 
 // maxAttempts bounds the redeliveries of an event whose handling keeps
@@ -37,7 +38,7 @@ func (r *Runtime) Run(ctx context.Context) {
 		full := false
 		now := r.clock.Now()
 		if free > 0 {
-			jobs, err := r.store.ClaimJobs(ctx, platform.JobBotEvent, r.cfg.Node, now, now.Add(r.lease()), free)
+			jobs, err := r.store.ClaimJobs(ctx, platform.JobBotEvent, r.cfg.Node, now, now.Add(r.cfg.Lease), free)
 			if err != nil && ctx.Err() == nil {
 				r.log.Error("bot runtime: claiming events", "err", err)
 			}
@@ -97,16 +98,14 @@ func (r *Runtime) stop() {
 	<-idle
 }
 
-// lease is how long a claimed event is reserved: past it, the worker is
-// taken for dead and the event is handled again.
-func (r *Runtime) lease() time.Duration { return r.cfg.MaxTimeout + 30*time.Second }
-
 // process handles one event and finishes its job. Failures of the bot's
 // code end the event (logged); other failures hand it back for later.
 func (r *Runtime) process(ctx context.Context, j platform.Job) {
 	start := time.Now()
 	rep := &eventReport{}
+	stop := store.KeepLease(ctx, r.store, r.clock, j.ID, r.cfg.Lease, r.log)
 	err := r.handle(context.WithValue(ctx, reportKey{}, rep), j)
+	stop()
 	typ := cmp.Or(rep.typ, "unknown")
 	if err == nil || errors.Is(err, platform.ErrNotFound) {
 		outcome := rep.outcome()

@@ -36,6 +36,10 @@ type Config struct {
 	// Poll is the longest the dispatcher sleeps before looking for work
 	// queued by another process.
 	Poll time.Duration
+	// Lease is how long a claimed event is held without being renewed
+	// (default --job-lease's): its worker renews it while the event runs;
+	// past it, the worker is taken for dead and the event handled again.
+	Lease time.Duration
 	// Node is this process's id among those sharing the database: its
 	// claims are recorded under it, and at start it hands back the events
 	// it held when it last stopped (a crash).
@@ -136,6 +140,9 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = defaults.BotPoll
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = defaults.JobLease
 	}
 	if cfg.StateLimit <= 0 {
 		cfg.StateLimit = defaults.BotStateLimit

@@ -199,7 +199,7 @@ func (r *Runtime) recurring(ctx context.Context) {
 				continue
 			}
 			fired = true
-			s.next = s.sched.Next(now.UTC())
+			s.next = nextFiring(s.sched, now)
 		}
 		if fired {
 			r.Notify()
@@ -240,10 +240,22 @@ func (r *Runtime) loadRecurring(ctx context.Context, old map[string]*schedule, n
 				out[key] = s
 				continue
 			}
-			out[key] = &schedule{botID: b.ID, name: name, ev: *ev, sched: sched, next: sched.Next(now.UTC())}
+			out[key] = &schedule{botID: b.ID, name: name, ev: *ev, sched: sched, next: nextFiring(sched, now)}
 		}
 	}
 	return out, nil
+}
+
+// nextFiring is the schedule's first due time after now. An "@every D"
+// schedule counts from the process's own start in the cron library; here
+// its due times are the multiples of D, so that every process sharing the
+// database, whenever it read the schedule, fires it at the same times and
+// queues each firing once (fire's job id is made of the due time).
+func nextFiring(sched cron.Schedule, now time.Time) time.Time {
+	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
+		return now.UTC().Truncate(every.Delay).Add(every.Delay)
+	}
+	return sched.Next(now.UTC())
 }
 
 func (r *Runtime) fire(ctx context.Context, s *schedule) error {

@@ -47,10 +47,13 @@ type Config struct {
 	BotTimeout             time.Duration
 	BotTimeoutMax          time.Duration
 	BotPoll                time.Duration
-	BotWorkers             int
-	BotStateLimit          int
-	BotMemory              int
-	BotMaxScheduled        int
+	// JobLease is how long a node's claim on a job (a bot event, an
+	// indexing) holds without being renewed.
+	JobLease        time.Duration
+	BotWorkers      int
+	BotStateLimit   int
+	BotMemory       int
+	BotMaxScheduled int
 	// BotVersionsKept is how many versions of each bot are kept.
 	BotVersionsKept int
 	// BotFetchPrivate lets bot code's fetch reach loopback, private and
@@ -169,6 +172,7 @@ func settings(c *Config, p *pending) []setting {
 		{flag: "bot-timeout", env: "BOT_TIMEOUT", def: "10s", usage: "deadline of one run of bot code, for bots that set no maxExecutionTime", set: duration(&c.BotTimeout, 10*time.Millisecond)},
 		{flag: "bot-timeout-max", env: "BOT_TIMEOUT_MAX", def: "60s", usage: "ceiling on a bot's maxExecutionTime", set: duration(&c.BotTimeoutMax, 10*time.Millisecond)},
 		{flag: "bot-poll", env: "BOT_POLL", def: "1s", usage: "longest wait before looking for bot events queued by other processes (PostgreSQL) or whose lease ran out", set: duration(&c.BotPoll, 10*time.Millisecond)},
+		{flag: "job-lease", env: "JOB_LEASE", def: "1m", usage: "how long a claim on a bot event or an indexing job holds unless its process renews it (every third of this, while it works): a process that dies has its jobs taken over this long after", set: duration(&c.JobLease, time.Second)},
 		{flag: "ai-timeout", env: "AI_TIMEOUT", def: "2m", usage: "longest wait for one answer of the model server (each attempt)", set: duration(&c.AITimeout, time.Second)},
 		{flag: "bot-workers", env: "BOT_WORKERS", def: "64", usage: "how many bot events run at once (one at a time per conversation)", set: whole(&c.BotWorkers, 1)},
 		{flag: "bot-state-limit", env: "BOT_STATE_LIMIT", def: "131072", usage: "largest event.state scope (bot, user, conversation) in bytes of JSON", set: whole(&c.BotStateLimit, 2)},

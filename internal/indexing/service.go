@@ -53,7 +53,7 @@ type Config struct {
 	// into search terms first (rewrite.go); needs Model.
 	RewriteQueries bool
 	// Lease is how long a claimed job is held without news of its worker
-	// (default 10 minutes).
+	// (default --job-lease's); the worker renews it while it works.
 	Lease time.Duration
 	// StorageRoom returns the bytes a workspace may still store under its
 	// File Storage quota (page images of vision.indexPages); nil: no limit.
@@ -83,7 +83,7 @@ func New(st store.Store, blobs blob.Store, clock platform.Clock, cfg Config) *Se
 		cfg.Poll = time.Second
 	}
 	if cfg.Lease <= 0 {
-		cfg.Lease = defaultLease
+		cfg.Lease = serveconfig.Defaults().JobLease
 	}
 	if cfg.Embedder == nil {
 		cfg.Embedder = embed.NewBuiltin()
@@ -102,12 +102,6 @@ func (s *Service) Notify() {
 	default:
 	}
 }
-
-// defaultLease is how long a worker holds an indexing job before another
-// may take it over (the worker is then taken for dead). A worker extends
-// its lease every third of it while it works, so long indexing (many model
-// calls) keeps its job.
-const defaultLease = 10 * time.Minute
 
 // maxAttempts bounds the retries of a job failing for a passing reason (the
 // database, the embeddings server); the file then fails with the reason.
@@ -173,7 +167,7 @@ func (s *Service) process(ctx context.Context, j platform.Job) {
 		s.finish(ctx, j)
 		return
 	}
-	stop := s.keepLease(ctx, j.ID)
+	stop := store.KeepLease(ctx, s.store, s.clock, j.ID, s.cfg.Lease, s.log)
 	start := time.Now()
 	rep := indexReport{format: "unknown"}
 	err := s.index(ctx, job, &rep)
@@ -199,28 +193,6 @@ func (s *Service) process(ctx context.Context, j platform.Job) {
 		return
 	}
 	s.finish(ctx, j)
-}
-
-// keepLease extends the job's lease every third of it until stop is
-// called.
-func (s *Service) keepLease(ctx context.Context, id string) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(s.cfg.Lease / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if err := s.store.ExtendLease(ctx, id, s.clock.Now().Add(s.cfg.Lease)); err != nil {
-					s.log.Warn("indexing: extending a job's lease", "job", id, "err", err)
-				}
-			}
-		}
-	})
-	return func() { close(done); wg.Wait() }
 }
 
 func (s *Service) fail(ctx context.Context, job platform.IndexJob, reason string) {
