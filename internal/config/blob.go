@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/botplatform/botplatform/internal/blob"
 )
@@ -74,13 +73,9 @@ func secretEnv(name string) (string, error) {
 	if v := os.Getenv(name); v != "" {
 		return v, nil
 	}
-	p := os.Getenv(name + "_FILE")
-	if p == "" {
-		return "", nil
+	if os.Getenv(name+"_FILE") == "" {
+		return "", nil // as before: an empty name_FILE names no file
 	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", fmt.Errorf("%s_FILE: %v", name, err)
-	}
-	return strings.TrimSpace(string(b)), nil
+	v, _, err := fileEnv(name)
+	return v, err
 }

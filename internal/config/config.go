@@ -96,12 +96,24 @@ func env(name, def string) string {
 	if v, ok := os.LookupEnv("BOTPLATFORM_" + name); ok {
 		return v
 	}
-	if p, ok := os.LookupEnv("BOTPLATFORM_" + name + "_FILE"); ok {
-		if b, err := os.ReadFile(p); err == nil {
-			return strings.TrimSpace(string(b))
-		}
+	if v, set, err := fileEnv("BOTPLATFORM_" + name); set && err == nil {
+		return v
 	}
 	return def
+}
+
+// fileEnv is the trimmed content of the file that name_FILE names; set is
+// false when name_FILE is not set.
+func fileEnv(name string) (v string, set bool, err error) {
+	p, set := os.LookupEnv(name + "_FILE")
+	if !set {
+		return "", false, nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", true, fmt.Errorf("%s_FILE: %v", name, err)
+	}
+	return strings.TrimSpace(string(b)), true, nil
 }
 
 // A setting is one flag (none for variables that hold secrets) with its
