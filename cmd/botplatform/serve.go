@@ -77,34 +77,35 @@ func openStore(ctx context.Context, c config.Config) (*sqlstore.Store, error) {
 // <data>/blobs) and checks that it is the one the database knows: a
 // process started with other storage on a shared database would otherwise
 // answer 404 for every file's content.
-func openBlobs(ctx context.Context, c config.Config, st *sqlstore.Store, mx *metrics.Metrics) (blob.Store, error) {
-	var blobs blob.Store
-	var where string
+// openBlobs opens the file storage the configuration names and checks that
+// it is this database's; where says which it is (a directory, or the bucket
+// and prefix), for the start-up log.
+func openBlobs(ctx context.Context, c config.Config, st *sqlstore.Store, mx *metrics.Metrics) (blobs blob.Store, where string, err error) {
 	if c.Blob != nil {
 		b, err := s3.New(ctx, *c.Blob, func(rt http.RoundTripper) http.RoundTripper { return mx.Upstream("object-storage", rt) })
 		if err != nil {
-			return nil, fmt.Errorf("blob-url: %w", err)
+			return nil, "", fmt.Errorf("blob-url: %w", err)
 		}
 		blobs, where = b, b.String()
 	} else {
 		dir, err := filepath.Abs(filepath.Join(c.DataDir, "blobs"))
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if blobs, err = blob.NewFS(dir); err != nil {
-			return nil, fmt.Errorf("file storage: %w", err)
+			return nil, "", fmt.Errorf("file storage: %w", err)
 		}
 		where = dir
 	}
 	record := func(ctx context.Context, v []byte) ([]byte, error) { return st.Secret(ctx, "file-storage", v) }
-	err := blob.Attach(ctx, blobs, where, record, c.AdoptData)
+	err = blob.Attach(ctx, blobs, where, record, c.AdoptData)
 	var fe *blob.ForeignError
 	if errors.As(err, &fe) {
-		return nil, fmt.Errorf("%w. This process would not find the files stored there: point --data (or --blob-url) at "+
+		return nil, "", fmt.Errorf("%w. This process would not find the files stored there: point --data (or --blob-url) at "+
 			"that storage (with several processes, storage they all share), or, if %s does hold this database's files "+
 			"(restored from a backup, or moved), start once with --adopt-data", err, fe.Store.Where)
 	}
-	return blobs, err
+	return blobs, where, err
 }
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -126,6 +127,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer ln.Close()
+	publicURLSet := cfg.PublicURL != ""
 	cfg.Resolve(ln.Addr().String())
 	if cfg.DebugAddr != "" {
 		dln, err := net.Listen("tcp", cfg.DebugAddr)
@@ -150,7 +152,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	mx.WatchJobs(st.JobQueues)
 	// Before the first start's bootstrap: storage that cannot be used stops
 	// the start before anything is written.
-	blobs, err := openBlobs(ctx, cfg, st, mx)
+	blobs, blobsWhere, err := openBlobs(ctx, cfg, st, mx)
 	if err != nil {
 		return err
 	}
@@ -291,7 +293,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv.RegisterOnShutdown(hub.CloseAll) // event streams end, so the drain can finish
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("listening", "api_url", cfg.PublicURL, "chat_url", cfg.ChatURL, "database", st.Dialect(), "node", node, "version", version)
+	log.Info("listening", "addr", ln.Addr().String(), "api_url", cfg.PublicURL, "chat_url", cfg.ChatURL, "database", st.Dialect(),
+		"files", blobsWhere, "node", node, "version", version)
 	var rates []any
 	for _, k := range ratelimit.Kinds {
 		if r, ok := cfg.RateLimits[k]; ok {
@@ -301,7 +304,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(rates) > 0 {
 		log.Info("rate limits", rates...)
 	}
-	fmt.Fprintf(stdout, "botplatform %s listening on %s\n", version, cfg.PublicURL)
+	// The first line names where the process listens: behind a proxy (a
+	// --public-url of its own) that is not the URL clients use, which
+	// follows.
+	if publicURLSet {
+		fmt.Fprintf(stdout, "botplatform %s listening on http://%s\n  public URL: %s\n", version, ln.Addr(), cfg.PublicURL)
+	} else {
+		fmt.Fprintf(stdout, "botplatform %s listening on %s\n", version, cfg.PublicURL)
+	}
 	fmt.Fprintf(stdout, "  bots written with @botpress/sdk: bp login --apiUrl %s; bp dev --tunnelUrl %s/v1/tunnels\n", cfg.PublicURL, cfg.PublicURL)
 
 	select {

@@ -217,6 +217,36 @@ func TestBootstrapAndRestart(t *testing.T) {
 	}
 }
 
+// TestStartupOutputBehindProxy: with a --public-url of its own (a proxy in
+// front), the start-up output says where the process really listens, the
+// URL clients use, and (in the log) the database and the file storage, so
+// that an operator sees a setting that did not take.
+func TestStartupOutputBehindProxy(t *testing.T) {
+	t.Parallel()
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			dir, dbURL := storage(t, backend)
+			s := startServer(t, dir, dbURL, "--public-url", "https://bots.example.test")
+			out := s.Stdout.String()
+			if !strings.Contains(out, "listening on "+s.URL+"\n") || !strings.Contains(out, "  public URL: https://bots.example.test\n") {
+				t.Errorf("start-up output:\n%s\nwant the address listened on (%s) and the public URL", out, s.URL)
+			}
+			if s.Boot.APIURL != "https://bots.example.test" {
+				t.Errorf("bootstrap.json apiUrl %q, want the public URL", s.Boot.APIURL)
+			}
+			blobs, _ := filepath.Abs(filepath.Join(dir, "blobs"))
+			logged := s.Stderr.String()
+			for _, want := range []string{"addr=" + strings.TrimPrefix(s.URL, "http://"), "api_url=https://bots.example.test",
+				"database=" + backend, "files=" + blobs} {
+				if !strings.Contains(logged, want) {
+					t.Errorf("the start-up log lacks %q:\n%s", want, logged)
+				}
+			}
+		})
+	}
+}
+
 // TestAdminTokenEnv sets process environment, so it and its subtests do not
 // run in parallel with anything.
 func TestAdminTokenEnv(t *testing.T) {
