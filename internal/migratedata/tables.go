@@ -311,6 +311,11 @@ func convert(v any, typ string) (any, error) {
 		case string:
 			return []byte(x), nil
 		case []byte:
+			// SQLite gives an empty BLOB as a nil slice, which the
+			// PostgreSQL driver would send as NULL.
+			if x == nil {
+				return []byte{}, nil
+			}
 			return x, nil
 		}
 	case "text", "character varying", "json", "jsonb":
