@@ -204,7 +204,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	idx := indexing.New(st, blobs, platform.SystemClock{}, indexing.Config{Workers: cfg.IndexWorkers, Embedder: emb, Log: log, Metrics: mx,
 		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Lease: cfg.JobLease, Model: model, AI: aiCfg, RewriteQueries: cfg.AISearchRewrite,
-		StorageRoom: func(ctx context.Context, ws string) (int64, error) { return files.StorageRoom(ctx, st, ws) }})
+		IndexQuestions: cfg.AIIndexQuestions,
+		StorageRoom:    func(ctx context.Context, ws string) (int64, error) { return files.StorageRoom(ctx, st, ws) }})
 	fsvc.OnIndexQueued(idx.Notify)
 	fsvc.CheckIndexingWith(idx.CheckUpsert)
 	workers, stopWorkers := context.WithCancel(context.Background())

@@ -241,5 +241,5 @@ func fileOf(f platform.File) fileRecord {
 }
 
 func passageOf(p platform.Passage) passageRecord {
-	return passageRecord{p.ID, p.FileID, p.Position, p.Content, p.Type, p.Subtype, p.PageNumber, p.Breadcrumb, p.Vector, p.ImageType, p.Image}
+	return passageRecord{p.ID, p.FileID, p.Position, p.Content, p.Type, p.Subtype, p.PageNumber, p.Breadcrumb, p.Questions, p.Vector, p.ImageType, p.Image}
 }

@@ -195,6 +195,7 @@ type passageRecord struct {
 	Subtype    string    `json:"subtype,omitempty"`
 	PageNumber int       `json:"pageNumber,omitempty"`
 	Breadcrumb []string  `json:"breadcrumb"`
+	Questions  []string  `json:"questions,omitempty"` // --ai-index-questions
 	Vector     []float32 `json:"vector"`
 	ImageType  string    `json:"imageType,omitempty"`
 	Image      []byte    `json:"image,omitempty"` // base64

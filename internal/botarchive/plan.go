@@ -170,7 +170,7 @@ func (p *plan) build(a archive) error {
 			continue // its file is the bot's already, with its own passages
 		}
 		in.Passages = append(in.Passages, platform.Passage{ID: derive("psg_", x.bot, ps.ID, time.Time{}), FileID: x.of(ps.FileID), Position: ps.Position,
-			Content: ps.Content, Type: ps.Type, Subtype: ps.Subtype, PageNumber: ps.PageNumber, Breadcrumb: ps.Breadcrumb, Vector: ps.Vector,
+			Content: ps.Content, Type: ps.Type, Subtype: ps.Subtype, PageNumber: ps.PageNumber, Breadcrumb: ps.Breadcrumb, Questions: ps.Questions, Vector: ps.Vector,
 			ImageType: ps.ImageType, Image: ps.Image})
 	}
 	return nil

@@ -75,6 +75,9 @@ type Config struct {
 	// AISearchRewrite has the model turn each search's question into
 	// search terms first (needs AIURL).
 	AISearchRewrite bool
+	// AIIndexQuestions has the model write, for each passage indexed, the
+	// questions it answers (a lower-weighted full-text field; needs AIURL).
+	AIIndexQuestions bool
 	// DebugAddr is the loopback address of the debug endpoints (runtime
 	// figures, pprof); empty: none.
 	DebugAddr string
@@ -209,6 +212,14 @@ func settings(c *Config, p *pending) []setting {
 				}
 				return nil
 			}},
+		{flag: "ai-index-questions", env: "AI_INDEX_QUESTIONS", def: "false", isBool: true, usage: "have the model server (--ai-url) write, for each passage indexed, the questions it answers, searched as a lower-weighted field; charged as AI Spend",
+			set: func(s setting, v string) error {
+				var err error
+				if c.AIIndexQuestions, err = strconv.ParseBool(v); err != nil && v != "" {
+					return fmt.Errorf("ai-index-questions: must be true or false")
+				}
+				return nil
+			}},
 		{flag: "node", env: "NODE", usage: "node executable that runs bots deployed as Node bundles (bp deploy); default: node on PATH", set: text(&c.NodeCommand)},
 		{flag: "index-workers", env: "INDEX_WORKERS", def: "2", usage: "how many files are indexed at once; 0 leaves indexing to other processes", set: whole(&c.IndexWorkers, 0)},
 		{flag: "auth-cache-ttl", env: "AUTH_CACHE_TTL", def: "5s", usage: "how long a successful authentication is reused; 0 disables",
@@ -319,6 +330,9 @@ func Parse(cmd string, args []string, stderr io.Writer) (Config, error) {
 func (p *pending) apply(c *Config) error {
 	if c.AISearchRewrite && c.AIURL == "" {
 		return fmt.Errorf("ai-search-rewrite: needs a model server (--ai-url)")
+	}
+	if c.AIIndexQuestions && c.AIURL == "" {
+		return fmt.Errorf("ai-index-questions: needs a model server (--ai-url)")
 	}
 	if c.AIURL != "" {
 		c.AIModels = map[string]string{}

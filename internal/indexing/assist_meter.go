@@ -63,6 +63,8 @@ func purposeName(p string) string {
 		return "page transcription"
 	case PurposePageIndexing:
 		return "page indexing"
+	case PurposeQuestionGeneration:
+		return "question generation"
 	}
 	return p
 }

@@ -52,6 +52,9 @@ type Config struct {
 	// RewriteQueries has the model turn each hybrid search's question
 	// into search terms first (rewrite.go); needs Model.
 	RewriteQueries bool
+	// IndexQuestions has the model write the questions each passage
+	// answers as it is indexed (questions.go); needs Model.
+	IndexQuestions bool
 	// Lease is how long a claimed job is held without news of its worker
 	// (default --job-lease's); the worker renews it while it works.
 	Lease time.Duration
@@ -227,6 +230,7 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob, rep *indexRe
 		return platform.ErrConflict // replaced: a newer job indexes it
 	}
 	cfg := configOf(f)
+	m := &meter{s: s, f: f}
 	var ps []chunk.Passage
 	if job.Own {
 		rep.format = "passages"
@@ -252,7 +256,6 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob, rep *indexRe
 			return failf("%v", parseErr)
 		}
 		typ, _ := parse.Detect(f.ContentType, f.Key)
-		m := &meter{s: s, f: f}
 		var pages []chunk.Passage
 		if typ == parse.TypePDF {
 			if d, pages, err = vision(ctx, m, cfg, f.Key, content, d); err != nil {
@@ -305,11 +308,12 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob, rep *indexRe
 			vecs[i] = got[k]
 		}
 	}
+	qs := s.questions(ctx, m, ps)
 	out := make([]platform.Passage, len(ps))
 	for i, p := range ps {
 		out[i] = platform.Passage{ID: platform.NewID("psg_"), FileID: f.ID, BotID: f.BotID, Position: i, Content: p.Content,
-			Type: cmp.Or(p.Type, platform.PassageChunk), Subtype: p.Subtype, PageNumber: p.Page, Breadcrumb: p.Breadcrumb, Vector: vecs[i],
-			Image: p.Image, ImageType: p.ImageType}
+			Type: cmp.Or(p.Type, platform.PassageChunk), Subtype: p.Subtype, PageNumber: p.Page, Breadcrumb: p.Breadcrumb, Questions: qs[i],
+			Vector: vecs[i], Image: p.Image, ImageType: p.ImageType}
 	}
 	done := s.storing(f.BotID)
 	defer done()

@@ -98,7 +98,7 @@ func (s *Service) searchText(ctx context.Context, q Query, limit int, expand boo
 	}
 	docs := make([]rank.Doc, len(ps))
 	for i, p := range ps {
-		docs[i] = rank.Doc{Content: p.Content, Heading: p.Breadcrumb}
+		docs[i] = rank.Doc{Content: p.Content, Heading: p.Breadcrumb, Questions: p.Questions}
 	}
 	scores := rank.Scores(terms, st, docs)
 	if expand {

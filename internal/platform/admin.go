@@ -215,7 +215,7 @@ type AIUsage struct {
 	WorkspaceID  string
 	BotID        string
 	FileID       string // the file indexed, when the call was for one
-	Purpose      string // what the call was for: agent_parsing, smart_cleanup, summarization, vision_transcription, vision_indexing
+	Purpose      string // what the call was for: agent_parsing, smart_cleanup, summarization, vision_transcription, vision_indexing, search_rewriting, question_generation
 	Model        string
 	InputTokens  int64
 	OutputTokens int64

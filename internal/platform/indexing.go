@@ -20,7 +20,11 @@ type Passage struct {
 	Subtype    string // title, subtitle, paragraph, blockquote, list, table, code, image, page
 	PageNumber int
 	Breadcrumb []string
-	Vector     []float32
+	// Questions are questions the passage answers, written by the model
+	// when the server indexes with --ai-index-questions; a full-text field
+	// of their own, never returned by the API.
+	Questions []string
+	Vector    []float32
 	// ImageType is the MIME type of the passage's image (a page indexed as
 	// an image), "" for text passages. Image is only read on request.
 	ImageType string

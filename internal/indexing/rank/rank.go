@@ -12,13 +12,16 @@ import (
 	"github.com/botplatform/botplatform/internal/indexing/stem"
 )
 
-// BM25's parameters (the usual ones, also SQLite FTS5's), and the weight of
-// a passage's heading path against its content (as the full-text indexes
-// weigh them).
+// BM25's parameters (the usual ones, also SQLite FTS5's), and the weights
+// of a passage's heading path and of the questions the model wrote for it
+// against its content (as the full-text indexes weigh them). A question is
+// the model's guess at what the passage answers: it lets other words find
+// the passage, below a passage that holds them itself.
 const (
-	k1            = 1.2
-	b             = 0.75
-	HeadingWeight = 0.5
+	k1             = 1.2
+	b              = 0.75
+	HeadingWeight  = 0.5
+	QuestionWeight = 0.4
 )
 
 // Term is a word of the query, with the words that may stand in for it.
@@ -44,8 +47,9 @@ type Alt struct {
 
 // Doc is a passage as the ranking reads it.
 type Doc struct {
-	Content string
-	Heading []string // the heading path, outermost first
+	Content   string
+	Heading   []string // the heading path, outermost first
+	Questions []string // questions the passage answers (--ai-index-questions)
 }
 
 // Stats are the statistics of the collection the candidates come from: N
@@ -67,7 +71,7 @@ type slot struct {
 // Scores returns each doc's score: the sum over the terms of the best of
 // weight × BM25 of the term's word or of one of its stand-ins (words are
 // compared by stem), with the document length of BM25 the doc's word count
-// (content and heading path) against the mean over docs. A doc holding none
+// (content, heading path and questions) against the mean over docs. A doc holding none
 // of the words scores 0.
 func Scores(terms []Term, st Stats, docs []Doc) []float64 {
 	stems := map[string]int{} // stem → index in slots
@@ -122,6 +126,9 @@ func Scores(terms []Term, st Stats, docs []Doc) []float64 {
 		count(doc.Content, 1)
 		for _, h := range doc.Heading {
 			count(h, HeadingWeight)
+		}
+		for _, q := range doc.Questions {
+			count(q, QuestionWeight)
 		}
 		tfs[d], lens[d] = tf, float64(n)
 		total += float64(n)

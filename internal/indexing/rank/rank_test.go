@@ -80,3 +80,18 @@ func TestWordsOfOtherScripts(t *testing.T) {
 		t.Errorf("café: %v", s)
 	}
 }
+
+// TestQuestionsField: a word only in a passage's questions scores, below
+// the same word in another passage's content.
+func TestQuestionsField(t *testing.T) {
+	docs := []Doc{
+		{Content: "To end your membership, open the account settings.", Questions: []string{"How do I cancel my subscription?"}},
+		{Content: "A subscription renews every year."},
+		{Content: "Orders ship within two days."},
+	}
+	st := Stats{N: 3, DF: map[string]int64{"subscription": 2}}
+	got := Scores([]Term{{Word: "subscription"}}, st, docs)
+	if !(got[1] > got[0] && got[0] > 0 && got[2] == 0) {
+		t.Errorf("scores %v: want content > questions > none", got)
+	}
+}

@@ -68,7 +68,7 @@ func (s *Store) CompleteIndexing(ctx context.Context, fileID string, gen int64, 
 		for len(ps) > 0 {
 			batch := ps[:min(passageBatch, len(ps))]
 			ps = ps[len(batch):]
-			args := make([]any, 0, 10*len(batch))
+			args := make([]any, 0, 11*len(batch))
 			for _, p := range batch {
 				args = append(args, passageArgs(p, fileID, botID)...)
 			}
@@ -93,11 +93,16 @@ func passageArgs(p platform.Passage, fileID, botID string) []any {
 		bc = []string{}
 	}
 	crumbs, _ := json.Marshal(bc)
+	qs := p.Questions
+	if qs == nil {
+		qs = []string{}
+	}
+	questions, _ := json.Marshal(qs)
 	var image any
 	if p.Image != nil {
 		image = p.Image
 	}
-	return []any{p.ID, fileID, botID, p.Position, p.Content, string(meta), string(crumbs), encodeVector(p.Vector), image, p.ImageType}
+	return []any{p.ID, fileID, botID, p.Position, p.Content, string(meta), string(crumbs), string(questions), encodeVector(p.Vector), image, p.ImageType}
 }
 
 // passageBatch is how many passages CompleteIndexing inserts a statement.
@@ -107,8 +112,8 @@ const passageBatch = 256
 var insertPassages = func() func(n int) string {
 	qs := make([]string, passageBatch+1)
 	for n := 1; n <= passageBatch; n++ {
-		qs[n] = `INSERT INTO passages (id, file_id, bot_id, position, content, meta, breadcrumb, vector, image, image_type) VALUES ` +
-			strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), `, n), `, `)
+		qs[n] = `INSERT INTO passages (id, file_id, bot_id, position, content, meta, breadcrumb, questions, vector, image, image_type) VALUES ` +
+			strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), `, n), `, `)
 	}
 	return func(n int) string { return qs[n] }
 }()
@@ -174,18 +179,21 @@ func (s *Store) QueueIndexing(ctx context.Context, fileID string, payload json.R
 	})
 }
 
-const passageCols = `p.seq, p.id, p.file_id, p.bot_id, p.position, p.content, p.meta, p.breadcrumb, p.image_type`
+const passageCols = `p.seq, p.id, p.file_id, p.bot_id, p.position, p.content, p.meta, p.breadcrumb, p.questions, p.image_type`
 
 func scanPassage(sc interface{ Scan(...any) error }) (platform.Passage, error) {
 	var p platform.Passage
-	var meta, crumbs string
-	if err := sc.Scan(&p.Seq, &p.ID, &p.FileID, &p.BotID, &p.Position, &p.Content, &meta, &crumbs, &p.ImageType); err != nil {
+	var meta, crumbs, questions string
+	if err := sc.Scan(&p.Seq, &p.ID, &p.FileID, &p.BotID, &p.Position, &p.Content, &meta, &crumbs, &questions, &p.ImageType); err != nil {
 		return p, noRows(err)
 	}
 	var m passageMeta
 	_ = json.Unmarshal([]byte(meta), &m)
 	p.Type, p.Subtype, p.PageNumber = m.Type, m.Subtype, m.PageNumber
 	_ = json.Unmarshal([]byte(crumbs), &p.Breadcrumb)
+	if questions != "[]" {
+		_ = json.Unmarshal([]byte(questions), &p.Questions)
+	}
 	return p, nil
 }
 
