@@ -41,7 +41,11 @@ release:
 serve:
 	$(GO) run ./cmd/botplatform serve
 
-test: build test-go fuzz-short test-compat
+# After the Go tests, the short fuzz run (one worker, one core) goes side by
+# side with the Node suites, which mostly wait on servers; -O keeps each
+# one's output together.
+test: build test-go
+	$(MAKE) -j2 -O fuzz-short test-compat
 
 test-go: build versitygw
 	@test -z "$$(gofmt -l cmd internal)" || (echo "gofmt needed:"; gofmt -l cmd internal; exit 1)
@@ -78,7 +82,7 @@ fuzz:
 	GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
 
 fuzz-short:
-	GO=$(GO) scripts/fuzz.sh $(FUZZTIME_SHORT)
+	FUZZPARALLEL=$${FUZZPARALLEL:-1} GO=$(GO) scripts/fuzz.sh $(FUZZTIME_SHORT)
 
 # Crash consistency, benchmark-style (docs/reliability.md): 100 kill-and-
 # restart cycles on SQLite, then 30 on PostgreSQL when
