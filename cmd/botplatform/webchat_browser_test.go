@@ -1,0 +1,238 @@
+package main
+
+// The chat widget embedded in a page of another origin (a second listener,
+// another port), in a real browser (headless Chromium through chromedp):
+// the page carries the embed code getBotWebchat returns and a strict
+// Content-Security-Policy; the visitor opens the bubble, talks to an echo
+// bot, picks a choice, reloads and finds the same conversation, and a
+// hostile reply renders as text. A bot that does not allow the page's
+// origin shows an error and receives nothing. Screenshots go to the
+// artefacts directory (BOTPLATFORM_ARTIFACTS; docs/webchat/ holds copies).
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// webchatEchoJS echoes text, and answers "menu" with a choice.
+const webchatEchoJS = `bot.on.message('*', async ({ message, client }) => {
+  const text = message.payload.text
+  if (text === 'menu') {
+    await client.createMessage({ conversationId: message.conversationId, payload: { type: 'choice', text: 'Pick a colour',
+      options: [{ label: 'Red', value: 'red' }, { label: 'Blue', value: 'blue' }] } })
+    return
+  }
+  await client.createMessage({ conversationId: message.conversationId, payload: { type: 'text', text: 'You said: ' + text } })
+})
+`
+
+// site is the website the widget is embedded in: its own origin.
+type site struct {
+	*httptest.Server
+	mu    sync.Mutex
+	pages map[string]string
+}
+
+func newSite(t *testing.T, csp string) *site {
+	s := &site{pages: map[string]string{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		page, ok := s.pages[r.URL.Path]
+		s.mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Security-Policy", csp)
+		_, _ = w.Write([]byte(page))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *site) page(path, body string) {
+	s.mu.Lock()
+	s.pages[path] = body
+	s.mu.Unlock()
+}
+
+// webchatCode is getBotWebchat's code of kind for a bot.
+func webchatCode(t *testing.T, c client, botID, kind string) string {
+	t.Helper()
+	code, _ := c.get("/v1/admin/bots/" + botID + "/webchat?type=" + kind).ok()["code"].(string)
+	if code == "" {
+		t.Fatalf("getBotWebchat(%s) returned no code", kind)
+	}
+	return code
+}
+
+// setOrigins sets a bot's allowed origins through updateBot.
+func setOrigins(c client, botID string, origins ...string) map[string]any {
+	c.t.Helper()
+	return c.put("/v1/admin/bots/"+botID, map[string]any{"integrations": map[string]any{"chat": map[string]any{
+		"configuration": map[string]any{"allowedOrigins": origins}}}}).ok()
+}
+
+// widget is the JavaScript path of an element in the widget's shadow root.
+func widget(sel string) string {
+	return `document.querySelector('#botplatform-webchat')?.shadowRoot?.querySelector(` + jsString(sel) + `)`
+}
+
+func (b *browser) widgetText(sel string) string {
+	b.t.Helper()
+	return b.eval(`(` + widget(sel) + `)?.textContent ?? ""`)
+}
+
+// botTexts are the texts of the widget's messages, in order.
+func (b *browser) widgetMessages() string {
+	b.t.Helper()
+	return b.eval(`[...document.querySelector('#botplatform-webchat').shadowRoot.querySelectorAll('.messages .msg .body')].map((e) => e.textContent).join('|')`)
+}
+
+func (b *browser) waitWidget(what string, ok func() bool) {
+	b.t.Helper()
+	b.waitFor(what, ok)
+}
+
+func TestWebchatBrowser(t *testing.T) {
+	exe := chromium()
+	if exe == "" {
+		t.Skip("no Chromium found (chromium, chromium-browser, google-chrome or BOTPLATFORM_CHROMIUM): apt-get install -y chromium")
+	}
+	s := startBackend(t, "sqlite")
+	adm := s.owner(t)
+	// The host page allows scripts and connections to the chat server
+	// only, and no inline script or style (docs/webchat.md#csp).
+	csp := "default-src 'self'; script-src " + s.URL + "; connect-src " + s.URL + "; img-src " + s.URL + " data: https:; style-src 'self'"
+	web := newSite(t, csp)
+	if web.URL == s.URL {
+		t.Fatal("the site and the server share an origin")
+	}
+
+	bot := adm.createBot(map[string]any{"name": "Shop assistant", "code": webchatEchoJS})
+	botID := str(t, bot, "id")
+	setOrigins(adm, botID, web.URL)
+	code := webchatCode(t, adm, botID, "preconfigured")
+	if !strings.Contains(code, s.URL+"/webchat/v1/inject.js") || !strings.Contains(code, `data-chat-url="`+s.URL+"/chat/") {
+		t.Fatalf("preconfigured code %q does not name this server's script and Chat API", code)
+	}
+	web.page("/", `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Our shop</title></head>
+<body><h1>Our shop</h1><p>Bicycles, parts and repairs.</p>`+code+`</body></html>`)
+
+	b := newBrowser(t, exe)
+	t.Logf("screenshots in %s", b.dir)
+	b.do("opening the shop", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(web.URL+"/"),
+		chromedp.WaitVisible(chromedp.JSPath(widget(".bubble"))))
+	b.shot("bubble")
+
+	// The bubble opens the chat: a new chat user and conversation.
+	b.do("clicking the bubble", chromedp.Click(chromedp.JSPath(widget(".bubble"))))
+	b.waitWidget("the chat to connect", func() bool { return b.eval(widget("input")+`.disabled`) == "false" })
+	if got := b.widgetText(".title"); got != "Shop assistant" {
+		t.Errorf("the header shows %q; want the bot's name", got)
+	}
+	b.do("typing", chromedp.SendKeys(chromedp.JSPath(widget("input")), "hello"))
+	b.do("sending", chromedp.Click(chromedp.JSPath(widget("button.send"))))
+	b.waitWidget("the bot's reply", func() bool { return b.widgetMessages() == "hello|You said: hello" })
+
+	// A choice renders as buttons; a button sends its value.
+	b.do("asking for the menu", chromedp.SendKeys(chromedp.JSPath(widget("input")), "menu\r"))
+	b.waitWidget("the choice", func() bool { return strings.HasSuffix(b.widgetMessages(), "menu|Pick a colour") })
+	if got := b.eval(`[...document.querySelector('#botplatform-webchat').shadowRoot.querySelectorAll('.choices button')].map((e) => e.textContent).join(',')`); got != "Red,Blue" {
+		t.Fatalf("the choice's buttons are %q; want Red,Blue", got)
+	}
+	b.do("picking Red", chromedp.Click(chromedp.JSPath(widget(".choices button"))))
+	b.waitWidget("the reply to the choice", func() bool { return strings.HasSuffix(b.widgetMessages(), "red|You said: red") })
+
+	// A hostile reply is text.
+	b.do("sending a hostile string", chromedp.SendKeys(chromedp.JSPath(widget("input")), hostile+"\r"))
+	b.waitWidget("the hostile echo", func() bool { return strings.HasSuffix(b.widgetMessages(), hostile+"|You said: "+hostile) })
+	b.notPwned("the bot's reply")
+	if n := b.eval(`document.querySelector('#botplatform-webchat').shadowRoot.querySelectorAll('.messages img').length`); n != "0" {
+		t.Errorf("%s images in the messages; a hostile reply became markup", n)
+	}
+	b.shot("conversation")
+	before := b.widgetMessages()
+	stored := b.eval(`localStorage.getItem(` + jsString("botplatform-webchat:") + ` + document.querySelector('script[data-chat-url]').dataset.chatUrl)`)
+	if !strings.Contains(stored, `"conversationId"`) || !strings.Contains(stored, `"key"`) {
+		t.Fatalf("localStorage holds %s; want the user key and the conversation", stored)
+	}
+
+	// After a reload, the same user and conversation, with their messages.
+	b.do("reloading", chromedp.Reload(), chromedp.WaitVisible(chromedp.JSPath(widget(".bubble"))))
+	b.do("reopening the chat", chromedp.Click(chromedp.JSPath(widget(".bubble"))))
+	b.waitWidget("the conversation's history", func() bool { return b.widgetMessages() == before })
+	if again := b.eval(`localStorage.getItem(` + jsString("botplatform-webchat:") + ` + document.querySelector('script[data-chat-url]').dataset.chatUrl)`); again != stored {
+		t.Errorf("after a reload localStorage holds %s; want %s (the same user and conversation)", again, stored)
+	}
+	b.waitWidget("the chat to connect again", func() bool { return b.eval(widget("input")+`.disabled`) == "false" })
+	b.do("typing after the reload", chromedp.SendKeys(chromedp.JSPath(widget("input")), "still here\r"))
+	b.waitWidget("the reply after the reload", func() bool { return b.widgetMessages() == before+"|still here|You said: still here" })
+	var convs struct {
+		Conversations []map[string]any `json:"conversations"`
+	}
+	adm.raw(http.MethodGet, "/v1/chat/conversations", nil, "x-bot-id", botID).decode(&convs)
+	if len(convs.Conversations) != 1 {
+		t.Errorf("the bot has %d conversations; want the one, kept across the reload", len(convs.Conversations))
+	}
+	if errs := b.pageErrors(); len(errs) > 0 {
+		t.Errorf("the page logged errors (CSP or script): %v", errs)
+	}
+
+	// At phone width the panel fills the screen.
+	b.do("phone width", chromedp.EmulateViewport(390, 780))
+	b.shot("phone")
+
+	// The fullscreen code is a page of its own; the sharable URL a page of
+	// this server's.
+	web.page("/chat", webchatCode(t, adm, botID, "fullscreen"))
+	b.do("opening the fullscreen page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(web.URL+"/chat"),
+		chromedp.WaitVisible(chromedp.JSPath(widget(".panel"))))
+	b.waitWidget("the fullscreen chat's history", func() bool { return b.widgetMessages() == before+"|still here|You said: still here" })
+	b.shot("fullscreen")
+	shared := webchatCode(t, adm, botID, "sharableUrl")
+	if !strings.HasPrefix(shared, s.URL+"/webchat/") {
+		t.Fatalf("sharableUrl %q is not a page of this server", shared)
+	}
+	b.do("opening the sharable URL", chromedp.Navigate(shared), chromedp.WaitVisible(chromedp.JSPath(widget(".panel"))))
+	b.waitWidget("the shared page to connect", func() bool { return b.eval(widget("input")+`.disabled`) == "false" })
+	b.do("typing on the shared page", chromedp.SendKeys(chromedp.JSPath(widget("input")), "from the link\r"))
+	b.waitWidget("the reply on the shared page", func() bool { return b.widgetMessages() == "from the link|You said: from the link" })
+	if errs := b.pageErrors(); len(errs) > 0 {
+		t.Errorf("the pages logged errors (CSP or script): %v", errs)
+	}
+
+	// A bot that does not allow the site's origin: the widget says so and
+	// nothing reaches the bot.
+	closed := adm.createBot(map[string]any{"name": "Closed", "code": webchatEchoJS})
+	closedID := str(t, closed, "id")
+	web.page("/closed", `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Elsewhere</title></head>
+<body><h1>Another page</h1>`+webchatCode(t, adm, closedID, "preconfigured")+`</body></html>`)
+	b.do("opening the page of a bot that refuses it", chromedp.Navigate(web.URL+"/closed"),
+		chromedp.WaitVisible(chromedp.JSPath(widget(".bubble"))), chromedp.Click(chromedp.JSPath(widget(".bubble"))))
+	b.waitWidget("the error", func() bool { return strings.Contains(b.widgetText(".error"), "allowed origins") })
+	if b.eval(widget(".error")+`.hidden`) != "false" || b.eval(widget("input")+`.disabled`) != "true" || b.eval(widget("button.send")+`.disabled`) != "true" {
+		t.Errorf("with the origin refused, the error should show and the input and Send be disabled")
+	}
+	b.shot("refused")
+	for _, path := range []string{"/v1/chat/conversations", "/v1/chat/users"} {
+		var out map[string]any
+		adm.raw(http.MethodGet, path, nil, "x-bot-id", closedID).decode(&out)
+		for k, v := range out {
+			if list, ok := v.([]any); ok && len(list) != 0 {
+				t.Errorf("%s of the refusing bot: %d %s; want none", path, len(list), k)
+			}
+		}
+	}
+
+	// Allowed now, the same page works after Retry.
+	setOrigins(adm, closedID, web.URL)
+	b.do("retrying", chromedp.Click(chromedp.JSPath(widget("button.retry"))))
+	b.waitWidget("the chat to connect after Retry", func() bool { return b.eval(widget("input")+`.disabled`) == "false" })
+}
