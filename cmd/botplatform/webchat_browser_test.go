@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -185,6 +186,21 @@ func TestWebchatBrowser(t *testing.T) {
 		t.Errorf("the page logged errors (CSP or script): %v", errs)
 	}
 
+	// The server restarts: the widget notices the stream's end, reconnects
+	// to the new process (same address and data) and listens again.
+	restart := time.Now()
+	stopServer(t, s)
+	b.waitWidget("the widget to notice the stream's end", func() bool { return strings.Contains(b.widgetText(".status"), "Reconnecting") })
+	s = startServer(t, s.DataDir, s.DatabaseURL, "--addr", strings.TrimPrefix(s.URL, "http://"))
+	adm = s.owner(t)
+	b.waitWidget("the stream to reopen", func() bool { return b.widgetText(".status") == "" })
+	b.do("typing after the restart", chromedp.SendKeys(chromedp.JSPath(widget("input")), "back again\r"))
+	b.waitWidget("the reply after the restart", func() bool {
+		return b.widgetMessages() == before+"|still here|You said: still here|back again|You said: back again"
+	})
+	before = b.widgetMessages()
+	t.Logf("the widget was back %s after the server began to stop", time.Since(restart).Round(100*time.Millisecond))
+
 	// At phone width the panel fills the screen.
 	b.do("phone width", chromedp.EmulateViewport(390, 780))
 	b.shot("phone")
@@ -194,7 +210,7 @@ func TestWebchatBrowser(t *testing.T) {
 	web.page("/chat", webchatCode(t, adm, botID, "fullscreen"))
 	b.do("opening the fullscreen page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(web.URL+"/chat"),
 		chromedp.WaitVisible(chromedp.JSPath(widget(".panel"))))
-	b.waitWidget("the fullscreen chat's history", func() bool { return b.widgetMessages() == before+"|still here|You said: still here" })
+	b.waitWidget("the fullscreen chat's history", func() bool { return b.widgetMessages() == before })
 	b.shot("fullscreen")
 	shared := webchatCode(t, adm, botID, "sharableUrl")
 	if !strings.HasPrefix(shared, s.URL+"/webchat/") {

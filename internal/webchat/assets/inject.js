@@ -313,7 +313,7 @@
     }
 
     // listen reads the conversation's signals; when the stream ends or
-    // fails, it waits (longer each time, up to 30 s), catches up on what
+    // fails, it waits (longer each time, up to 10 s), catches up on what
     // it missed and listens again.
     function listen(failures) {
       if (stopped) return
@@ -362,7 +362,7 @@
           setStatus('Reconnecting\u2026')
           setTimeout(function () {
             history().then(function () { listen(n) }, function () { listen(n + 1) })
-          }, Math.min(30000, 1000 * Math.pow(2, n)))
+          }, Math.min(10000, 1000 * Math.pow(2, n)))
         })
     }
 
