@@ -37,20 +37,27 @@ type site struct {
 	*httptest.Server
 	mu    sync.Mutex
 	pages map[string]string
+	csps  map[string]string // a page's own Content-Security-Policy
 }
 
 func newSite(t *testing.T, csp string) *site {
-	s := &site{pages: map[string]string{}}
+	s := &site{pages: map[string]string{}, csps: map[string]string{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		page, ok := s.pages[r.URL.Path]
+		policy, own := s.csps[r.URL.Path]
 		s.mu.Unlock()
+		if !own {
+			policy = csp
+		}
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Security-Policy", csp)
+		if policy != "" {
+			w.Header().Set("Content-Security-Policy", policy)
+		}
 		_, _ = w.Write([]byte(page))
 	}))
 	t.Cleanup(s.Close)
@@ -223,6 +230,17 @@ func TestWebchatBrowser(t *testing.T) {
 	if errs := b.pageErrors(); len(errs) > 0 {
 		t.Errorf("the pages logged errors (CSP or script): %v", errs)
 	}
+
+	// The configurable code (an inline init call: the page allows inline
+	// scripts) opens the same visitor's conversation, with its options.
+	web.mu.Lock()
+	web.csps["/configurable"] = ""
+	web.mu.Unlock()
+	configurable := strings.Replace(webchatCode(t, adm, botID, "configurable"), "greeting: ''", "greeting: 'Hi! Ask us anything.'", 1)
+	web.page("/configurable", `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Configured</title></head><body>`+configurable+`</body></html>`)
+	b.do("opening the configurable page", chromedp.Navigate(web.URL+"/configurable"), chromedp.WaitVisible(chromedp.JSPath(widget(".bubble"))),
+		chromedp.Click(chromedp.JSPath(widget(".bubble"))))
+	b.waitWidget("the configurable widget's history", func() bool { return b.widgetMessages() == "Hi! Ask us anything.|"+before })
 
 	// A bot that does not allow the site's origin: the widget says so and
 	// nothing reaches the bot.
