@@ -28,6 +28,12 @@ const webchatEchoJS = `bot.on.message('*', async ({ message, client }) => {
       options: [{ label: 'Red', value: 'red' }, { label: 'Blue', value: 'blue' }] } })
     return
   }
+  if (text === 'card') {
+    await client.createMessage({ conversationId: message.conversationId, payload: { type: 'card', title: 'Trail bike', subtitle: '<b>29er</b>',
+      imageUrl: 'javascript:window.__pwned=1', actions: [{ action: 'url', label: 'Details', value: 'javascript:window.__pwned=1' },
+        { action: 'url', label: 'Shop', value: 'https://shop.example.com/bikes' }, { action: 'postback', label: 'Buy', value: 'buy' }] } })
+    return
+  }
   await client.createMessage({ conversationId: message.conversationId, payload: { type: 'text', text: 'You said: ' + text } })
 })
 `
@@ -165,6 +171,20 @@ func TestWebchatBrowser(t *testing.T) {
 	if n := b.eval(`document.querySelector('#botplatform-webchat').shadowRoot.querySelectorAll('.messages img').length`); n != "0" {
 		t.Errorf("%s images in the messages; a hostile reply became markup", n)
 	}
+	// A card: its links take only http(s) URLs; its postback button
+	// sends its value.
+	b.do("asking for a card", chromedp.SendKeys(chromedp.JSPath(widget("input")), "card\r"))
+	b.waitWidget("the card", func() bool { return strings.Contains(b.widgetText(".messages .msg:last-child .card"), "Trail bike") })
+	links := b.eval(`[...document.querySelector('#botplatform-webchat').shadowRoot.querySelectorAll('.card a')].map((a) => a.textContent + '=' + a.href).join(',')`)
+	if links != "Shop=https://shop.example.com/bikes" {
+		t.Errorf("the card's links are %q; want only the https one", links)
+	}
+	if n := b.eval(`document.querySelector('#botplatform-webchat').shadowRoot.querySelectorAll('.card img, .card b').length`); n != "0" {
+		t.Errorf("the card has %s images or markup; want none (a javascript: image, a subtitle as text)", n)
+	}
+	b.do("clicking Buy", chromedp.Click(chromedp.JSPath(widget(".messages .msg:last-child .card button"))))
+	b.waitWidget("the reply to Buy", func() bool { return strings.HasSuffix(b.widgetMessages(), "buy|You said: buy") })
+	b.notPwned("the card")
 	b.shot("conversation")
 	before := b.widgetMessages()
 	stored := b.eval(`localStorage.getItem(` + jsString("botplatform-webchat:") + ` + document.querySelector('script[data-chat-url]').dataset.chatUrl)`)

@@ -47,6 +47,8 @@
     '.choices { display: flex; flex-wrap: wrap; gap: 6px; }',
     '.choices button { border: 1px solid var(--accent); color: var(--accent); background: #fff; border-radius: 16px; padding: 5px 12px; cursor: pointer; font: inherit; }',
     '.choices button:hover { background: #eff6ff; }',
+    '.choices a { border: 1px solid var(--accent); color: var(--accent); border-radius: 16px; padding: 5px 12px; text-decoration: none; }',
+    '.choices span { padding: 5px 0; color: #4b5563; }',
     '.card { border: 1px solid #d1d5db; border-radius: 10px; background: #fff; padding: 8px; display: flex; flex-direction: column; gap: 6px; white-space: normal; }',
     '.card .card-title { font-weight: 600; }',
     '.card .card-subtitle { color: #4b5563; font-size: 13px; }',
