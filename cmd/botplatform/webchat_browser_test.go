@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/store/storetest"
 	"github.com/chromedp/chromedp"
 )
 
@@ -119,7 +120,13 @@ func TestWebchatBrowser(t *testing.T) {
 	if exe == "" {
 		t.Skip("no Chromium found (chromium, chromium-browser, google-chrome or BOTPLATFORM_CHROMIUM): apt-get install -y chromium")
 	}
-	s := startBackend(t, "sqlite")
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) { testWebchatBrowser(t, exe, backend) })
+	}
+}
+
+func testWebchatBrowser(t *testing.T, exe, backend string) {
+	s := startBackend(t, backend)
 	adm := s.owner(t)
 	// The host page allows scripts and connections to the chat server
 	// only, and no inline script or style (docs/webchat.md#csp).
@@ -140,6 +147,9 @@ func TestWebchatBrowser(t *testing.T) {
 <body><h1>Our shop</h1><p>Bicycles, parts and repairs.</p>`+code+`</body></html>`)
 
 	b := newBrowser(t, exe)
+	if backend != "sqlite" {
+		b.dir = t.TempDir() // the artefacts are SQLite's run
+	}
 	t.Logf("screenshots in %s", b.dir)
 	b.do("opening the shop", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(web.URL+"/"),
 		chromedp.WaitVisible(chromedp.JSPath(widget(".bubble"))))
