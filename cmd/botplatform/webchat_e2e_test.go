@@ -7,9 +7,12 @@ package main
 // (webchat_browser_test.go) embeds the widget in a page of another origin.
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestWebchat(t *testing.T) {
@@ -18,6 +21,7 @@ func TestWebchat(t *testing.T) {
 		{"embed_codes", testWebchatCodes},
 		{"allowed_origins", testWebchatOrigins},
 		{"page", testWebchatPage},
+		{"cli", testWebchatCLI},
 	})
 }
 
@@ -161,5 +165,39 @@ func TestWebchatConfiguredChatURL(t *testing.T) {
 	code, _ := adm.get("/v1/admin/bots/" + str(t, bot, "id") + "/webchat?type=preconfigured").ok()["code"].(string)
 	if !strings.Contains(code, `src="`+s.URL+`/webchat/v1/inject.js"`) || !strings.Contains(code, `data-chat-url="https://chat.example/talk/`+hook+`"`) {
 		t.Errorf("code %s: want the configured chat URL and the request's script address", code)
+	}
+}
+
+// testWebchatCLI: `botplatform bots webchat` prints the embed code, after
+// setting the allowed origins when asked.
+func testWebchatCLI(t *testing.T, s *testServer) {
+	adm := s.newWorkspace(t, "webchat cli")
+	bot := adm.createBot(map[string]any{"name": "kiosk"})
+	id, chatURL := str(t, bot, "id"), str(t, bot, "integrations", "chat", "webhookUrl")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	out, errOut, err := adm.cliRun(ctx, "", "bots", "webchat", "kiosk", "--allow", "https://Kiosk.example.com, http://localhost:3000")
+	if err != nil || !strings.HasPrefix(out, `<script src="`+s.URL+`/webchat/v1/inject.js" data-chat-url="`+chatURL+`"`) ||
+		!strings.Contains(errOut, "https://kiosk.example.com, http://localhost:3000") {
+		t.Fatalf("bots webchat --allow: %v\nstdout %s\nstderr %s", err, out, errOut)
+	}
+	if o := field2(t, adm.get("/v1/admin/bots/"+id).ok()); !sameList(jsonOf(t, o), "https://kiosk.example.com", "http://localhost:3000") {
+		t.Errorf("allowed origins after the CLI: %v", o)
+	}
+	var js struct{ Code string }
+	if err := json.Unmarshal([]byte(adm.cliOK("bots", "webchat", id, "--type", "sharableUrl", "--json")), &js); err != nil || js.Code != s.URL+"/webchat/"+str(t, bot, "integrations", "chat", "webhookId") {
+		t.Errorf("bots webchat --type sharableUrl --json: %+v %v", js, err)
+	}
+	if _, errOut, err := adm.cliRun(ctx, "", "bots", "webchat", "kiosk", "--allow", "none"); err != nil || !strings.Contains(errOut, "none") {
+		t.Errorf("--allow none: %v %s", err, errOut)
+	}
+	if o := field2(t, adm.get("/v1/admin/bots/"+id).ok()); o != nil && len(o.([]any)) != 0 {
+		t.Errorf("allowed origins after --allow none: %v", o)
+	}
+	if _, _, err := adm.cliRun(ctx, "", "bots", "webchat", "kiosk", "--allow", "https://kiosk.example.com/path"); err == nil || !strings.Contains(err.Error(), "allowedOrigins[0]") {
+		t.Errorf("a bad origin: %v; want an error naming allowedOrigins[0]", err)
+	}
+	if _, _, err := adm.cliRun(ctx, "", "bots", "webchat", "kiosk", "--type", "popup"); err == nil || !strings.Contains(err.Error(), "type: must be one of") {
+		t.Errorf("a bad type: %v", err)
 	}
 }
