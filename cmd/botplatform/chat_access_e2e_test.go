@@ -125,13 +125,39 @@ func testChatAccess(t *testing.T, e *chatEnv) {
 func testChatCORS(t *testing.T, e *chatEnv) {
 	const origin = "https://app.example.com"
 	anon := e.s.as(t, "", "")
+	preflight := func(origin, path, method, headers string) *response {
+		t.Helper()
+		return anon.raw(http.MethodOptions, path, nil, "Origin", origin, "Access-Control-Request-Method", method, "Access-Control-Request-Headers", headers)
+	}
+	u := e.user("cors")
+
+	// By default no other origin may: preflights are refused naming the
+	// setting, answers carry no allow headers.
+	r := preflight(origin, e.base+"/messages", "POST", "content-type,x-user-key")
+	r.fail(403, "Forbidden", origin, "allowedOrigins")
+	if got := r.Header.Get("Access-Control-Allow-Origin"); got != "" {
+		t.Errorf("refused preflight: Allow-Origin %q, want none", got)
+	}
+	if got := anon.raw(http.MethodGet, e.base+"/users/me", nil, "Origin", origin, "x-user-key", u.Key); got.Status != 200 || got.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("a request from a refused origin: status %d, Allow-Origin %q; want 200 (the browser withholds it) and none", got.Status, got.Header.Get("Access-Control-Allow-Origin"))
+	}
+	// The server's own origin (its own pages) always may.
+	if got := preflight(e.s.URL, e.base+"/messages", "POST", "content-type,x-user-key"); got.Status != http.StatusNoContent || got.Header.Get("Access-Control-Allow-Origin") != e.s.URL {
+		t.Errorf("preflight from the server's own origin: status %d, Allow-Origin %q", got.Status, got.Header.Get("Access-Control-Allow-Origin"))
+	}
+	// An unknown webhook: 404, no allow headers.
+	if got := preflight(origin, strings.TrimSuffix(e.base, e.webhookID)+"nope/messages", "POST", ""); got.Status != 404 || got.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight for an unknown webhook: status %d, Allow-Origin %q; want 404 and none", got.Status, got.Header.Get("Access-Control-Allow-Origin"))
+	}
+
+	setOrigins(e.admin, e.botID, origin, "https://*.shop.example")
 	for _, tc := range []struct{ path, method, headers string }{
 		{e.base + "/messages", "POST", "content-type,x-user-key"},
 		{e.base + "/users/me", "GET", "x-user-key"},
 		{e.base + "/conversations/c1/listen", "GET", "accept,cache-control,x-user-key"},
 		{e.base + "/hello/", "GET", ""},
 	} {
-		r := anon.raw(http.MethodOptions, tc.path, nil, "Origin", origin, "Access-Control-Request-Method", tc.method, "Access-Control-Request-Headers", tc.headers)
+		r := preflight(origin, tc.path, tc.method, tc.headers)
 		if r.Status != http.StatusNoContent {
 			t.Errorf("preflight %s %s: status %d, want 204; body %s", tc.method, tc.path, r.Status, r.Body)
 			continue
@@ -159,8 +185,9 @@ func testChatCORS(t *testing.T, e *chatEnv) {
 			t.Errorf("preflight %s: no Vary: Origin", tc.path)
 		}
 	}
-	// Actual requests, successes and errors alike, carry the CORS headers.
-	u := e.user("cors")
+	// Actual requests, successes and errors alike, carry the CORS headers;
+	// so does a subdomain of the wildcard, and not its parent or another
+	// scheme.
 	for _, r := range []*response{
 		anon.raw(http.MethodGet, e.base+"/users/me", nil, "Origin", origin, "x-user-key", u.Key),
 		anon.raw(http.MethodGet, e.base+"/users/me", nil, "Origin", origin, "x-user-key", "bad"),
@@ -169,6 +196,32 @@ func testChatCORS(t *testing.T, e *chatEnv) {
 		if r.Header.Get("Access-Control-Allow-Origin") != origin || r.Header.Get("Access-Control-Allow-Credentials") != "true" {
 			t.Errorf("%s (status %d): CORS headers %v", r.what, r.Status, r.Header)
 		}
+	}
+	for o, want := range map[string]bool{"https://eu.shop.example": true, "https://shop.example": false, "http://eu.shop.example": false,
+		"https://app.example.com:8443": false, "null": false} {
+		got := anon.raw(http.MethodGet, e.base+"/hello/", nil, "Origin", o).Header.Get("Access-Control-Allow-Origin")
+		if (got == o) != want || (got != "" && got != o) {
+			t.Errorf("origin %s: Allow-Origin %q; allowed should be %v", o, got, want)
+		}
+	}
+	// The signal stream, cross-origin.
+	conv := e.conversation(u, "cors-room")
+	req, _ := http.NewRequest(http.MethodGet, e.s.URL+e.base+"/conversations/"+conv+"/listen", nil)
+	req.Header.Set("Origin", origin)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("x-user-key", u.Key)
+	res, err := e.s.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != origin || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		t.Errorf("cross-origin listen: status %d, Allow-Origin %q, Content-Type %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"), res.Header.Get("Content-Type"))
+	}
+	// "*" allows any origin, still echoed (credentials rule out *).
+	setOrigins(e.admin, e.botID, "*")
+	if got := preflight("https://anywhere.example", e.base+"/messages", "POST", "content-type").Header.Get("Access-Control-Allow-Origin"); got != "https://anywhere.example" {
+		t.Errorf("with *: Allow-Origin %q, want the origin echoed", got)
 	}
 	// Without an Origin, no CORS headers.
 	if r := e.call(http.MethodGet, "/users/me", u.Key, nil); r.Header.Get("Access-Control-Allow-Origin") != "" {

@@ -128,7 +128,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer ln.Close()
 	publicURLSet := cfg.PublicURL != ""
+	// The web chat's embed codes name the configured URLs, else the
+	// address the Admin API was called at (not the listen address).
+	webchatPublic, webchatChat := cfg.PublicURL, cfg.ChatURL
 	cfg.Resolve(ln.Addr().String())
+	if webchatChat != "" || webchatPublic != "" {
+		webchatChat = cfg.ChatURL
+	}
 	if cfg.DebugAddr != "" {
 		dln, err := net.Listen("tcp", cfg.DebugAddr)
 		if err != nil {
@@ -272,7 +278,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}, platform.SystemClock{}, log, version, cfg.DataDir)
 	handler := httpapi.New(httpapi.Deps{
 		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
-		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, Privacy: privacy.New(st, blobs, hub, platform.SystemClock{}, log), BotArchive: archives, ChatPath: chatURL.Path, PingInterval: cfg.SSEPingInterval,
+		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, Privacy: privacy.New(st, blobs, hub, platform.SystemClock{}, log), BotArchive: archives, ChatPath: chatURL.Path, PublicURL: webchatPublic, ChatURL: webchatChat, PingInterval: cfg.SSEPingInterval,
 		StreamWriteTimeout: cfg.SSEWriteTimeout, Metrics: mx, MetricsToken: cfg.MetricsToken,
 		Limits: ratelimit.New(cfg.RateLimits, platform.SystemClock{}, 0), Console: console.New(), Blobs: blobs,
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
+	"github.com/botplatform/botplatform/internal/webchat"
 )
 
 // ChatIntegrationID names the built-in chat integration that every bot has.
@@ -404,6 +405,15 @@ func (s *Service) applyIntegration(b *platform.Bot, key string, raw json.RawMess
 			}
 		default:
 			return platform.Invalid(field+".configuration.encryptionKey", "must be a string")
+		}
+		if v, ok := cfg[webchat.OriginsKey]; ok && v == nil {
+			delete(cfg, webchat.OriginsKey) // null: none
+		} else if ok {
+			origins, err := webchat.CheckOrigins(field+".configuration."+webchat.OriginsKey, v)
+			if err != nil {
+				return err
+			}
+			cfg[webchat.OriginsKey] = origins
 		}
 		in.Configuration = cfg
 	}

@@ -25,7 +25,7 @@ type Hub interface {
 	Subscribe(conversationID, userID string) (*Subscription, error)
 	// CloseUser ends every stream of that user.
 	CloseUser(userID string)
-	// CloseAll ends every stream (server shutdown).
+	// CloseAll ends every stream and refuses new ones (server shutdown).
 	CloseAll()
 }
 
@@ -81,6 +81,9 @@ type LocalHub struct {
 	recent    map[string][]recentFrame
 	lastSweep time.Time
 	limits    StreamLimits
+	// closed is set by CloseAll: the server is shutting down, and a
+	// stream opened now would hold its shutdown until the deadline.
+	closed bool
 }
 
 var _ Hub = (*LocalHub)(nil)
@@ -94,6 +97,10 @@ func NewLocalHub(limits StreamLimits) *LocalHub {
 func (h *LocalHub) Subscribe(conversationID, userID string) (*Subscription, error) {
 	s := &Subscription{C: make(chan []byte, subscriberBuffer), Done: make(chan struct{}), hub: h, conv: conversationID, user: userID}
 	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, platform.Errorf(platform.TypeUnavailable, "the server is shutting down; listen again in a moment")
+	}
 	if err := h.full(conversationID, userID); err != nil {
 		h.mu.Unlock()
 		return nil, err
@@ -220,6 +227,7 @@ func (h *LocalHub) CloseUser(userID string) {
 
 func (h *LocalHub) CloseAll() {
 	h.mu.Lock()
+	h.closed = true
 	var subs []*Subscription
 	for _, m := range h.byConv {
 		for s := range m {

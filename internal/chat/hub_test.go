@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -89,5 +90,27 @@ func TestStreamLimits(t *testing.T) {
 	h = NewLocalHub(StreamLimits{})
 	for range 100 {
 		subscribe(t, h, "c", "u")
+	}
+}
+
+// TestNoStreamAfterCloseAll: a stream opened while the server shuts down
+// (a client reconnecting at that moment) would never be ended and would
+// hold the shutdown until its deadline; it is refused instead.
+func TestNoStreamAfterCloseAll(t *testing.T) {
+	h := NewLocalHub(StreamLimits{})
+	before, err := h.Subscribe("c1", "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.CloseAll()
+	select {
+	case <-before.Done:
+	default:
+		t.Fatal("CloseAll left a stream open")
+	}
+	_, err = h.Subscribe("c1", "u1")
+	var pe *platform.Error
+	if !errors.As(err, &pe) || pe.Type != platform.TypeUnavailable {
+		t.Fatalf("Subscribe after CloseAll: %v; want ServiceUnavailable", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
+	"github.com/botplatform/botplatform/internal/webchat"
 )
 
 // Service implements the Chat API.
@@ -99,11 +100,16 @@ func (s *Service) Hub() Hub { return s.hub }
 
 func (s *Service) lock(conversationID string) func() { return s.locks.Lock(conversationID) }
 
-// Webhook is a chat webhook as the Chat API sees it: the bot behind it and
-// its user-key secret (platform.Bot is the bot itself).
+// Webhook is a chat webhook as the Chat API sees it: the bot behind it,
+// its user-key secret and the web origins it allows (platform.Bot is the
+// bot itself).
 type Webhook struct {
-	ID  string
-	Key []byte
+	ID        string // the bot's
+	WebhookID string
+	Key       []byte
+	// Origins are the web origins whose pages may call the Chat API
+	// (webchat.Allowed).
+	Origins []string
 }
 
 // Webhook resolves a chat webhook id. Unknown and disabled webhooks are 404,
@@ -120,7 +126,18 @@ func (s *Service) Webhook(ctx context.Context, webhookID string) (*Webhook, erro
 	if key == "" {
 		return nil, errors.New("chat integration without an encryption key")
 	}
-	return &Webhook{ID: in.BotID, Key: []byte(key)}, nil
+	return &Webhook{ID: in.BotID, WebhookID: webhookID, Key: []byte(key), Origins: webchat.Origins(in.Configuration)}, nil
+}
+
+// BotName is the name of the bot behind a webhook, for the pages that
+// show it.
+func (s *Service) BotName(ctx context.Context, b *Webhook) (string, error) {
+	ws, err := s.store.GetBotWorkspace(ctx, b.ID)
+	if err != nil {
+		return "", err
+	}
+	bot, err := s.store.GetBot(ctx, ws, b.ID)
+	return bot.Name, err
 }
 
 var fidRe = regexp.MustCompile(`^[a-zA-Z0-9_\-\\/]+$`)

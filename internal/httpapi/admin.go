@@ -40,6 +40,7 @@ func (a *api) adminRoutes() *table {
 	t.handle("DELETE /v1/admin/bots/{id}", "deleteBot", emptyBodySchema, a.workspace(a.deleteBot))
 	t.handle("GET /v1/admin/bots/{id}/logs", "getBotLogs", nil, a.workspace(a.getBotLogs))
 	t.handle("GET /v1/admin/bots/{id}/analytics", "getBotAnalytics", nil, a.workspace(a.getBotAnalytics))
+	t.handle("GET /v1/admin/bots/{id}/webchat", "getBotWebchat", nil, a.workspace(a.getBotWebchat))
 	t.handle("GET /v1/admin/bots/{id}/fetch", "getBotFetchHosts", nil, a.workspace(a.getFetchHosts))
 	t.handle("PUT /v1/admin/bots/{id}/fetch", "setBotFetchHosts", fetchHostsSchema, a.workspace(a.setFetchHosts))
 	t.handle("GET /v1/admin/bots/{id}/versions", "listBotVersions", nil, a.workspace(a.listBotVersions))

@@ -9,6 +9,7 @@ import (
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
+	"github.com/botplatform/botplatform/internal/webchat"
 )
 
 // chatRoutes is the Chat API's route table (compat-notes §1.4), under
@@ -53,7 +54,7 @@ func (a *api) chatRoutes(prefix string) *table {
 // for an event stream at {chat}/{webhook}/conversations/{id}/listen is
 // therefore a listen, whatever the id looks like.
 func (a *api) chatStreams(prefix string, next http.Handler) http.Handler {
-	listen := cors(a.chatUser(a.listen))
+	listen := a.cors(prefix, a.chatUser(a.listen))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 			if rest, ok := strings.CutPrefix(r.URL.Path, prefix+"/"); ok {
@@ -71,25 +72,77 @@ func (a *api) chatStreams(prefix string, next http.Handler) http.Handler {
 	})
 }
 
-// cors answers browsers: the chat client sends credentials and x-user-key,
-// so the origin is echoed (never *) with credentials allowed.
-func cors(next http.Handler) http.Handler {
+// cors answers browsers calling the Chat API of the bot the path names.
+// A page of an origin the bot allows (webchat.Allowed), or of this
+// server's own, gets the allow headers: the origin echoed (never *) with
+// credentials, as the chat client sends them. Other origins get none, and
+// their preflights are refused, so that browsers do not send the request;
+// callers that are not browsers send no Origin and are not concerned.
+func (a *api) cors(prefix string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if origin := r.Header.Get("Origin"); origin != "" {
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Allow-Credentials", "true")
-			h.Add("Vary", "Origin")
-			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
-				h.Set("Access-Control-Allow-Headers", "Content-Type, x-user-key, Accept, Cache-Control, Last-Event-ID")
-				h.Set("Access-Control-Max-Age", "600")
-				w.WriteHeader(http.StatusNoContent)
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Add("Vary", "Origin")
+		preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+		allowed, err := a.chatOrigin(r, prefix, origin)
+		if !allowed {
+			if !preflight {
+				next.ServeHTTP(w, r) // the browser keeps the answer from the page
 				return
 			}
+			if err == nil {
+				err = platform.Errorf(platform.TypeForbidden, "the origin %s may not call this bot's Chat API from a browser: "+
+					"add it to the bot's allowed origins (integrations.chat.configuration.%s, docs/webchat.md)", origin, webchat.OriginsKey)
+			}
+			writeError(w, r, a.Log, err)
+			return
+		}
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Credentials", "true")
+		if preflight {
+			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, x-user-key, Accept, Cache-Control, Last-Event-ID")
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// chatOrigin tells whether origin may call the Chat API r is for: this
+// server's own origin may, others if the webhook's bot allows them. The
+// webhook found is kept for the request's handler.
+func (a *api) chatOrigin(r *http.Request, prefix, origin string) (bool, error) {
+	if origin == requestOrigin(r) || a.PublicURL != "" && origin == strings.TrimRight(a.PublicURL, "/") {
+		return true, nil
+	}
+	rest, _ := strings.CutPrefix(r.URL.Path, prefix+"/")
+	id, _, _ := strings.Cut(rest, "/")
+	if id == "" {
+		return false, nil
+	}
+	b, err := a.Chat.Webhook(r.Context(), id)
+	if err != nil {
+		return false, err
+	}
+	if rt, ok := r.Context().Value(routeKey{}).(*route); ok {
+		rt.webhook = b
+	}
+	return webchat.Allowed(b.Origins, origin), nil
+}
+
+// requestOrigin is the origin the request was sent to, as a browser
+// names it.
+func requestOrigin(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
 }
 
 func (a *api) chatHello(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error {

@@ -63,6 +63,10 @@ type Deps struct {
 	BotArchive *botarchive.Service
 	// ChatPath is the path of the Chat API's base URL ("/chat").
 	ChatPath string
+	// PublicURL and ChatURL are the server's public URL and its Chat API's
+	// base URL when they are configured, for the web chat's embed codes;
+	// empty: the request's origin (and ChatPath).
+	PublicURL, ChatURL string
 	// PingInterval is the longest silence on a signal stream.
 	PingInterval time.Duration
 	// StreamWriteTimeout is how long a signal stream's listener may take
@@ -151,9 +155,11 @@ func build(d Deps) server {
 	root.mount(limit(TablesLimit, a.routed(tbl.mux)), "/v1/tables", "/v1/tables/")
 	prefix := strings.TrimRight(d.ChatPath, "/")
 	ch := a.chatRoutes(prefix)
-	root.mount(cors(limit(ChatLimit, a.routed(ch.mux))), prefix+"/")
+	root.mount(a.cors(prefix, limit(ChatLimit, a.routed(ch.mux))), prefix+"/")
+	wc := a.webchatRoutes()
+	root.mount(a.routed(wc.mux), "/webchat/")
 
-	s := server{tables: []*table{root, adm, fls, content, rt, tbl, ch}}
+	s := server{tables: []*table{root, adm, fls, content, rt, tbl, ch, wc}}
 	if d.Console != nil {
 		con := consoleRoutes(d.Console)
 		root.mount(a.routed(con.mux), "/console", "/console/")
@@ -241,6 +247,8 @@ type route struct {
 	workspace, bot string
 	// body is the schema the route's body is checked against (decode).
 	body *jsonbody.Schema
+	// webhook is the Chat API webhook the request is for, once found.
+	webhook *chat.Webhook
 }
 
 type routeKey struct{}

@@ -204,6 +204,7 @@ var tags = []obj{
 	{"name": "Tables", "description": "A bot's tables and their rows (/v1/tables)."},
 	{"name": "Chat", "description": "The Chat API end users talk to a bot through, under the chat URL and the bot's webhook id."},
 	{"name": "Operations", "description": "Health, metrics, this document and the tunnels of bp dev."},
+	{"name": "Webchat", "description": "The chat widget for websites: its script and a bot's full-page chat (/webchat/)."},
 	{"name": "Console", "description": "The web console's page and assets (/console/): not an API, listed so every route is documented."},
 }
 

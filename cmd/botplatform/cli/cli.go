@@ -43,6 +43,7 @@ Client commands (talk to a running server; see docs/cli.md):
   botplatform bots ls | create NAME [--code FILE.js] | deploy BOT FILE.js | logs BOT [-f] | rm BOT
   botplatform bots versions BOT | save BOT NAME [--description TEXT] | rollback BOT VERSION
   botplatform bots export BOT -o FILE [--secrets] | import FILE [--name NAME]
+  botplatform bots webchat BOT [--type preconfigured] [--allow ORIGIN,…]   a website's chat widget
   botplatform files put BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]
   botplatform files ls BOT [--tag k=v]… | get BOT KEY [-o PATH] | rm BOT KEY | search BOT QUERY [--limit N]
   botplatform chat BOT
@@ -119,6 +120,7 @@ func init() {
 		"bots rollback": {"BOT VERSION", 2, 2, noFlags, botsRollback},
 		"bots export":   {"BOT -o FILE [--secrets]", 1, 1, botsExportFlags, botsExport},
 		"bots import":   {"FILE [--name NAME]", 1, 1, botsImportFlags, botsImport},
+		"bots webchat":  {"BOT [--type preconfigured] [--allow ORIGIN,…]", 1, 1, botsWebchatFlags, botsWebchat},
 		"files put":     {"BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]", 2, -1, filesPutFlags, filesPut},
 		"files ls":      {"BOT [--tag k=v]…", 1, 1, filesListFlags, filesList},
 		"files get":     {"BOT KEY [-o PATH]", 2, 2, filesGetFlags, filesGet},
@@ -163,6 +165,7 @@ type env struct {
 // options are the leaf commands' own flags.
 type options struct {
 	code, since, level, prefix, output string
+	kind, origins                      string // bots webchat
 	name                               string
 	description                        string
 	follow, index, wait, yes, secrets  bool
