@@ -1,0 +1,175 @@
+package main
+
+// More of the web console in a real browser: a bot's settings and its
+// write-only secrets, deleting bots, the search playground's score
+// breakdown, the AI Spend chart, a conversation updated live over the
+// Admin API's stream, and a keyboard-only walk. Screenshots go where
+// TestConsoleBrowser's go.
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// signIn opens the console and signs in with the bootstrap token.
+func (b *browser) signIn(s *testServer) {
+	b.t.Helper()
+	b.do("opening the console", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(s.URL+"/console/"), chromedp.WaitVisible(chromedp.CSS("#token")))
+	b.setValue("#token", s.Boot.Token)
+	b.click("#sign-in")
+	b.do("signing in", chromedp.WaitVisible(chromedp.CSS("#new-bot-name")))
+}
+
+// recordResponses makes the page keep the text of every response its
+// fetch calls get (in window.__bodies), to check what the server sent it.
+func (b *browser) recordResponses() {
+	b.t.Helper()
+	b.eval(`(() => {
+		if (window.__bodies) return true
+		window.__bodies = []
+		const f = window.fetch
+		window.fetch = async (...args) => {
+			const res = await f(...args)
+			if (!(res.headers.get('content-type') || '').includes('event-stream')) res.clone().text().then((t) => window.__bodies.push(t))
+			return res
+		}
+		return true
+	})()`)
+}
+
+// seen reports whether s is anywhere the page shows or holds it: its HTML,
+// the values of its fields, its storage, or a response it was sent.
+func (b *browser) seen(s string) string {
+	b.t.Helper()
+	return b.eval(`(() => {
+		const s = ` + jsString(s) + `
+		const where = []
+		if (document.documentElement.outerHTML.includes(s)) where.push('the HTML')
+		if ([...document.querySelectorAll('input, textarea')].some((e) => e.value.includes(s))) where.push('a field')
+		if (JSON.stringify(sessionStorage).includes(s) || JSON.stringify(localStorage).includes(s)) where.push('storage')
+		if ((window.__bodies || []).some((t) => t.includes(s))) where.push('a response')
+		return where.join(', ')
+	})()`)
+}
+
+func TestConsoleBrowserMore(t *testing.T) {
+	s, b := startConsole(t)
+	adm := s.owner(t)
+	b.signIn(s)
+	b.recordResponses()
+
+	t.Run("settings and secrets", func(t *testing.T) {
+		b.t = t
+		bot := adm.createBot(map[string]any{"name": "configured", "code": consoleEchoJS, "tags": map[string]any{"old": "x"}})
+		id := str(t, bot, "id")
+		b.goTo("/bots/" + id + "/settings")
+		b.waitFor("the settings form", func() bool { return b.eval(`document.querySelector('#set-name')?.value`) == "configured" })
+
+		b.setValue("#set-name", "configured "+hostile)
+		b.setValue("#set-tags", "team=support\nlang=en")
+		b.setValue("#set-max-time", "30")
+		b.setValue("#set-config", `{"greeting": "hi", "n": 2}`)
+		b.click("#save-settings")
+		b.waitText("#settings-notice", "Saved.")
+		b.waitText("#bot-title", hostile)
+		b.notPwned("settings")
+		got := field(t, adm.get("/v1/admin/bots/"+id).ok(), "bot").(map[string]any)
+		if got["name"] != "configured "+hostile || !reflect.DeepEqual(got["tags"], map[string]any{"team": "support", "lang": "en"}) ||
+			got["maxExecutionTime"] != float64(30) || !reflect.DeepEqual(field(t, got, "configuration", "data"), map[string]any{"greeting": "hi", "n": float64(2)}) {
+			t.Errorf("after saving in the console the bot is %v", got)
+		}
+
+		// Bad JSON is refused in the page, naming the field; a bad value
+		// the server refuses shows its answer.
+		b.setValue("#set-config", `{"greeting": `)
+		b.click("#save-settings")
+		b.waitText("#settings-error", "configuration data")
+		b.setValue("#set-config", `{}`)
+		b.setValue("#set-max-time", "100000")
+		b.click("#save-settings")
+		b.waitText("#settings-error", "maxExecutionTime")
+		b.setValue("#set-max-time", "30")
+		b.setValue("#set-config", `{"greeting": "hi", "n": 2}`)
+		b.click("#save-settings")
+		b.waitText("#settings-notice", "Saved.")
+
+		// A secret, set: listed by name, its value nowhere on the page, in
+		// its fields or in any response the page was sent; then replaced,
+		// and deleted.
+		const value1, value2 = "console-secret-value-one", "console-secret-value-two"
+		b.setValue("#secret-name", "API_TOKEN")
+		b.setValue("#secret-value", value1)
+		b.click("#set-secret")
+		b.waitText("#secrets-notice", "Secret API_TOKEN set.")
+		b.waitText(`#secrets tr[data-secret="API_TOKEN"]`, "set (hidden)")
+		if got := field(t, adm.get("/v1/admin/bots/"+id).ok(), "bot", "secrets"); !reflect.DeepEqual(got, []any{"API_TOKEN"}) {
+			t.Errorf("after setting a secret in the console the bot's secrets are %v", got)
+		}
+		b.eval(`(scrollTo(0, 0), true)`)
+		b.shot("settings")
+		b.click(`#secrets tr[data-secret="API_TOKEN"] button`)
+		b.waitText("#secret-replacing", "API_TOKEN")
+		b.setValue("#secret-value", value2)
+		b.click("#set-secret")
+		b.waitText("#secrets-notice", "Secret API_TOKEN set.")
+		b.goTo("/bots/" + id) // other pages load the bot too
+		b.waitText("#versions", "v")
+		b.goTo("/bots/" + id + "/settings")
+		b.waitText("#secrets", "API_TOKEN")
+		for _, v := range []string{value1, value2} {
+			if where := b.seen(v); where != "" {
+				t.Errorf("the secret's value %q is in %s", v, where)
+			}
+		}
+		if n := b.eval(`window.__bodies.length`); n == "0" {
+			t.Errorf("no response was recorded")
+		}
+		// A bad name is the server's to refuse.
+		b.setValue("#secret-name", "BAD NAME")
+		b.eval(`(document.querySelector('#secret-name').removeAttribute('pattern'), true)`)
+		b.setValue("#secret-value", "x")
+		b.click("#set-secret")
+		b.waitText("#secrets-error", "not a secret name")
+		b.click(`#secrets tr[data-secret="API_TOKEN"] button.danger`)
+		b.click(`#secrets tr[data-secret="API_TOKEN"] .confirm button.danger`)
+		b.waitText("#secrets-none", "No secrets.")
+		if got := field(t, adm.get("/v1/admin/bots/"+id).ok(), "bot", "secrets"); !reflect.DeepEqual(got, []any{}) {
+			t.Errorf("after deleting the secret in the console the bot's secrets are %v", got)
+		}
+
+		// The hosts the code may fetch from.
+		b.do("waiting for the hosts", chromedp.WaitVisible(chromedp.CSS("#set-fetch")))
+		b.setValue("#set-fetch", "api.example.com\n*.example.org")
+		b.click("#save-fetch")
+		b.waitText("#fetch-notice", "Saved.")
+		if got := field(t, adm.get("/v1/admin/bots/"+id+"/fetch").ok(), "hosts"); !reflect.DeepEqual(got, []any{"api.example.com", "*.example.org"}) {
+			t.Errorf("after saving hosts in the console getBotFetchHosts answers %v", got)
+		}
+
+		// Delete the bot from its settings, after the page asks again.
+		b.click("#delete-bot")
+		b.click("#delete-bot-yes")
+		b.do("back to the bots", chromedp.WaitVisible(chromedp.CSS("#new-bot-name")))
+		adm.get("/v1/admin/bots/"+id).fail(http.StatusNotFound, "ResourceNotFound")
+
+		// And one from the list.
+		other := str(t, adm.createBot(map[string]any{"name": "short-lived"}), "id")
+		b.goTo("/workspace")
+		b.goTo("/bots")
+		row := `#bots tr[data-bot="` + other + `"]`
+		b.do("waiting for the bot in the list", chromedp.WaitVisible(chromedp.CSS(row)))
+		b.click(row + " button.danger")
+		b.click(row + " .confirm button.danger")
+		b.waitFor("the bot to leave the list", func() bool { return !strings.Contains(b.text("#bots"), "short-lived") })
+		adm.get("/v1/admin/bots/"+other).fail(http.StatusNotFound, "ResourceNotFound")
+	})
+
+	b.t = t
+	if errs := b.pageErrors(); len(errs) > 0 {
+		t.Errorf("the pages reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
