@@ -7,6 +7,7 @@ package main
 // TestConsoleBrowser's go.
 
 import (
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -166,6 +167,39 @@ func TestConsoleBrowserMore(t *testing.T) {
 		b.click(row + " .confirm button.danger")
 		b.waitFor("the bot to leave the list", func() bool { return !strings.Contains(b.text("#bots"), "short-lived") })
 		adm.get("/v1/admin/bots/"+other).fail(http.StatusNotFound, "ResourceNotFound")
+	})
+
+	t.Run("search breakdown", func(t *testing.T) {
+		b.t = t
+		id := str(t, adm.createBot(map[string]any{"name": "searched"}), "id")
+		s.files(t, s.Boot.Token, id).index(s, "refunds.md", []byte(consoleRefundsMD), nil)
+		b.goTo("/bots/" + id + "/search")
+		b.setValue("#search-query", "how long do refunds take")
+		b.click("#search-go")
+		first := "#results li:first-child"
+		b.waitText(first+" .ptext", "Refunds take five days")
+		b.waitText(first+" .part-text", "Full text (BM25)")
+		// The numbers shown are the server's: the same search, through the
+		// API, with explain=true.
+		var out struct {
+			Passages []explainHit `json:"passages"`
+		}
+		s.files(t, s.Boot.Token, id).searchRaw("query", "how long do refunds take", "limit", "10", "includeBreadcrumb", "true", "explain", "true").decode(&out)
+		x := out.Passages[0].Explain
+		if x == nil || x.FullText == nil || x.Vector == nil {
+			t.Fatalf("the API's first passage has no full-text and vector parts: %+v", out.Passages[0])
+		}
+		for sel, want := range map[string]string{
+			first + " .part-text":   fmt.Sprintf("%d%.3f", x.FullText.Rank, x.FullText.Score),
+			first + " .part-vector": fmt.Sprintf("%dsimilarity %.3f%.4f", x.Vector.Rank, x.Vector.Similarity, x.Vector.Fused),
+			first + " .part-fused":  fmt.Sprintf("%.4f", x.Score),
+		} {
+			b.waitText(sel, want)
+		}
+		b.waitText(first+" .words", "✓ refunds")
+		b.waitText(first+" .words", "✗ long")
+		b.eval(`(scrollTo(0, 0), true)`)
+		b.shot("search")
 	})
 
 	b.t = t
