@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -200,6 +201,41 @@ func TestConsoleBrowserMore(t *testing.T) {
 		b.waitText(first+" .words", "✗ long")
 		b.eval(`(scrollTo(0, 0), true)`)
 		b.shot("search")
+	})
+
+	t.Run("AI Spend chart", func(t *testing.T) {
+		b.t = t
+		// Two metered calls today and one on the month's first day, as
+		// indexing records them.
+		record := aiUsageRecorder(t, s)
+		now := time.Now().UTC()
+		first := time.Date(now.Year(), now.Month(), 1, 0, 30, 0, 0, time.UTC)
+		record(s.Boot.WorkspaceID, "bot_charted", "summarization", 1_000_000_000, now)
+		record(s.Boot.WorkspaceID, "bot_charted", "summarization", 500_000_000, now)
+		record(s.Boot.WorkspaceID, "bot_charted", "summarization", 250_000_000, first)
+		b.goTo("/workspace")
+		today := `#ai-spend-chart rect[data-date="` + now.Format(time.DateOnly) + `"]`
+		b.waitFor("today's bar", func() bool { return b.eval(`!!document.querySelector('`+today+`')`) == "true" })
+		want := "1.5"
+		if now.Day() == 1 {
+			want = "1.75"
+		}
+		if got := b.eval(`document.querySelector('` + today + `').getAttribute('data-value')`); got != want {
+			t.Errorf("today's bar holds %s dollars; want %s", got, want)
+		}
+		days := b.eval(`document.querySelectorAll('#ai-spend-chart rect').length`)
+		if want := fmt.Sprint(time.Date(now.Year(), now.Month()+1, 0, 0, 0, 0, 0, time.UTC).Day()); days != want {
+			t.Errorf("the chart has %s bars; want one a day of the month, %s", days, want)
+		}
+		if now.Day() != 1 {
+			first := `#ai-spend-chart rect[data-date="` + first.Format(time.DateOnly) + `"]`
+			if b.eval(`+document.querySelector('`+first+`').getAttribute('height') < +document.querySelector('`+today+`').getAttribute('height')`) != "true" {
+				t.Errorf("the first day's $0.25 bar is not lower than today's")
+			}
+		}
+		b.waitText("#ai-spend-days", "$1.50")
+		b.waitText("#usage-ai_spend", "$1.75 of $100.00")
+		b.shot("workspace-spend")
 	})
 
 	b.t = t

@@ -70,6 +70,7 @@ func (a *api) adminRoutes() *table {
 	t.handle("GET /v1/admin/workspaces/{id}/usages", "listWorkspaceUsages", nil, a.account(a.listUsages))
 	t.handle("GET /v1/admin/workspaces/{id}/usages/by-bot", "breakDownWorkspaceUsageByBot", nil, a.account(a.usageByBot))
 	t.handle("GET /v1/admin/usages/{id}", "getUsage", nil, a.account(a.getUsage))
+	t.handle("GET /v1/admin/usages/{id}/daily-activity", "listUsageActivityDaily", nil, a.account(a.listUsageActivityDaily))
 	t.handle("PUT /v1/admin/quotas/ai-spend", "changeAISpendQuota", changeAISpendSchema, a.workspace(a.changeAISpendQuota))
 	return t
 }
