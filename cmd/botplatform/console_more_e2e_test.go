@@ -238,6 +238,37 @@ func TestConsoleBrowserMore(t *testing.T) {
 		b.shot("workspace-spend")
 	})
 
+	t.Run("conversation live", func(t *testing.T) {
+		b.t = t
+		bot := adm.createBot(map[string]any{"name": "watched", "code": consoleEchoJS})
+		id := str(t, bot, "id")
+		e := chatEnvOf(t, s, adm, bot)
+		u := e.user("console-watched")
+		conv := e.conversation(u, "console-watched")
+		e.send(u, conv, "before opening")
+		b.goTo("/bots/" + id + "/conversations")
+		b.waitText("#conversations", conv)
+		b.click(`#conversations a[href$="/` + conv + `"]`)
+		b.waitText("#conversation-stream", "live")
+		b.waitText("#conversation-messages", "You said: before opening")
+		b.eval(`(window.__samePage = true)`)
+
+		// A message, the bot's reply and its log line, and a custom event
+		// appear without reload; the page no longer polls for them, it
+		// follows the conversation's stream.
+		e.send(u, conv, "while watching "+hostile)
+		b.waitText("#conversation-messages", "You said: while watching "+hostile)
+		b.waitText("#logs", "echo heard: while watching "+hostile)
+		e.call(http.MethodPost, "/events", u.Key, map[string]any{"conversationId": conv, "payload": map[string]any{"kind": hostile}}).status(201)
+		b.waitText("#conversation-events", "custom event")
+		b.waitText("#conversation-events", hostile)
+		b.notPwned("conversation")
+		if b.eval(`window.__samePage === true`) != "true" {
+			t.Errorf("the page was reloaded")
+		}
+		b.shot("conversation")
+	})
+
 	b.t = t
 	if errs := b.pageErrors(); len(errs) > 0 {
 		t.Errorf("the pages reported errors:\n%s", strings.Join(errs, "\n"))

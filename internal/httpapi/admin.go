@@ -40,6 +40,8 @@ func (a *api) adminRoutes() *table {
 	t.handle("DELETE /v1/admin/bots/{id}", "deleteBot", emptyBodySchema, a.workspace(a.deleteBot))
 	t.handle("GET /v1/admin/bots/{id}/logs", "getBotLogs", nil, a.workspace(a.getBotLogs))
 	t.handle("GET /v1/admin/bots/{id}/analytics", "getBotAnalytics", nil, a.workspace(a.getBotAnalytics))
+	// A conversation live, for the console (watch.go): this server's operation.
+	t.handle("GET /v1/admin/bots/{id}/conversations/{conversationId}/listen", "watchBotConversation", nil, a.workspace(a.watchConversation))
 	t.handle("GET /v1/admin/bots/{id}/fetch", "getBotFetchHosts", nil, a.workspace(a.getFetchHosts))
 	t.handle("PUT /v1/admin/bots/{id}/fetch", "setBotFetchHosts", fetchHostsSchema, a.workspace(a.setFetchHosts))
 	t.handle("GET /v1/admin/bots/{id}/versions", "listBotVersions", nil, a.workspace(a.listBotVersions))

@@ -102,6 +102,10 @@ var _ = describe(map[string]op{
 			"workflows": integer, "events": integer, "files": integer, "logs": integer},
 			"conversations", "messages", "chatEvents", "states", "workflows", "events", "files", "logs"))},
 
+	"watchBotConversation": {summary: "A bot's conversation live, for a member of its workspace (this server's; the console)",
+		description: "The signals the Chat API's listen sends the conversation's users ({type, data} in message events; " +
+			"data: ping after a silence), authorised by the member's token and x-workspace-id; send Accept: text/event-stream.",
+		media: "text/event-stream", result: str, returns: "the stream", errs: []int{404, 429}},
 	"getPublicIntegrationById": {summary: "An integration of the hub (only the built-in chat integration here)",
 		result: wrap("integration", object)},
 	"getPublicIntegration": {summary: "An integration of the hub by name and version (chat, 1.0.0 or latest)",
