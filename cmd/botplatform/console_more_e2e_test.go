@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // signIn opens the console and signs in with the bootstrap token.
@@ -56,6 +57,37 @@ func (b *browser) seen(s string) string {
 		if ((window.__bodies || []).some((t) => t.includes(s))) where.push('a response')
 		return where.join(', ')
 	})()`)
+}
+
+// tabTo presses Tab until the focus is on sel, at most max times, and
+// checks at each stop that the focus can be seen.
+func (b *browser) tabTo(sel string, max int) {
+	b.t.Helper()
+	for range max {
+		b.do("pressing Tab", chromedp.KeyEvent("\t"))
+		b.focusVisible()
+		if b.eval(`document.activeElement.matches(`+jsString(sel)+`)`) == "true" {
+			return
+		}
+	}
+	b.fail("%d presses of Tab never reached %s; the focus is on %s", max, sel, b.eval(`document.activeElement.outerHTML.slice(0, 200)`))
+}
+
+// focusVisible fails unless the focused element (or the editor holding it)
+// shows a focus outline of at least 2 pixels.
+func (b *browser) focusVisible() {
+	b.t.Helper()
+	got := b.eval(`(() => {
+		const e = document.activeElement
+		if (!e || e === document.body) return 'ok' // between the page and its first control
+		const shown = e.closest('.editor') || e
+		const s = getComputedStyle(shown)
+		if (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2) return 'ok'
+		return e.outerHTML.slice(0, 160) + ': outline ' + s.outlineStyle + ' ' + s.outlineWidth
+	})()`)
+	if got != "ok" {
+		b.fail("the focus is not visible on %s", got)
+	}
 }
 
 func TestConsoleBrowserMore(t *testing.T) {
@@ -267,6 +299,72 @@ func TestConsoleBrowserMore(t *testing.T) {
 			t.Errorf("the page was reloaded")
 		}
 		b.shot("conversation")
+	})
+
+	t.Run("keyboard only", func(t *testing.T) {
+		b.t = t
+		bot := adm.createBot(map[string]any{"name": "keyboard bot", "code": consoleEchoJS})
+		id := str(t, bot, "id")
+		b.click("#sign-out")
+		b.do("reopening the console", chromedp.Navigate(s.URL+"/console/"), chromedp.WaitVisible(chromedp.CSS("#token")))
+
+		// Sign in: Tab to the token, type it, Enter.
+		b.tabTo("#token", 10)
+		b.do("typing the token", chromedp.KeyEvent(s.Boot.Token))
+		b.do("pressing Enter", chromedp.KeyEvent("\r"))
+		b.do("signing in", chromedp.WaitVisible(chromedp.CSS("#new-bot-name")))
+
+		// The bots: Tab to the bot's link, Enter opens it.
+		b.do("waiting for the bot", chromedp.WaitVisible(chromedp.CSS(`#bots tr[data-bot="`+id+`"]`)))
+		b.tabTo(`#bots tr[data-bot="`+id+`"] a.bot-name`, 80)
+		b.do("pressing Enter", chromedp.KeyEvent("\r"))
+		b.do("opening the bot", chromedp.WaitVisible(chromedp.CSS("#code")))
+		b.waitText("#bot-title", "keyboard bot")
+		b.waitFor("the bot's code", func() bool { return strings.Contains(b.eval(`document.querySelector('#code').value`), "echo heard") })
+
+		// Edit the code: Tab into the editor, type a line; Escape, then
+		// Shift+Tab leaves it for Deploy; Enter deploys.
+		b.tabTo("#code", 40)
+		b.do("typing in the editor", chromedp.KeyEvent("// typed with the keyboard"), chromedp.KeyEvent("\r"))
+		b.do("leaving the editor", chromedp.KeyEvent(kb.Escape), chromedp.KeyEvent("\t", chromedp.KeyModifiers(chromedp.ModifierShift)))
+		if got := b.eval(`document.activeElement.id`); got != "deploy" {
+			t.Fatalf("Escape and Shift+Tab from the editor focus %q; want deploy", got)
+		}
+		b.focusVisible()
+		b.do("pressing Enter", chromedp.KeyEvent("\r"))
+		b.waitText("#deploy-notice", "Deployed.")
+		b.waitText("#versions", "v2")
+		b.waitFor("the focus back on Deploy", func() bool { return b.eval(`document.activeElement.id`) == "deploy" })
+		b.focusVisible()
+		b.shot("keyboard")
+		var vs struct {
+			Versions []map[string]any `json:"versions"`
+		}
+		adm.get("/v1/admin/bots/" + id + "/versions").decode(&vs)
+		if got := currentOf(vs.Versions); got != "v2" {
+			t.Errorf("after deploying by keyboard the running version is %q; want v2", got)
+		}
+	})
+
+	t.Run("phone width", func(t *testing.T) {
+		b.t = t
+		id := str(t, adm.createBot(map[string]any{"name": "small screen", "secrets": map[string]any{"API_TOKEN": "x"}}), "id")
+		b.do("narrowing the window", chromedp.EmulateViewport(390, 844))
+		defer b.do("widening the window", chromedp.EmulateViewport(1280, 800))
+		for _, page := range []struct{ route, wait, shot string }{
+			{"/bots/" + id + "/settings", "#secrets", "settings-phone"},
+			{"/workspace", "#ai-spend-chart", ""},
+		} {
+			b.goTo(page.route)
+			b.do("waiting for "+page.wait, chromedp.WaitVisible(chromedp.CSS(page.wait)))
+			if got := b.eval(`document.documentElement.scrollWidth <= innerWidth`); got != "true" {
+				t.Errorf("%s at 390 pixels is wider than the window (%s pixels): %s", page.route, b.eval(`document.documentElement.scrollWidth`),
+					b.eval(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 1).slice(0, 5).map((e) => e.tagName + '#' + e.id + '.' + e.className).join(' ')`))
+			}
+			if page.shot != "" {
+				b.shot(page.shot)
+			}
+		}
 	})
 
 	b.t = t
