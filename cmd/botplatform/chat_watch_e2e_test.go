@@ -43,6 +43,13 @@ func testChatWatch(t *testing.T, e *chatEnv) {
 	owner.close()
 	viewer.close()
 
+	// Removed from the workspace, the viewer's stream ends (within the
+	// authentication cache's life and a ping interval).
+	viewerClient, memberID := e.admin.addMember("viewer")
+	viewer = open(viewerClient)
+	e.admin.del("/v1/admin/workspace-members/" + memberID).ok()
+	viewer.waitEnd(t)
+
 	// Refused: no token, a token of another workspace, a conversation that
 	// is not the bot's, a bot of another workspace.
 	fail := func(path string, status int, typ string, hdr ...string) {
