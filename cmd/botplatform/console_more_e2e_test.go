@@ -98,11 +98,15 @@ func TestConsoleBrowserMore(t *testing.T) {
 
 	t.Run("settings and secrets", func(t *testing.T) {
 		b.t = t
-		bot := adm.createBot(map[string]any{"name": "configured", "code": consoleEchoJS, "tags": map[string]any{"old": "x"}})
+		bot := adm.createBot(map[string]any{"name": "configured", "code": consoleEchoJS, "tags": map[string]any{"old": "x"},
+			"states": map[string]any{"visits": map[string]any{"type": "conversation", "schema": map[string]any{"title": hostile}}}})
 		id := str(t, bot, "id")
 		b.goTo("/bots/" + id + "/settings")
 		b.waitFor("the settings form", func() bool { return b.eval(`document.querySelector('#set-name')?.value`) == "configured" })
 
+		// The definition is shown as it is, read only.
+		b.click(`details[data-part="states"] summary`)
+		b.waitText(`details[data-part="states"] pre`, `"title": "`+hostile+`"`)
 		b.setValue("#set-name", "configured "+hostile)
 		b.setValue("#set-tags", "team=support\nlang=en")
 		b.setValue("#set-max-time", "30")

@@ -1,5 +1,6 @@
 // A bot's settings: what the Admin API's bot object carries that a person
-// edits (name, description, tags, the longest run, configuration data),
+// edits (name, description, tags, the longest run, configuration data), its
+// declared definition (read only),
 // the hosts its code may fetch from, its secrets (write-only: the API
 // returns their names, never a value, and the page never shows one), and
 // deleting the bot.
@@ -183,6 +184,29 @@ function Secrets({ bot, onSaved }) {
   </section>`
 }
 
+// DEFINITION are the parts of the bot object that its code or `bp deploy`
+// declares: shown as they are, not edited here.
+const DEFINITION = [
+  ['configuration schema', (b) => b.configuration && b.configuration.schema],
+  ['states', (b) => b.states], ['events', (b) => b.events], ['actions', (b) => b.actions],
+  ['recurring events', (b) => b.recurringEvents], ['subscriptions', (b) => b.subscriptions],
+  ['user tags', (b) => b.user && b.user.tags], ['conversation tags', (b) => b.conversation && b.conversation.tags],
+  ['message tags', (b) => b.message && b.message.tags],
+]
+
+function Definition({ bot }) {
+  const parts = DEFINITION.map(([name, get]) => [name, get(bot)]).filter(([, v]) => v && Object.keys(v).length > 0)
+  return html`<section aria-labelledby="definition-h">
+    <h2 id="definition-h" class="section-title">Definition</h2>
+    <p class="hint">What the bot declares (its code, or <code>bp deploy</code>), as <code>getBot</code> returns it.</p>
+    ${parts.length === 0 ? html`<p class="muted" id="definition-none">Nothing declared.</p>` : parts.map(([name, v]) => html`
+      <details class="definition" data-part=${name}>
+        <summary>${name} <span class="muted">(${Object.keys(v).length})</span></summary>
+        <pre>${JSON.stringify(v, null, 2)}</pre>
+      </details>`)}
+  </section>`
+}
+
 export function SettingsPage({ botId }) {
   const { bot, error, reload } = useBot(botId)
   const [delError, setDelError] = useState(null)
@@ -211,7 +235,7 @@ export function SettingsPage({ botId }) {
         ${chat && html`<dt>Chat API</dt><dd><code>${chat.webhookUrl}</code></dd>`}
       </dl>
       <div class="columns even">
-        <div><${General} key=${bot.id} bot=${bot} onSaved=${reload} /></div>
+        <div><${General} key=${bot.id} bot=${bot} onSaved=${reload} /><${Definition} bot=${bot} /></div>
         <div>
           <${Secrets} bot=${bot} onSaved=${reload} />
           <${FetchHosts} botId=${botId} />
