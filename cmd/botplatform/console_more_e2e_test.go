@@ -295,6 +295,12 @@ func TestConsoleBrowserMore(t *testing.T) {
 		e.send(u, conv, "while watching "+hostile)
 		b.waitText("#conversation-messages", "You said: while watching "+hostile)
 		b.waitText("#logs", "echo heard: while watching "+hostile)
+		// Each log line under the message it was written for.
+		msgs := `#conversation-messages li.from-user`
+		b.waitFor("the log lines under their messages", func() bool {
+			return b.eval(`[...document.querySelectorAll('`+msgs+`')].map((li) => li.querySelector('.handled')?.textContent || '').join(' | ')`) ==
+				"info echo heard: before opening | info echo heard: while watching "+hostile
+		})
 		e.call(http.MethodPost, "/events", u.Key, map[string]any{"conversationId": conv, "payload": map[string]any{"kind": hostile}}).status(201)
 		b.waitText("#conversation-events", "custom event")
 		b.waitText("#conversation-events", hostile)

@@ -68,6 +68,22 @@ async function allPages(botId, path, name, query, max = 500) {
   return out
 }
 
+// handledBy gives each log line to the user's message it was written for:
+// the latest incoming message created before it (a few milliseconds of
+// leeway: a message's date may run ahead of the clock). Returns message id
+// → lines.
+function handledBy(messages, lines) {
+  const incoming = (messages || []).filter((m) => m.direction !== 'outgoing').map((m) => [m.id, Date.parse(m.createdAt)])
+  const out = {}
+  for (const l of lines) {
+    const t = Date.parse(l.timestamp) + 5
+    let owner = null
+    for (const [id, at] of incoming) if (at <= t) owner = id
+    if (owner) (out[owner] = out[owner] || []).push(l)
+  }
+  return out
+}
+
 const STATES = { connecting: 'connecting…', open: 'live', retrying: 'reconnecting…', off: 'paused' }
 
 export function ConversationPage({ botId, convId }) {
@@ -79,7 +95,13 @@ export function ConversationPage({ botId, convId }) {
   const [live, setLive] = useState(true)
   const [state, setState] = useState('connecting')
   const [nudge, setNudge] = useState(0)
+  const [lines, setLines] = useState([])
   const gen = useRef(0) // the latest load wins
+  const list = useRef()
+  useEffect(() => {
+    const el = list.current
+    if (el) el.scrollTop = el.scrollHeight // the newest at the bottom, in view
+  }, [messages, lines])
 
   const load = async () => {
     const mine = ++gen.current
@@ -144,6 +166,7 @@ export function ConversationPage({ botId, convId }) {
     }
   }, [botId, convId, live])
 
+  const handled = handledBy(messages, lines)
   return html`
     <${BotNav} bot=${bot} botId=${botId} page="conversations" />
     <p class="crumbs"><a href=${convPath(botId)}>Conversations</a> /</p>
@@ -155,12 +178,15 @@ export function ConversationPage({ botId, convId }) {
     <${ErrorText} error=${botError || error} />
     <div class="columns">
       <section aria-label="Messages" class="chat">
-        <ol class="messages" id="conversation-messages" aria-live="polite">
+        <ol class="messages" id="conversation-messages" aria-live="polite" ref=${list}>
           ${messages === null ? html`<li class="muted">Loading…</li>` : messages.length === 0 && html`<li class="muted">No messages.</li>`}
-          ${(messages || []).map((m) => html`<li key=${m.id} class=${m.direction === 'outgoing' ? 'from-bot' : 'from-user'}>
+          ${(messages || []).map((m) => html`<li key=${m.id} class=${m.direction === 'outgoing' ? 'from-bot' : 'from-user'} data-message=${m.id}>
             <span class="who">${m.direction === 'outgoing' ? 'bot' : 'user ' + m.userId}</span>
             <span class="text">${text(m)}</span>
             <time datetime=${m.createdAt}>${when(m.createdAt)}</time>
+            ${handled[m.id] && html`<ul class="handled" aria-label="What the bot logged for it">
+              ${handled[m.id].map((l) => html`<li class=${'lvl-' + l.level}><span class="lvl">${l.level}</span> ${l.message}</li>`)}
+            </ul>`}
           </li>`)}
         </ol>
       </section>
@@ -184,7 +210,7 @@ export function ConversationPage({ botId, convId }) {
             </li>`)}
           </ol>
         </section>
-        <${Logs} botId=${botId} conversationId=${convId} nudge=${nudge} />
+        <${Logs} botId=${botId} conversationId=${convId} nudge=${nudge} onLines=${setLines} />
       </div>
     </div>`
 }

@@ -11,7 +11,8 @@ const MAX = 500 // lines kept on the page
 const key = (l) => l.timestamp + '\u0000' + l.level + '\u0000' + l.message + '\u0000' + (l.conversationId || '')
 
 // conversationId, when given, keeps to that conversation's lines.
-export function Logs({ botId, conversationId, nudge }) {
+// onLines, when given, is told the lines shown whenever they change.
+export function Logs({ botId, conversationId, nudge, onLines }) {
   const [level, setLevel] = useState('')
   const [lines, setLines] = useState([])
   const [error, setError] = useState(null)
@@ -82,6 +83,7 @@ export function Logs({ botId, conversationId, nudge }) {
   useEffect(() => {
     const el = list.current
     if (el) el.scrollTop = el.scrollHeight
+    if (onLines) onLines(lines)
   }, [lines])
 
   return html`
