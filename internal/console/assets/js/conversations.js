@@ -156,6 +156,7 @@ export function ConversationPage({ botId, convId }) {
       }
       if (ctl.signal.aborted) return
       setState('retrying')
+      load() // what happened while the stream was down
       retry = setTimeout(connect, 2000)
     }
     connect()
