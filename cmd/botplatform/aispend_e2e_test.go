@@ -19,7 +19,27 @@ func TestAISpend(t *testing.T) {
 		{"plan", testWorkspacePlan},
 		{"ai_spend_reads", testAISpendReads},
 		{"ai_spend_recorded", testAISpendRecorded},
+		{"ai_spend_daily", testAISpendDaily},
 	})
+}
+
+// aiUsageRecorder stores metered model calls in the server's database, as
+// indexing does, with the store opened beside the server.
+func aiUsageRecorder(t *testing.T, s *testServer) func(ws, bot, purpose string, cost int64, at time.Time) {
+	ctx := context.Background()
+	st, err := openStore(ctx, config.Config{DataDir: s.DataDir, DatabaseURL: s.DatabaseURL})
+	if err != nil {
+		t.Fatalf("open the server's store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return func(ws, bot, purpose string, cost int64, at time.Time) {
+		t.Helper()
+		u := platform.AIUsage{ID: platform.NewID("aiu_"), WorkspaceID: ws, BotID: bot, Purpose: purpose,
+			Model: "m", InputTokens: 10, OutputTokens: 5, Cost: cost, CreatedAt: at}
+		if err := st.RecordAIUsage(ctx, u); err != nil {
+			t.Fatalf("RecordAIUsage: %v", err)
+		}
+	}
 }
 
 // quotaValue is getWorkspaceQuota's value for one type.
@@ -236,23 +256,14 @@ func testAISpendRecorded(t *testing.T, s *testServer) {
 	b2 := str(t, owner.createBot(map[string]any{"name": "two"}), "id")
 	ob := str(t, other.createBot(nil), "id")
 
-	ctx := context.Background()
-	st, err := openStore(ctx, config.Config{DataDir: s.DataDir, DatabaseURL: s.DatabaseURL})
-	if err != nil {
-		t.Fatalf("open the server's store: %v", err)
+	recordAs := aiUsageRecorder(t, s)
+	record := func(ws, bot string, cost int64, at time.Time) {
+		t.Helper()
+		recordAs(ws, bot, "summarization", cost, at)
 	}
-	defer st.Close()
 	now := time.Now().UTC()
 	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	lastMonth := monthStart.Add(-time.Hour)
-	record := func(ws, bot string, cost int64, at time.Time) {
-		t.Helper()
-		u := platform.AIUsage{ID: platform.NewID("aiu_"), WorkspaceID: ws, BotID: bot, Purpose: "summarization",
-			Model: "m", InputTokens: 10, OutputTokens: 5, Cost: cost, CreatedAt: at}
-		if err := st.RecordAIUsage(ctx, u); err != nil {
-			t.Fatalf("RecordAIUsage: %v", err)
-		}
-	}
 	record(owner.ws, b1, 1_250_000_000, monthStart) // $1.25, the first instant of the month
 	record(owner.ws, b1, 500_000, now)              // $0.0005
 	record(owner.ws, b2, 3_000_000_000_000, now)    // $3000 (over 2^31 nanodollars)

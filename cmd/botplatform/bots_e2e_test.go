@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -105,6 +107,17 @@ func testBots(t *testing.T, s *testServer) {
 	u := update(map[string]any{"tags": map[string]any{"env": nil, "team": "b", "new": "x"}, "secrets": map[string]any{"API_KEY": nil}})
 	if !reflect.DeepEqual(u["tags"], map[string]any{"team": "b", "new": "x"}) || !reflect.DeepEqual(u["secrets"], []any{"B_KEY"}) {
 		t.Errorf("after tags {env:null} and secrets {API_KEY:null}: tags %v secrets %v", u["tags"], u["secrets"])
+	}
+	// A secret's name becomes part of an SDK bot's environment variable
+	// (SECRET_<name>): a name that cannot be one is refused, naming it.
+	for _, name := range []string{"A=B", "", "1ST", "has space"} {
+		msg := c.put("/v1/admin/bots/"+id, map[string]any{"secrets": map[string]any{name: "v"}}).fail(http.StatusBadRequest, "InvalidPayload", "secrets")
+		if !strings.Contains(msg, strconv.Quote(name)) {
+			t.Errorf("secret named %q: the error %q does not name it", name, msg)
+		}
+	}
+	if got := field(t, c.get("/v1/admin/bots/"+id).ok(), "bot", "secrets"); !reflect.DeepEqual(got, []any{"B_KEY"}) {
+		t.Errorf("after refused secret names, secrets are %v; want [B_KEY]", got)
 	}
 	key := strings.Repeat("k", 32)
 	u = update(map[string]any{"integrations": map[string]any{"chat": map[string]any{"configuration": map[string]any{"encryptionKey": key}}}})

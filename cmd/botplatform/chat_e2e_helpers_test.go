@@ -264,15 +264,24 @@ func (e *chatEnv) listenPath(key, path string) *sseStream {
 // its answer instead.
 func (e *chatEnv) tryListen(key, path string) (*sseStream, *response) {
 	e.t.Helper()
+	return e.openStream(e.base+path, "x-user-key", key)
+}
+
+// openStream opens the event stream at path (on the server) with the
+// headers hdr (name, value, …).
+func (e *chatEnv) openStream(path string, hdr ...string) (*sseStream, *response) {
+	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.s.URL+e.base+path, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.s.URL+path, nil)
 	if err != nil {
 		cancel()
 		e.t.Fatal(err)
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Cache-Control", "no-cache")
-	req.Header.Set("x-user-key", key)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
 	res, err := sseClient.Do(req)
 	if err != nil {
 		cancel()

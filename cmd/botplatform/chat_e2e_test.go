@@ -50,6 +50,7 @@ func TestChatAPI(t *testing.T) {
 		{"sse_ping", testChatPing},
 		{"sse_listen_errors", testChatListenErrors},
 		{"sse_remove_participant", testChatRemoveParticipantStream},
+		{"sse_watch", testChatWatch},
 		{"bot_event_jobs", testChatBotEventJobs},
 		{"concurrent_get_or_create", testChatConcurrentGetOrCreate},
 	}

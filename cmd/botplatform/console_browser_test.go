@@ -45,6 +45,19 @@ func artefacts(t *testing.T) string {
 	return dir
 }
 
+// startConsole starts a server on the embedded default and a browser tab,
+// or skips the test when there is no Chromium.
+func startConsole(t *testing.T) (*testServer, *browser) {
+	exe := chromium()
+	if exe == "" {
+		t.Skip("no Chromium found (chromium, chromium-browser, google-chrome or BOTPLATFORM_CHROMIUM): apt-get install -y chromium")
+	}
+	s := startBackend(t, "sqlite")
+	b := newBrowser(t, exe)
+	t.Logf("screenshots in %s", b.dir)
+	return s, b
+}
+
 // browser is one headless tab, with the page's errors collected.
 type browser struct {
 	t    *testing.T

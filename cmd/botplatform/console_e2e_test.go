@@ -65,14 +65,8 @@ func memberRole(t *testing.T, c client, email string) string {
 }
 
 func TestConsoleBrowser(t *testing.T) {
-	exe := chromium()
-	if exe == "" {
-		t.Skip("no Chromium found (chromium, chromium-browser, google-chrome or BOTPLATFORM_CHROMIUM): apt-get install -y chromium")
-	}
-	s := startBackend(t, "sqlite")
+	s, b := startConsole(t)
 	adm := s.owner(t)
-	b := newBrowser(t, exe)
-	t.Logf("screenshots in %s", b.dir)
 
 	// Security headers on the page; /console redirects to it.
 	res, err := http.Get(s.URL + "/console")

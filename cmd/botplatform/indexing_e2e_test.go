@@ -36,6 +36,7 @@ func TestIndexing(t *testing.T) {
 		{"search_params", testSearchParams},
 		{"search_filters", testSearchFilters},
 		{"search_visibility", testSearchVisibility},
+		{"search_explain", testSearchExplain},
 		{"list_passages", testListFilePassages},
 		{"set_passages", testSetFilePassages},
 		{"removal", testIndexRemoval},

@@ -17,7 +17,7 @@ import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Client, isApiError, InvalidPayloadError, PaymentRequiredError, QuotaExceededError } from '@botpress/client'
+import { Client, isApiError, InvalidPayloadError, InvalidQueryError, PaymentRequiredError, QuotaExceededError } from '@botpress/client'
 import { startServer } from '../support/server.js'
 import { adminFetch as rawAdminFetch } from '../support/admin.js'
 
@@ -322,6 +322,32 @@ test('AI Spend: getUsage and breakDownWorkspaceUsageByBot count every model call
   assert.equal(data.length, 1, `one bot: ${JSON.stringify(data)}`)
   assert.equal(data[0].botId, botId)
   approx(data[0].value, want, 'by-bot')
+})
+
+test('AI Spend by day: listUsageActivityDaily adds up to getUsage, today, by bot and purpose', async () => {
+  const { usage } = await admin.getUsage({ type: 'ai_spend', id: server.workspaceId })
+  const { data, meta } = await admin.listUsageActivityDaily({ id: server.workspaceId, type: 'ai_spend' })
+  assert.ok(data.length >= 1, `some daily activity: ${JSON.stringify(data)}`)
+  assert.equal(meta.nextToken, undefined)
+  const today = new Date().toISOString().slice(0, 10)
+  for (const d of data) {
+    assert.equal(d.date, today, `every call was made today: ${JSON.stringify(d)}`)
+    assert.equal(d.metadata.botId, botId)
+    assert.equal(d.metadata.type, 'FileIndexing')
+    assert.ok(['summarization', 'agent_parsing', 'vision_indexing', 'vision_transcription', 'smart_cleanup'].includes(d.metadata.subtype), d.metadata.subtype)
+    assert.equal(d.key, `${d.date}/${d.metadata.botId}/${d.metadata.subtype}`)
+  }
+  approx(data.reduce((sum, d) => sum + d.value, 0), usage.value, 'the days add up to the month')
+  assert.deepEqual(new Set(data.map((d) => d.key)).size, data.length, 'one item per day, bot and purpose')
+
+  // The client's collection pages through it (one item a page).
+  const all = []
+  for await (const d of admin.list.usageActivityDaily({ id: botId, type: 'ai_spend', dateFrom: today, dateUntil: today, pageSize: 1 })) all.push(d)
+  assert.deepEqual(all.map((d) => d.key), data.map((d) => d.key), 'the bot\'s days, a page at a time')
+
+  const err = await apiError(() => admin.listUsageActivityDaily({ id: server.workspaceId, type: 'ai_spend', dateFrom: 'yesterday' }), 'a bad dateFrom')
+  assert.ok(err instanceof InvalidQueryError, `want InvalidQueryError, got ${err.constructor.name}`)
+  assert.match(err.message, /dateFrom/)
 })
 
 test('spendingLimit 0: an upload that would call the model is 403 QuotaExceeded', async () => {

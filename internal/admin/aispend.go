@@ -3,10 +3,12 @@ package admin
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/aispend"
 	"github.com/botplatform/botplatform/internal/plans"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
 )
 
 func checkPlan(plan string) error {
@@ -93,4 +95,25 @@ func (s *Service) AISpendByBot(ctx context.Context, a *platform.Actor, workspace
 	}
 	_, byBot, err := aispend.Spent(ctx, s.store, workspaceID, m)
 	return byBot, m, err
+}
+
+// AISpendDaily is the AI Spend of a workspace or of one of its bots (id is
+// either) by day (UTC), bot and purpose, of the calls made in [from, until).
+// Any member of the workspace may read it.
+func (s *Service) AISpendDaily(ctx context.Context, a *platform.Actor, id string, from, until time.Time) ([]store.AISpendDay, error) {
+	w, botID, err := s.usageOwner(ctx, a, id)
+	if err != nil {
+		return nil, err
+	}
+	days, err := s.store.AISpendByDay(ctx, w.ID, from, until)
+	if err != nil || botID == "" {
+		return days, err
+	}
+	mine := days[:0]
+	for _, d := range days {
+		if d.BotID == botID {
+			mine = append(mine, d)
+		}
+	}
+	return mine, nil
 }

@@ -64,6 +64,10 @@ type TagDefs struct {
 	Tags map[string]json.RawMessage `json:"tags"`
 }
 
+// secretName is what a secret may be called: its name becomes part of an
+// environment variable's (SECRET_<name>) for a bot written with the SDK.
+var secretName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,99}$`)
+
 // MaxExecutionTimeCeiling is the largest maxExecutionTime a bot may ask for, in seconds.
 const MaxExecutionTimeCeiling = 900
 
@@ -268,7 +272,11 @@ func (s *Service) apply(ctx context.Context, b *platform.Bot, in *BotInput) erro
 		now := s.clock.Now()
 		b.DeployedAt = &now
 	}
-	for k, v := range in.Secrets {
+	for _, k := range sortedKeys(in.Secrets) {
+		v := in.Secrets[k]
+		if v != nil && !secretName.MatchString(k) {
+			return platform.Invalid("secrets", "%q is not a secret name: letters, digits and _, not starting with a digit, at most 100 characters (an SDK bot reads it as the variable SECRET_<name>)", k)
+		}
 		if sp.Secrets == nil {
 			sp.Secrets = map[string]string{}
 		}

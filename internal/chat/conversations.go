@@ -301,6 +301,21 @@ func (s *Service) GetEvent(ctx context.Context, b *Webhook, u platform.ChatUser,
 	return EventView{e, s.fids(ctx, b.ID, e.UserID)[e.UserID], c.FID}, nil
 }
 
+// Watch subscribes watcher, a member of the bot's workspace whom the caller
+// has let see the bot (the console), to one of the bot's conversations:
+// the signals its chat users receive. watcher names the stream for the
+// stream limits; it must not be a chat user's id.
+func (s *Service) Watch(ctx context.Context, botID, convID, watcher string) (*Subscription, error) {
+	c, err := s.store.GetConversation(ctx, botID, convID)
+	if errors.Is(err, platform.ErrNotFound) {
+		return nil, platform.NotFound("conversation", convID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.hub.Subscribe(c.ID, watcher)
+}
+
 // Listen subscribes the caller to a conversation it takes part in.
 func (s *Service) Listen(ctx context.Context, b *Webhook, u platform.ChatUser, convID string) (*Subscription, error) {
 	c, err := s.Conversation(ctx, b, u, convID, false)

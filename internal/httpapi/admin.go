@@ -41,6 +41,8 @@ func (a *api) adminRoutes() *table {
 	t.handle("GET /v1/admin/bots/{id}/logs", "getBotLogs", nil, a.workspace(a.getBotLogs))
 	t.handle("GET /v1/admin/bots/{id}/analytics", "getBotAnalytics", nil, a.workspace(a.getBotAnalytics))
 	t.handle("GET /v1/admin/bots/{id}/webchat", "getBotWebchat", nil, a.workspace(a.getBotWebchat))
+	// A conversation live, for the console (watch.go): this server's operation.
+	t.handle("GET /v1/admin/bots/{id}/conversations/{conversationId}/listen", "watchBotConversation", nil, a.workspace(a.watchConversation))
 	t.handle("GET /v1/admin/bots/{id}/fetch", "getBotFetchHosts", nil, a.workspace(a.getFetchHosts))
 	t.handle("PUT /v1/admin/bots/{id}/fetch", "setBotFetchHosts", fetchHostsSchema, a.workspace(a.setFetchHosts))
 	t.handle("GET /v1/admin/bots/{id}/versions", "listBotVersions", nil, a.workspace(a.listBotVersions))
@@ -71,6 +73,7 @@ func (a *api) adminRoutes() *table {
 	t.handle("GET /v1/admin/workspaces/{id}/usages", "listWorkspaceUsages", nil, a.account(a.listUsages))
 	t.handle("GET /v1/admin/workspaces/{id}/usages/by-bot", "breakDownWorkspaceUsageByBot", nil, a.account(a.usageByBot))
 	t.handle("GET /v1/admin/usages/{id}", "getUsage", nil, a.account(a.getUsage))
+	t.handle("GET /v1/admin/usages/{id}/daily-activity", "listUsageActivityDaily", nil, a.account(a.listUsageActivityDaily))
 	t.handle("PUT /v1/admin/quotas/ai-spend", "changeAISpendQuota", changeAISpendSchema, a.workspace(a.changeAISpendQuota))
 	return t
 }

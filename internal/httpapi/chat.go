@@ -427,6 +427,13 @@ func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u 
 	if err != nil {
 		return err
 	}
+	return a.stream(w, r, sub)
+}
+
+// stream sends sub's signals as Server-Sent Events until the request or
+// the subscription ends: each signal a default `message` event, and
+// `data: ping` when nothing else was sent for the ping interval.
+func (a *api) stream(w http.ResponseWriter, r *http.Request, sub *chat.Subscription) error {
 	defer sub.Close()
 	defer a.Metrics.StreamOpened()()
 	// A stream has no end time, but each write has one: a listener that

@@ -46,7 +46,8 @@ func (a *api) searchFiles(w http.ResponseWriter, r *http.Request, c *files.Calle
 	for _, b := range []struct {
 		name string
 		dst  *bool
-	}{{"consolidate", &sq.Consolidate}, {"includeBreadcrumb", &sq.IncludeBreadcrumb}, {"withContext", &sq.WithContext}} {
+	}{{"consolidate", &sq.Consolidate}, {"includeBreadcrumb", &sq.IncludeBreadcrumb}, {"withContext", &sq.WithContext},
+		{"explain", &sq.Explain}} { // explain: this server's (docs/indexing.md#why-a-passage-ranked-where-it-did)
 		v, err := q.boolean(b.name)
 		if err != nil {
 			return err
@@ -71,10 +72,36 @@ func (a *api) searchFiles(w http.ResponseWriter, r *http.Request, c *files.Calle
 		if res.Context != nil {
 			p["context"] = res.Context
 		}
+		if res.Explain != nil {
+			p["explain"] = explainJSON(res.Score, res.Explain)
+		}
 		out = append(out, p)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"passages": out})
 	return nil
+}
+
+// explainJSON is a passage's explain object: the parts of its fused score.
+func explainJSON(score float64, e *indexing.Explanation) map[string]any {
+	words := func(ms []indexing.WordMatch) []map[string]any {
+		out := make([]map[string]any, len(ms))
+		for i, m := range ms {
+			out[i] = map[string]any{"word": m.Word, "source": m.Source, "weight": m.Weight, "score": m.Score}
+			if m.For != "" {
+				out[i]["for"] = m.For
+			}
+		}
+		return out
+	}
+	out := map[string]any{"score": score, "fullText": nil, "vector": nil, "vectorWeight": e.VectorWeight,
+		"words": words(e.Words), "relatedWords": words(e.Related), "missingWords": e.Missing}
+	if t := e.FullText; t != nil {
+		out["fullText"] = map[string]any{"rank": t.Rank, "score": t.Score, "answerBoost": t.Boosted, "fused": t.Fused}
+	}
+	if v := e.Vector; v != nil {
+		out["vector"] = map[string]any{"rank": v.Rank, "similarity": v.Similarity, "fused": v.Fused}
+	}
+	return out
 }
 
 // passageMeta is a passage's meta; a page indexed as an image links its

@@ -33,6 +33,8 @@ type Query struct {
 	// Mode: "" (hybrid), "text" (full-text only, BM25 of the query's own
 	// words) or "vector" (vector only); for the retrieval benchmark.
 	Mode string
+	// Explain adds to each result the parts of its score (Result.Explain).
+	Explain bool
 }
 
 // ContextItem is an entry of a result's context.
@@ -47,6 +49,7 @@ type Result struct {
 	Score   float64
 	File    platform.File
 	Context []ContextItem
+	Explain *Explanation // with Query.Explain
 }
 
 // candidates is how many passages each ranking contributes to the fusion.
@@ -87,13 +90,15 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
 	limit := max(q.Limit, candidates)
 	// The two rankings are independent: they run at once.
 	var textSeqs, vecSeqs []int64
+	var textWhy []textWhy
+	var vecSims []float32
 	var textErr, vecErr error
 	var wg sync.WaitGroup
 	if q.Mode != "text" {
-		wg.Go(func() { vecSeqs, vecErr = s.searchVectors(ctx, q, limit) })
+		wg.Go(func() { vecSeqs, vecSims, vecErr = s.searchVectors(ctx, q, limit) })
 	}
 	if q.Mode != "vector" {
-		textSeqs, textErr = s.searchText(ctx, q, limit, q.Mode != "text")
+		textSeqs, textWhy, textErr = s.searchText(ctx, q, limit, q.Mode != "text")
 	}
 	wg.Wait()
 	if textErr != nil {
@@ -109,8 +114,10 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
 		textRank[seq] = i + 1
 	}
 	wv := s.vectorWeight()
+	vecRank := make(map[int64]int, len(vecSeqs))
 	for i, seq := range vecSeqs {
 		scores[seq] += wv / float64(rrfK+i+1)
+		vecRank[seq] = i + 1
 	}
 	ranked := make([]int64, 0, len(scores))
 	for seq := range scores {
@@ -159,6 +166,9 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
 			files[p.FileID] = f
 		}
 		r := Result{Passage: p, Score: scores[seq], File: f}
+		if q.Explain {
+			r.Explain = explain(textRank[seq], textWhy, vecRank[seq], vecSims, wv)
+		}
 		if q.WithContext || q.IncludeBreadcrumb {
 			if r.Context, err = s.context(ctx, p, q); err != nil {
 				return nil, err
@@ -276,20 +286,23 @@ func (s *Service) storing(botID string) (done func()) {
 	}
 }
 
-func (s *Service) searchVectors(ctx context.Context, q Query, limit int) ([]int64, error) {
+// searchVectors returns the seqs of the passages most similar to the
+// query, best first, and their similarities.
+func (s *Service) searchVectors(ctx context.Context, q Query, limit int) ([]int64, []float32, error) {
 	allowed, err := s.store.SearchableFiles(ctx, q.Visibility, q.Tags, q.NotTags)
 	if err != nil || len(allowed) == 0 {
-		return nil, err
+		return nil, nil, err
 	}
 	vs, err := s.emb.Embed(ctx, []string{q.Text})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	idx, err := s.vectors(ctx, q.Visibility.BotID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return idx.top(vs[0], allowed, limit), nil
+	seqs, sims := idx.top(vs[0], allowed, limit)
+	return seqs, sims, nil
 }
 
 // vectors returns the bot's index, brought up to date: new passages are
@@ -357,13 +370,13 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 
 // top returns the seqs of the limit passages most similar to v among the
 // allowed files (vectors are normalized: the dot product is the cosine),
-// best first, ties in order of storage. A large index is scanned in
-// parallel, in parts whose bests are merged.
-func (idx *vectorIndex) top(v []float32, allowed []string, limit int) []int64 {
+// best first, ties in order of storage, and their similarities. A large
+// index is scanned in parallel, in parts whose bests are merged.
+func (idx *vectorIndex) top(v []float32, allowed []string, limit int) ([]int64, []float32) {
 	idx.mu.RLock()
 	defer idx.mu.RUnlock()
 	if idx.dim == 0 || len(v) != idx.dim || limit <= 0 {
-		return nil
+		return nil, nil
 	}
 	ok := make([]bool, len(idx.fileIDs))
 	for _, id := range allowed {
@@ -394,11 +407,11 @@ func (idx *vectorIndex) top(v []float32, allowed []string, limit int) []int64 {
 		})
 		best = best[:min(limit, len(best))]
 	}
-	out := make([]int64, len(best))
+	out, sims := make([]int64, len(best)), make([]float32, len(best))
 	for i, h := range best {
-		out[i] = idx.seqs[h.at]
+		out[i], sims[i] = idx.seqs[h.at], h.score
 	}
-	return out
+	return out, sims
 }
 
 // parallelScan is the fewest passages per goroutine of a parallel scan.

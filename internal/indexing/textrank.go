@@ -38,11 +38,12 @@ const maxAlts = 12
 // stand-ins are candidates too, and a passage holding the kind of answer
 // the question asks for scores higher. Candidates that hold none of the words as
 // the ranking reads them (the database's stemming finds more) come after
-// the others, in order of storage.
-func (s *Service) searchText(ctx context.Context, q Query, limit int, expand bool) ([]int64, error) {
+// the others, in order of storage. With q.Explain it also returns, for each
+// seq, why it scored what it did.
+func (s *Service) searchText(ctx context.Context, q Query, limit int, expand bool) ([]int64, []textWhy, error) {
 	ws := words.Distinct(words.Query(q.Text))
 	if len(ws) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	terms := make([]rank.Term, len(ws))
 	var alts []string
@@ -82,15 +83,15 @@ func (s *Service) searchText(ctx context.Context, q Query, limit int, expand boo
 	}
 	wg.Wait()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if altErr != nil {
-		return nil, altErr
+		return nil, nil, altErr
 	}
 	ps = appendNewPassages(ps, more)
 	df = append(df, altDF...)
 	if len(ps) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	st := rank.Stats{N: total, DF: make(map[string]int64, len(df))}
 	for i, w := range append(slices.Clone(ws), alts...) {
@@ -100,9 +101,16 @@ func (s *Service) searchText(ctx context.Context, q Query, limit int, expand boo
 	for i, p := range ps {
 		docs[i] = rank.Doc{Content: p.Content, Heading: p.Breadcrumb, Questions: p.Questions}
 	}
-	scores := rank.Scores(terms, st, docs)
+	var scores []float64
+	var matches [][]rank.Match
+	if q.Explain {
+		scores, matches = rank.Explain(terms, st, docs)
+	} else {
+		scores = rank.Scores(terms, st, docs)
+	}
+	var boosted []bool
 	if expand {
-		boostAnswers(scores, ps, q.Text)
+		boosted = boostAnswers(scores, ps, q.Text)
 	}
 	order := make([]int, len(ps))
 	for i := range order {
@@ -118,10 +126,14 @@ func (s *Service) searchText(ctx context.Context, q Query, limit int, expand boo
 		return ps[order[a]].Seq < ps[order[b]].Seq
 	})
 	out := make([]int64, 0, min(limit, len(order)))
+	var why []textWhy
 	for _, i := range order[:min(limit, len(order))] {
 		out = append(out, ps[i].Seq)
+		if q.Explain {
+			why = append(why, whyText(terms, len(ws), scores[i], boosted != nil && boosted[i], matches[i]))
+		}
 	}
-	return out, nil
+	return out, why, nil
 }
 
 // standIns returns the words that may stand in for w: its other lemmas at
@@ -171,15 +183,18 @@ func appendNewPassages(ps, more []platform.Passage) []platform.Passage {
 const answerBoost = 0.5
 
 // boostAnswers raises the scores of the passages that hold the kind of
-// answer the question asks for.
-func boostAnswers(scores []float64, ps []platform.Passage, question string) {
+// answer the question asks for, and tells which (nil: none).
+func boostAnswers(scores []float64, ps []platform.Passage, question string) []bool {
 	a := rank.Asks(question)
 	if a == rank.AnyAnswer {
-		return
+		return nil
 	}
+	boosted := make([]bool, len(ps))
 	for i, p := range ps {
 		if scores[i] > 0 && rank.Holds(a, p.Content) {
 			scores[i] *= 1 + answerBoost
+			boosted[i] = true
 		}
 	}
+	return boosted
 }

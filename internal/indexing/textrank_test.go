@@ -82,7 +82,7 @@ func TestSearchBoostsAnswers(t *testing.T) {
 			f.indexAll(t, time.Minute)
 			first := func(expand bool) string {
 				t.Helper()
-				seqs, err := f.svc.searchText(f.ctx, Query{Visibility: f.vis, Text: "how much is shipping"}, 5, expand)
+				seqs, _, err := f.svc.searchText(f.ctx, Query{Visibility: f.vis, Text: "how much is shipping"}, 5, expand)
 				must(t, err)
 				if len(seqs) < 2 {
 					t.Fatalf("found %d passages, want both", len(seqs))

@@ -106,6 +106,10 @@ var _ = describe(map[string]op{
 			"workflows": integer, "events": integer, "files": integer, "logs": integer},
 			"conversations", "messages", "chatEvents", "states", "workflows", "events", "files", "logs"))},
 
+	"watchBotConversation": {summary: "A bot's conversation live, for a member of its workspace (this server's; the console)",
+		description: "The signals the Chat API's listen sends the conversation's users ({type, data} in message events; " +
+			"data: ping after a silence), authorised by the member's token and x-workspace-id; send Accept: text/event-stream.",
+		media: "text/event-stream", result: str, returns: "the stream", errs: []int{404, 429}},
 	"getPublicIntegrationById": {summary: "An integration of the hub (only the built-in chat integration here)",
 		result: wrap("integration", object)},
 	"getPublicIntegration": {summary: "An integration of the hub by name and version (chat, 1.0.0 or latest)",
@@ -125,6 +129,14 @@ var _ = describe(map[string]op{
 		result: wrap("usages", array(ref("Usage")))},
 	"breakDownWorkspaceUsageByBot": {summary: "AI spending of the month by bot, most first (ai_spend only)", params: usageParams,
 		result: wrap("data", array(props(obj{"botId": str, "value": number}, "botId", "value")))},
-	"getUsage":           {summary: "The usage of a workspace, or a bot's AI spending", params: usageParams, result: wrap("usage", ref("Usage"))},
+	"getUsage": {summary: "The usage of a workspace, or a bot's AI spending", params: usageParams, result: wrap("usage", ref("Usage"))},
+	"listUsageActivityDaily": {summary: "AI spending by day (UTC), bot and purpose, oldest first (ai_spend only)",
+		params: []parameter{required(query("type", enum("ai_spend"), "the usage")),
+			query("dateFrom", str, "the first day (2006-01-02); the month's first by default"),
+			query("dateUntil", str, "the last day, included; today by default (at most 366 days after dateFrom)"),
+			query("nextToken", str, "the meta.nextToken of the previous page"),
+			query("pageSize", obj{"type": "integer", "minimum": 1, "maximum": 1000}, "items a page (100 by default)")},
+		result: list("data", props(obj{"key": str, "date": str, "value": number,
+			"metadata": props(obj{"botId": str, "type": str, "subtype": str}, "botId", "type")}, "key", "date", "value"))},
 	"changeAISpendQuota": {summary: "Set the workspace's monthly AI spending limit (US dollars)", result: empty},
 })

@@ -60,7 +60,10 @@ func schemas() obj {
 		"Passage":     props(obj{"id": str, "content": str, "meta": ref("PassageMeta")}, "id", "content", "meta"),
 		"SearchPassage": props(obj{"content": str, "score": number, "meta": ref("PassageMeta"),
 			"file":    props(obj{"id": str, "key": str, "contentType": str, "metadata": object, "tags": tagMap, "createdAt": date, "updatedAt": date}),
-			"context": array(object)}, "content", "score", "meta", "file"),
+			"context": array(object),
+			// explain: with explain=true only (this server's; docs/indexing.md).
+			"explain": props(obj{"score": number, "fullText": object, "vector": object, "vectorWeight": number,
+				"words": array(object), "relatedWords": array(object), "missingWords": array(str)})}, "content", "score", "meta", "file"),
 		"KnowledgeBase": props(obj{"id": str, "name": str, "tags": tagMap, "createdAt": date}, "id", "name", "createdAt"),
 
 		// Chat API.

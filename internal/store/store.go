@@ -207,6 +207,9 @@ type Store interface {
 	// in all and by bot.
 	RecordAIUsage(ctx context.Context, u platform.AIUsage) error
 	AISpend(ctx context.Context, workspaceID string, since time.Time) (total int64, byBot map[string]int64, err error)
+	// AISpendByDay sums the cost of a workspace's calls made at or after
+	// from and before until by day (UTC), bot and purpose, in that order.
+	AISpendByDay(ctx context.Context, workspaceID string, from, until time.Time) ([]AISpendDay, error)
 
 	// Knowledge bases of a bot.
 	CreateKnowledgeBase(ctx context.Context, kb platform.KnowledgeBase) error
@@ -546,6 +549,15 @@ type LLMAnalytics struct {
 }
 
 // Stats are the sums a mean and a standard deviation come from.
+// AISpendDay is what a workspace's calls of one bot and purpose cost on
+// one day (UTC), in nanodollars.
+type AISpendDay struct {
+	Day     time.Time // its midnight, UTC
+	BotID   string
+	Purpose string
+	Cost    int64
+}
+
 type Stats struct {
 	N                         int64
 	Sum, SumSquares, Min, Max float64

@@ -64,8 +64,19 @@ type Stats struct {
 // or as a stand-in.
 type slot struct {
 	term   int
+	word   string // the word that put the stem there for the term
 	weight float64
 	idf    float64
+}
+
+// Match is one term's part of a doc's score: the word that scored best for
+// it (the term's own, or one of its stand-ins), at its weight, and what it
+// added.
+type Match struct {
+	Term   int // the term's index in the terms scored
+	Word   string
+	Weight float64
+	Score  float64
 }
 
 // Scores returns each doc's score: the sum over the terms of the best of
@@ -74,6 +85,18 @@ type slot struct {
 // (content, heading path and questions) against the mean over docs. A doc holding none
 // of the words scores 0.
 func Scores(terms []Term, st Stats, docs []Doc) []float64 {
+	out, _ := score(terms, st, docs, false)
+	return out
+}
+
+// Explain is Scores, with each doc's matches: for each term that adds to
+// its score, the word that did and what it added (the scores are the sums
+// of their matches).
+func Explain(terms []Term, st Stats, docs []Doc) ([]float64, [][]Match) {
+	return score(terms, st, docs, true)
+}
+
+func score(terms []Term, st Stats, docs []Doc, explain bool) ([]float64, [][]Match) {
 	stems := map[string]int{} // stem → index in slots
 	var slots [][]slot
 	add := func(word string, term int, weight float64) {
@@ -87,12 +110,12 @@ func Scores(terms []Term, st Stats, docs []Doc) []float64 {
 		for k, x := range slots[i] {
 			if x.term == term {
 				if weight > x.weight {
-					slots[i][k].weight = weight
+					slots[i][k].weight, slots[i][k].word = weight, word
 				}
 				return
 			}
 		}
-		slots[i] = append(slots[i], slot{term, weight, idf(st.N, st.DF[word])})
+		slots[i] = append(slots[i], slot{term, word, weight, idf(st.N, st.DF[word])})
 	}
 	for i, t := range terms {
 		add(t.Word, i, t.weight())
@@ -136,6 +159,11 @@ func Scores(terms []Term, st Stats, docs []Doc) []float64 {
 	avg := max(total/float64(max(len(docs), 1)), 1)
 	out := make([]float64, len(docs))
 	best := make([]float64, len(terms))
+	var why [][]Match
+	var from []*slot // per term, the slot of its best (explain only)
+	if explain {
+		why, from = make([][]Match, len(docs)), make([]*slot, len(terms))
+	}
 	for d := range docs {
 		clear(best)
 		norm := k1 * (1 - b + b*lens[d]/avg)
@@ -144,15 +172,23 @@ func Scores(terms []Term, st Stats, docs []Doc) []float64 {
 				continue
 			}
 			sat := tf * (k1 + 1) / (tf + norm)
-			for _, s := range slots[i] {
-				best[s.term] = max(best[s.term], s.weight*s.idf*sat)
+			for k, s := range slots[i] {
+				if v := s.weight * s.idf * sat; v > best[s.term] {
+					best[s.term] = v
+					if explain {
+						from[s.term] = &slots[i][k]
+					}
+				}
 			}
 		}
-		for _, v := range best {
+		for t, v := range best {
 			out[d] += v
+			if explain && v > 0 {
+				why[d] = append(why[d], Match{Term: t, Word: from[t].word, Weight: from[t].weight, Score: v})
+			}
 		}
 	}
-	return out
+	return out, why
 }
 
 // prefixes holds the first two bytes of the stems looked for (one byte

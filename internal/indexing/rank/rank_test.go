@@ -2,6 +2,7 @@ package rank
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -93,5 +94,47 @@ func TestQuestionsField(t *testing.T) {
 	got := Scores([]Term{{Word: "subscription"}}, st, docs)
 	if !(got[1] > got[0] && got[0] > 0 && got[2] == 0) {
 		t.Errorf("scores %v: want content > questions > none", got)
+	}
+}
+
+func TestExplainNamesTheWordsThatScored(t *testing.T) {
+	st := Stats{N: 100, DF: map[string]int64{"parcel": 5, "package": 5, "late": 20}}
+	terms := []Term{{Word: "parcel", Alts: []Alt{{Word: "package", Weight: 0.5}}}, {Word: "late"}}
+	docs := []Doc{
+		{Content: "my parcel is late"},
+		{Content: "my packages are late"},
+		{Content: "nothing here"},
+		{Content: "a parcel, a package"},
+	}
+	scores, why := Explain(terms, st, docs)
+	if want := Scores(terms, st, docs); len(scores) != len(want) {
+		t.Fatalf("Explain gives %d scores, Scores %d", len(scores), len(want))
+	} else {
+		for i := range want {
+			if scores[i] != want[i] {
+				t.Errorf("doc %d: Explain scores %v, Scores %v", i, scores[i], want[i])
+			}
+		}
+	}
+	words := func(ms []Match) (out []string) {
+		for _, m := range ms {
+			out = append(out, m.Word)
+		}
+		return out
+	}
+	for i, want := range [][]string{{"parcel", "late"}, {"package", "late"}, nil, {"parcel"}} {
+		if got := words(why[i]); len(got) != len(want) || (len(want) > 0 && strings.Join(got, " ") != strings.Join(want, " ")) {
+			t.Errorf("doc %d: matched %v; want %v", i, got, want)
+		}
+		var sum float64
+		for _, m := range why[i] {
+			sum += m.Score
+		}
+		if math.Abs(sum-scores[i]) > 1e-12 {
+			t.Errorf("doc %d: the matches add up to %v; its score is %v", i, sum, scores[i])
+		}
+	}
+	if m := why[1][0]; m.Term != 0 || m.Weight != 0.5 {
+		t.Errorf("the stand-in's match: %+v; want term 0 at weight 0.5", m)
 	}
 }

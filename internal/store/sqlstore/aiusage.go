@@ -2,9 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
 )
 
 // RecordAIUsage stores one metered model call.
@@ -39,4 +41,31 @@ func (s *Store) AISpend(ctx context.Context, workspaceID string, since time.Time
 		total += cost
 	}
 	return total, byBot, rows.Err()
+}
+
+// microsPerDay is a day in the microseconds times are stored in.
+const microsPerDay = 24 * 3600 * 1_000_000
+
+// AISpendByDay sums the cost of the workspace's calls made in [from, until)
+// by day (UTC), bot and purpose. Days are counted from the epoch by integer
+// division, the same in both databases.
+func (s *Store) AISpendByDay(ctx context.Context, workspaceID string, from, until time.Time) ([]store.AISpendDay, error) {
+	rows, err := s.query(ctx, `SELECT created_at / `+strconv.Itoa(microsPerDay)+` AS day, bot_id, purpose, CAST(SUM(cost) AS BIGINT)
+		FROM ai_usage WHERE workspace_id = ? AND created_at >= ? AND created_at < ? AND failed = 0
+		GROUP BY day, bot_id, purpose ORDER BY day, bot_id, purpose`, workspaceID, micros(from), micros(until))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []store.AISpendDay{}
+	for rows.Next() {
+		var d store.AISpendDay
+		var day int64
+		if err := rows.Scan(&day, &d.BotID, &d.Purpose, &d.Cost); err != nil {
+			return nil, err
+		}
+		d.Day = time.UnixMicro(day * microsPerDay).UTC()
+		out = append(out, d)
+	}
+	return out, rows.Err()
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
 )
 
 // newAIUsage returns an unsaved metered call of bot in workspace w.
@@ -79,6 +80,39 @@ func testAIUsage(t *testing.T, e *env) {
 		record(t, u)
 		wantErr(t, e.s.RecordAIUsage(e.ctx, u), platform.ErrConflict, "RecordAIUsage with a taken id")
 		same(t, get(t, other.ID, early), spend{50001, map[string]int64{ob.ID: 50001}}, "AISpend after a refused duplicate")
+	})
+	t.Run("by day", func(t *testing.T) {
+		// Fixed days, apart from the clock: two calls of one bot and
+		// purpose on one day add up; the day ends at midnight UTC; a failed
+		// call and calls outside [from, until) are not counted.
+		dw, _ := e.workspace(t, a)
+		d := dw.ID
+		day1 := time.Date(2030, 3, 4, 0, 0, 0, 0, time.UTC)
+		day2 := day1.AddDate(0, 0, 1)
+		at := func(bot, purpose string, cost int64, when time.Time) platform.AIUsage {
+			u := e.newAIUsage(d, bot, cost, when)
+			u.Purpose = purpose
+			return u
+		}
+		record(t, at("bot_b", "summarization", 5, day1.Add(time.Hour)))
+		record(t, at("bot_b", "summarization", 7, day2.Add(-time.Microsecond)))
+		record(t, at("bot_a", "smart_cleanup", 11, day1.Add(2*time.Hour)))
+		record(t, at("bot_a", "summarization", 13, day2))
+		record(t, at("bot_a", "summarization", 17, day2.AddDate(0, 0, 1))) // until: not counted
+		record(t, at("bot_a", "summarization", 19, day1.Add(-time.Microsecond)))
+		failed := at("bot_a", "summarization", 1000, day2.Add(time.Hour))
+		failed.Failed = true
+		record(t, failed)
+		got, err := e.s.AISpendByDay(e.ctx, d, day1, day2.AddDate(0, 0, 1))
+		must(t, err, "AISpendByDay")
+		same(t, got, []store.AISpendDay{
+			{Day: day1, BotID: "bot_a", Purpose: "smart_cleanup", Cost: 11},
+			{Day: day1, BotID: "bot_b", Purpose: "summarization", Cost: 12},
+			{Day: day2, BotID: "bot_a", Purpose: "summarization", Cost: 13},
+		}, "AISpendByDay over two days")
+		got, err = e.s.AISpendByDay(e.ctx, empty.ID, day1, day2)
+		must(t, err, "AISpendByDay of a workspace without calls then")
+		same(t, got, []store.AISpendDay{}, "AISpendByDay of a workspace without calls then")
 	})
 	t.Run("deleting a bot keeps its spend", func(t *testing.T) {
 		must(t, e.deleteBot(e.ctx, w.ID, b2.ID), "DeleteBot")

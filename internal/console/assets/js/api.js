@@ -56,7 +56,33 @@ export async function listen(base, key, conversationId, onSignal, signal) {
   const res = await fetch(base + '/conversations/' + conversationId + '/listen', {
     headers: { 'x-user-key': key, Accept: 'text/event-stream' }, signal, credentials: 'omit', cache: 'no-store',
   })
-  if (!res.ok || !res.body) throw new ApiError(res.status, null, await res.text())
+  return readSignals(res, onSignal)
+}
+
+// watch reads the signals of one of a bot's conversations as the signed-in
+// member (this server's watchBotConversation), as listen does for a user.
+// onOpen is called once the stream is open.
+export async function watch(botId, conversationId, onSignal, signal, onOpen) {
+  const s = loadSession()
+  const res = await fetch('/v1/admin/bots/' + encodeURIComponent(botId) + '/conversations/' + encodeURIComponent(conversationId) + '/listen', {
+    headers: { Authorization: 'Bearer ' + s.token, 'x-workspace-id': s.workspaceId, Accept: 'text/event-stream' },
+    signal, credentials: 'omit', cache: 'no-store',
+  })
+  return readSignals(res, onSignal, onOpen)
+}
+
+async function readSignals(res, onSignal, onOpen) {
+  if (!res.ok || !res.body) {
+    const text = await res.text()
+    let data = null
+    try {
+      data = JSON.parse(text)
+    } catch {
+      data = null
+    }
+    throw new ApiError(res.status, data, text)
+  }
+  if (onOpen) onOpen()
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
   let buf = ''
   for (;;) {

@@ -64,6 +64,11 @@ export function BotPage({ botId }) {
       setError(err)
     } finally {
       setBusy(false)
+      // Disabled while busy, the button lost the focus to the page: give
+      // it back, so a keyboard user goes on from where they were.
+      setTimeout(() => {
+        if (document.activeElement === document.body) document.getElementById('deploy')?.focus()
+      })
     }
   }
 

@@ -31,6 +31,7 @@ export function BotNav({ bot, botId, page }) {
         ${link(base + '/conversations', 'conversations', 'Conversations')}
         ${link(base + '/files', 'files', 'Files')}
         ${link(base + '/search', 'search', 'Search')}
+        ${link(base + '/settings', 'settings', 'Settings')}
       </nav>
     </div>`
 }

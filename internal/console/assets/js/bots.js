@@ -1,5 +1,5 @@
 // The workspace's bots: list, create, delete.
-import { html, useState, useEffect, ErrorText, when, go } from './ui.js'
+import { html, useState, useEffect, ErrorText, when, go, Confirm } from './ui.js'
 import { admin } from './api.js'
 
 // starterCode is a new bot's code: it answers every message with its text.
@@ -51,7 +51,6 @@ export function BotsPage() {
   }
 
   const remove = async (bot) => {
-    if (!confirm('Delete the bot "' + bot.name + '" and all its data?')) return
     setError(null)
     try {
       await admin('DELETE', '/bots/' + encodeURIComponent(bot.id), { body: {} })
@@ -73,13 +72,13 @@ export function BotsPage() {
       <table class="list" id="bots">
         <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Updated</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
         <tbody>
-          ${bots.map((b) => html`<tr key=${b.id}>
+          ${bots.map((b) => html`<tr key=${b.id} data-bot=${b.id}>
             <td><a class="bot-name" href=${'#/bots/' + encodeURIComponent(b.id)}>${b.name || '(no name)'}</a></td>
             <td><code>${b.id}</code></td>
             <td>${when(b.updatedAt)}</td>
             <td class="actions">
               <a href=${'#/bots/' + encodeURIComponent(b.id) + '/chat'}>Chat</a>
-              <button type="button" class="danger" onClick=${() => remove(b)} aria-label=${'Delete ' + b.name}>Delete</button>
+              <${Confirm} label="Delete" question=${'Delete the bot ' + (b.name || b.id) + ' and all its data?'} onConfirm=${() => remove(b)} />
             </td>
           </tr>`)}
         </tbody>

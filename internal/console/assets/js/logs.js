@@ -1,5 +1,6 @@
 // A bot's logs, live: getBotLogs is polled every second for lines newer
-// than the last one seen.
+// than the last one seen, and at once when nudge changes (a conversation's
+// signal: its handling may have logged).
 import { html, useState, useEffect, useRef, ErrorText, when } from './ui.js'
 import { admin } from './api.js'
 
@@ -10,12 +11,14 @@ const MAX = 500 // lines kept on the page
 const key = (l) => l.timestamp + '\u0000' + l.level + '\u0000' + l.message + '\u0000' + (l.conversationId || '')
 
 // conversationId, when given, keeps to that conversation's lines.
-export function Logs({ botId, conversationId }) {
+// onLines, when given, is told the lines shown whenever they change.
+export function Logs({ botId, conversationId, nudge, onLines }) {
   const [level, setLevel] = useState('')
   const [lines, setLines] = useState([])
   const [error, setError] = useState(null)
   const [live, setLive] = useState(true)
   const list = useRef()
+  const now = useRef(null) // polls at once, while live
 
   useEffect(() => {
     if (!live) return
@@ -24,7 +27,14 @@ export function Logs({ botId, conversationId }) {
     const seen = new Set()
     let timer
     setLines([])
+    let running = false
+    let again = false // a nudge came while polling: poll again at once
     const poll = async () => {
+      if (running) {
+        again = true
+        return
+      }
+      running = true
       try {
         const fresh = []
         let nextToken
@@ -50,18 +60,30 @@ export function Logs({ botId, conversationId }) {
       } catch (err) {
         if (!stopped) setError(err)
       }
-      if (!stopped) timer = setTimeout(poll, 1000)
+      running = false
+      if (!stopped) timer = setTimeout(poll, again ? 0 : 1000)
+      again = false
+    }
+    now.current = () => {
+      clearTimeout(timer)
+      poll()
     }
     poll()
     return () => {
       stopped = true
+      now.current = null
       clearTimeout(timer)
     }
   }, [botId, conversationId, level, live])
 
   useEffect(() => {
+    if (nudge && now.current) now.current()
+  }, [nudge])
+
+  useEffect(() => {
     const el = list.current
     if (el) el.scrollTop = el.scrollHeight
+    if (onLines) onLines(lines)
   }, [lines])
 
   return html`

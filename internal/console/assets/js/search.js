@@ -1,8 +1,9 @@
-// The search playground: a query over a bot's files (searchFiles), the
-// passages ranked with their scores and files, and the query's words marked
-// in each passage. The API gives one fused score per passage, not its parts
-// (full-text and vector scores, related words): the marks are worked out
-// here, from the words alone.
+// The search playground: a query over a bot's files (searchFiles with this
+// server's explain=true), the passages ranked with their fused scores, and
+// per passage the parts the server ranked by: its full-text (BM25) rank and
+// score, its vector rank and similarity, what each added to the fused
+// score, and the words (the query's, and related words standing in for
+// them) that scored it. The query's words are also marked in the text.
 import { html, useState, useEffect, ErrorText } from './ui.js'
 import { files } from './api.js'
 import { BotNav, useBot } from './botnav.js'
@@ -53,6 +54,34 @@ function matched(text, stems) {
   return [...stems.values()].map((w) => [w, found.has(w)])
 }
 
+const num = (n, d = 4) => (typeof n === 'number' ? n.toFixed(d) : '')
+
+// Why shows a passage's explain object: the fused score's parts and the
+// words that scored it, all as the server gave them.
+function Why({ x }) {
+  const t = x.fullText
+  const v = x.vector
+  return html`<div class="why">
+    <table class="parts">
+      <thead><tr><th scope="col">Ranking</th><th scope="col">Rank</th><th scope="col">Score</th><th scope="col">Adds</th></tr></thead>
+      <tbody>
+        <tr class="part-text"><th scope="row">Full text (BM25)</th>${t ? html`
+          <td>${t.rank}</td><td>${num(t.score, 3)}${t.answerBoost ? html` <span class="muted" title="holds the kind of answer the question asks for">(answer ×1.5)</span>` : ''}</td><td>${num(t.fused)}</td>` : html`
+          <td colspan="3" class="muted">not among its results</td>`}</tr>
+        <tr class="part-vector"><th scope="row">Vector (×${num(x.vectorWeight, 2)})</th>${v ? html`
+          <td>${v.rank}</td><td>similarity ${num(v.similarity, 3)}</td><td>${num(v.fused)}</td>` : html`
+          <td colspan="3" class="muted">not among its results</td>`}</tr>
+        <tr class="part-fused"><th scope="row">Fused</th><td></td><td></td><td>${num(x.score)}</td></tr>
+      </tbody>
+    </table>
+    <div class="words">
+      ${x.words.map((w) => html`<span class="hit" title=${'adds ' + num(w.score, 3) + ' to the BM25 score'}>✓ ${w.word} <small>${num(w.score, 2)}</small></span> `)}
+      ${x.relatedWords.map((w) => html`<span class="related" title=${(w.source === 'rewrite' ? 'a word of the model\'s rewriting' : 'stands in for ' + w.for) + ', weight ' + w.weight}>≈ ${w.word}${w.for ? html` <span class="muted">for ${w.for}</span>` : html` <span class="muted">(rewrite)</span>`} <small>${num(w.score, 2)}</small></span> `)}
+      ${x.missingWords.map((w) => html`<span class="miss" title="not in this passage or its headings">✗ ${w}</span> `)}
+    </div>
+  </div>`
+}
+
 export function SearchPage({ botId }) {
   const { bot, error: botError } = useBot(botId)
   const [query, setQuery] = useState('')
@@ -73,7 +102,7 @@ export function SearchPage({ botId }) {
     const t = parseTags(tags)
     try {
       const r = await files(botId, 'GET', '/search', {
-        query: { query, limit, includeBreadcrumb: 'true', tags: Object.keys(t).length ? JSON.stringify(t) : undefined },
+        query: { query, limit, includeBreadcrumb: 'true', explain: 'true', tags: Object.keys(t).length ? JSON.stringify(t) : undefined },
       })
       setResult({ query, passages: r.passages })
     } catch (err) {
@@ -111,12 +140,13 @@ export function SearchPage({ botId }) {
               ${crumb && crumb.text && html`<span class="breadcrumb">${crumb.text}</span>`}
             </div>
             <div class="ptext"><${Marked} text=${p.content} stems=${stems} /></div>
+            ${p.explain ? html`<${Why} x=${p.explain} />` : html`
             <div class="words">${matched(p.content + ' ' + (crumb ? crumb.text : ''), stems).map(([w, yes]) =>
-              html`<span class=${yes ? 'hit' : 'miss'} title=${yes ? 'in this passage or its headings' : 'not in this passage or its headings'}>${yes ? '✓' : '✗'} ${w}</span> `)}</div>
+              html`<span class=${yes ? 'hit' : 'miss'} title=${yes ? 'in this passage or its headings' : 'not in this passage or its headings'}>${yes ? '✓' : '✗'} ${w}</span> `)}</div>`}
           </li>`
         })}
       </ol>`)}
-    <p class="hint">The score is the server's fused ranking (full-text and vector ranks combined). Marked words are the
-      query's words found in the passage; a passage can also match by related words or by its vector, which the
-      API does not break down.</p>`
+    <p class="hint">The score is the server's fused ranking: 1 / (60 + full-text rank) + weight / (60 + vector rank).
+      Under each passage, the two rankings' parts as the server ranked by them, and the words that scored it in the
+      full-text ranking (✓ the query's, ≈ a related word standing in for one, ✗ one it does not hold).</p>`
 }

@@ -133,6 +133,61 @@ const USAGES = [
   ['ai_spend', 'AI Spend this month', (n) => '$' + Number(n).toFixed(2)],
 ]
 
+// dailySpend sums listUsageActivityDaily's items by date ("2006-01-02"),
+// every page of them.
+async function dailySpend(id) {
+  const byDay = {}
+  let nextToken
+  do {
+    const page = await admin('GET', '/usages/' + encodeURIComponent(id) + '/daily-activity', { query: { type: 'ai_spend', pageSize: 1000, nextToken } })
+    for (const d of page.data) byDay[d.date] = (byDay[d.date] || 0) + d.value
+    nextToken = page.meta && page.meta.nextToken
+  } while (nextToken)
+  return byDay
+}
+
+// SpendChart is a bar a day of this month (UTC): AI Spend from
+// listUsageActivityDaily, drawn as plain SVG; the numbers are in each
+// bar's title and in a table for screen readers.
+function SpendChart({ workspaceId }) {
+  const [byDay, setByDay] = useState(null)
+  const [error, setError] = useState(null)
+  useEffect(() => {
+    dailySpend(workspaceId).then(setByDay, setError)
+  }, [workspaceId])
+  if (error) return html`<${ErrorText} error=${error} />`
+  if (!byDay) return html`<p class="muted">Loading…</p>`
+  const now = new Date()
+  const y = now.getUTCFullYear()
+  const m = now.getUTCMonth()
+  const n = new Date(Date.UTC(y, m + 1, 0)).getUTCDate()
+  const days = Array.from({ length: n }, (_, i) => new Date(Date.UTC(y, m, i + 1)).toISOString().slice(0, 10))
+  const top = Math.max(0, ...days.map((d) => byDay[d] || 0))
+  const W = 10
+  const H = 60
+  const money = (v) => '$' + v.toFixed(v > 0 && v < 0.01 ? 4 : 2)
+  const total = days.reduce((s, d) => s + (byDay[d] || 0), 0)
+  return html`<figure class="spend-chart" id="ai-spend-chart">
+    <figcaption><span>AI Spend by day, ${days[0].slice(0, 7)} (UTC)</span><span class="muted">highest ${money(top)}</span></figcaption>
+    <svg viewBox=${'0 0 ' + n * W + ' ' + H} preserveAspectRatio="none" aria-hidden="true" focusable="false">
+      <line class="axis" x1="0" y1=${H - 0.5} x2=${n * W} y2=${H - 0.5} />
+      ${days.map((d, i) => {
+        const v = byDay[d] || 0
+        const h = top > 0 ? Math.max(v > 0 ? 1.5 : 0, ((H - 2) * v) / top) : 0
+        return html`<rect key=${d} class=${d === now.toISOString().slice(0, 10) ? 'today' : ''} data-date=${d} data-value=${v}
+          x=${i * W + 1.5} y=${H - 1 - h} width=${W - 3} height=${h}><title>${d}: ${money(v)}</title></rect>`
+      })}
+    </svg>
+    <div class="chart-axis muted"><span>${days[0].slice(8)}</span><span>${days[n - 1].slice(8)}</span></div>
+    <table class="sr" id="ai-spend-days">
+      <caption>AI Spend by day</caption>
+      <thead><tr><th scope="col">Day</th><th scope="col">Dollars</th></tr></thead>
+      <tbody>${days.filter((d) => byDay[d]).map((d) => html`<tr><td>${d}</td><td>${money(byDay[d])}</td></tr>`)}</tbody>
+    </table>
+    ${total === 0 && html`<p class="hint">Nothing spent this month yet.</p>`}
+  </figure>`
+}
+
 function Usage() {
   const [usages, setUsages] = useState(null)
   const [quotas, setQuotas] = useState([])
@@ -152,6 +207,7 @@ function Usage() {
         return html`<${Bar} key=${type} id=${'usage-' + type} label=${label} value=${u.value} max=${u.quota}
           text=${fmt(u.value) + ' of ' + fmt(u.quota)} />`
       })}
+      <${SpendChart} workspaceId=${loadSession().workspaceId} />
       ${max && html`<p class="hint">Largest file: ${size(max.value)}. Period ${usages[0] && usages[0].period}.</p>`}
     </div>`}
   </section>`
