@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -221,4 +222,61 @@ func TestPGHubReconnects(t *testing.T) {
 			t.Fatalf("after reconnecting: %d of 50 signals within 60 s", next)
 		}
 	}
+}
+
+// BenchmarkPGHubPublish: signals per second from one process's publishers
+// (32 goroutines over 100 conversations, message-sized) to listeners in
+// another process, through PostgreSQL:
+//
+//	BOTPLATFORM_TEST_DATABASE_URL=postgres://… go test -run '^$' -bench PGHubPublish ./internal/chat/
+func BenchmarkPGHubPublish(b *testing.B) {
+	url := storetest.PostgresURL(b)
+	var hubs []*PGHub
+	for range 2 {
+		h, err := NewPGHub(context.Background(), url, StreamLimits{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(h.Close)
+		hubs = append(hubs, h)
+	}
+	a, other := hubs[0], hubs[1]
+	convs := make([]string, 100)
+	var received atomic.Int64
+	for i := range convs {
+		convs[i] = fmt.Sprintf("bench_%d_%d", time.Now().UnixNano(), i)
+		s, err := other.Subscribe(convs[i], "u")
+		if err != nil {
+			b.Fatal(err)
+		}
+		go func() {
+			for {
+				select {
+				case <-s.C:
+					received.Add(1)
+				case <-s.Done:
+					return
+				}
+			}
+		}()
+	}
+	text := strings.Repeat("x", 200)
+	var next atomic.Int64
+	b.SetParallelism(16)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := next.Add(1)
+			a.Publish(convs[i%int64(len(convs))], Signal{"message_created", map[string]any{"id": i, "text": text}})
+		}
+	})
+	deadline := time.Now().Add(2 * time.Minute)
+	for received.Load() < int64(b.N) {
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d signals received", received.Load(), b.N)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "signals/s")
 }
