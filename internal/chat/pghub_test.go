@@ -166,6 +166,37 @@ func TestPGHubLargeSignalsInterleaved(t *testing.T) {
 	}
 }
 
+// TestPGHubCloseUserAcrossProcesses: closing a user's streams in one
+// process ends them in the others, after the signals published before.
+func TestPGHubCloseUserAcrossProcesses(t *testing.T) {
+	_, hubs := pgHubs(t, 2)
+	a, b := hubs[0], hubs[1]
+	conv := uniqueConv(t, "c")
+	user := conv + "_user"
+	gone, err := b.Subscribe(conv, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stays, err := b.Subscribe(conv, user+"_other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Publish(conv, Signal{"typing_started", map[string]string{"n": "before"}})
+	a.CloseUser(user)
+	a.Publish(conv, Signal{"typing_started", map[string]string{"n": "after"}})
+	if got := collect(t, stays, 2, "the other user's stream"); !strings.Contains(got[0], "before") || !strings.Contains(got[1], "after") {
+		t.Fatalf("the other user's stream: %q", got)
+	}
+	select {
+	case <-gone.Done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the closed user's stream is still open after 60 s")
+	}
+	if got := drain(gone); len(got) != 1 || !strings.Contains(got[0], "before") {
+		t.Fatalf("the closed user's stream received %q, want only the signal published before", got)
+	}
+}
+
 // TestPGHubReconnects: when the database ends either connection, the hub
 // connects again and signals flow again, in order.
 func TestPGHubReconnects(t *testing.T) {
