@@ -65,14 +65,8 @@ func TestPGHubOrderUnderConcurrentPublishers(t *testing.T) {
 	_, hubs := pgHubs(t, 2)
 	a, b := hubs[0], hubs[1]
 	conv := uniqueConv(t, "c")
-	onA, err := a.Subscribe(conv, "ua")
-	if err != nil {
-		t.Fatal(err)
-	}
-	onB, err := b.Subscribe(conv, "ub")
-	if err != nil {
-		t.Fatal(err)
-	}
+	onA := subscribe(t, a, conv, "ua")
+	onB := subscribe(t, b, conv, "ub")
 	const publishers, each = 8, 30 // fewer than a listener's buffer holds
 	total := publishers * each
 	var gotA, gotB []string
@@ -123,11 +117,8 @@ func TestPGHubLargeSignalsInterleaved(t *testing.T) {
 	_, hubs := pgHubs(t, 2)
 	a, b := hubs[0], hubs[1]
 	conv, other := uniqueConv(t, "c"), uniqueConv(t, "other")
-	onA, _ := a.Subscribe(conv, "ua")
-	onB, err := b.Subscribe(conv, "ub")
-	if err != nil {
-		t.Fatal(err)
-	}
+	onA := subscribe(t, a, conv, "ua")
+	onB := subscribe(t, b, conv, "ub")
 	var wg sync.WaitGroup
 	const n = 40
 	for g := range 2 {
@@ -173,14 +164,8 @@ func TestPGHubCloseUserAcrossProcesses(t *testing.T) {
 	a, b := hubs[0], hubs[1]
 	conv := uniqueConv(t, "c")
 	user := conv + "_user"
-	gone, err := b.Subscribe(conv, user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stays, err := b.Subscribe(conv, user+"_other")
-	if err != nil {
-		t.Fatal(err)
-	}
+	gone := subscribe(t, b, conv, user)
+	stays := subscribe(t, b, conv, user+"_other")
 	a.Publish(conv, Signal{"typing_started", map[string]string{"n": "before"}})
 	a.CloseUser(user)
 	a.Publish(conv, Signal{"typing_started", map[string]string{"n": "after"}})
@@ -203,10 +188,7 @@ func TestPGHubReconnects(t *testing.T) {
 	url, hubs := pgHubs(t, 2)
 	a, b := hubs[0], hubs[1]
 	conv := uniqueConv(t, "c")
-	onB, err := b.Subscribe(conv, "ub")
-	if err != nil {
-		t.Fatal(err)
-	}
+	onB := subscribe(t, b, conv, "ub")
 	admin, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
