@@ -16,8 +16,10 @@ import (
 // BenchmarkObjectStorageTransfer uploads then downloads one file through
 // the server on --blob-url (Versity's gateway on this machine), and in the
 // same run the same transfer straight to the gateway with minio-go,
-// reporting MB/s of each and the server's share of the direct speed. The
-// file is 64 MiB; BOTPLATFORM_BENCH_MIB sets another size:
+// reporting MB/s of each and the server's share of the direct speed; then
+// the same download from a second server with --blob-download redirect
+// (the client follows the 307 to the gateway). The file is 64 MiB;
+// BOTPLATFORM_BENCH_MIB sets another size:
 //
 //	BOTPLATFORM_BENCH_MIB=256 go test -run '^$' -bench ObjectStorageTransfer -benchtime 1x -count 5 ./cmd/botplatform/
 func BenchmarkObjectStorageTransfer(b *testing.B) {
@@ -33,6 +35,7 @@ func BenchmarkObjectStorageTransfer(b *testing.B) {
 	b.Setenv("AWS_ACCESS_KEY_ID", s3test.AccessKey)
 	b.Setenv("AWS_SECRET_ACCESS_KEY", s3test.SecretKey)
 	s := startBenchServer(b, "--blob-url", gw.URL("server/"))
+	redirect := startBenchServer(b, "--blob-url", gw.URL("redirect/"), "--blob-download", "redirect")
 	ctx := context.Background()
 	for b.Loop() {
 		// Straight to the gateway: the same client library the server uses.
@@ -58,6 +61,7 @@ func BenchmarkObjectStorageTransfer(b *testing.B) {
 		if got.File.Size == nil || *got.File.Size != size {
 			b.Fatalf("the file's size is %v, want %d", got.File.Size, size)
 		}
+		_, _, redirected := redirect.transfer(b, "big.bin", size)
 		mbps := func(d time.Duration) float64 { return float64(size) / (1 << 20) / d.Seconds() }
 		b.ReportMetric(mbps(up), "upload-MB/s")
 		b.ReportMetric(mbps(directUp), "direct-upload-MB/s")
@@ -65,5 +69,7 @@ func BenchmarkObjectStorageTransfer(b *testing.B) {
 		b.ReportMetric(mbps(down), "download-MB/s")
 		b.ReportMetric(mbps(directDown), "direct-download-MB/s")
 		b.ReportMetric(100*directDown.Seconds()/down.Seconds(), "download-%-of-direct")
+		b.ReportMetric(mbps(redirected), "redirect-download-MB/s")
+		b.ReportMetric(100*directDown.Seconds()/redirected.Seconds(), "redirect-download-%-of-direct")
 	}
 }

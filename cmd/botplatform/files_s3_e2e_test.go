@@ -8,6 +8,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,6 +129,106 @@ func testFilesOnObjectStorage(t *testing.T, gw *s3test.Gateway, prefix string) {
 	if err == nil || !strings.Contains(err.Error(), "docs/deploy.md") {
 		t.Errorf("backup of a server on a bucket: %v", err)
 	}
+
+	// The same server again, redirecting downloads to the bucket.
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	testRedirectDownloads(t, gw, startServer(t, dir, dbURL, "--blob-url", gw.URL(prefix), "--blob-download", "redirect"))
+}
+
+// testRedirectDownloads: with --blob-download redirect, a file's url
+// answers a GET with a 307 to a presigned URL of the bucket, once the
+// server has checked it as when it streams.
+func testRedirectDownloads(t *testing.T, gw *s3test.Gateway, s *testServer) {
+	e := newFilesEnv(t, s, "s3 redirect")
+	f := e.f
+	content := blobtest.GenBytes(8, 9<<20+3)
+	sum := sha256.Sum256(content)
+	file := f.create(s, "redirected.bin", content, nil)
+
+	r, _ := download(t, http.MethodGet, file.URL, false)
+	loc := r.Header.Get("Location")
+	if r.StatusCode != http.StatusTemporaryRedirect || !strings.HasPrefix(loc, "http://"+gw.Endpoint+"/"+gw.Bucket+"/") {
+		t.Fatalf("GET of the url: %d to %q, want 307 to the bucket", r.StatusCode, loc)
+	}
+	r, body := download(t, http.MethodGet, file.URL, true)
+	if r.StatusCode != 200 || sha256.Sum256(body) != sum || r.Header.Get("Content-Type") != file.ContentType {
+		t.Fatalf("download through the redirect: %d, %d bytes as %q; want the %d uploaded as %q", r.StatusCode, len(body),
+			r.Header.Get("Content-Type"), len(content), file.ContentType)
+	}
+	r, body = download(t, http.MethodGet, file.URL, true, "Range", "bytes=8388600-8388615") // across the first part's end
+	if r.StatusCode != 206 || !bytes.Equal(body, content[8388600:8388616]) {
+		t.Fatalf("range download through the redirect: %d %q", r.StatusCode, body)
+	}
+	// HEAD and conditional requests are the server's: a presigned URL is
+	// for GET, and the bucket's ETag is not the file's.
+	r, _ = download(t, http.MethodHead, file.URL, false)
+	if r.StatusCode != 200 || r.ContentLength != int64(len(content)) || r.Header.Get("ETag") != `"`+hex.EncodeToString(sum[:])+`"` {
+		t.Fatalf("HEAD: %d, length %d, ETag %s", r.StatusCode, r.ContentLength, r.Header.Get("ETag"))
+	}
+	r, _ = download(t, http.MethodGet, file.URL, false, "If-None-Match", `"`+hex.EncodeToString(sum[:])+`"`)
+	if r.StatusCode != http.StatusNotModified {
+		t.Fatalf("conditional GET: %d, want 304", r.StatusCode)
+	}
+
+	// The server still checks the url first: nothing that was refused is
+	// redirected.
+	sig := []byte(queryOf(t, file.URL, "signature"))
+	sig[0] ^= 1
+	tampered := withQuery(t, file.URL, "signature", string(sig))
+	if r, body := download(t, http.MethodGet, tampered, false); r.StatusCode != 403 || r.Header.Get("Location") != "" {
+		t.Fatalf("tampered url: %d %s (Location %q), want 403 and no redirect", r.StatusCode, body, r.Header.Get("Location"))
+	}
+
+	pub := f.create(s, "public.txt", []byte("for everyone"), map[string]any{"accessPolicies": []string{"public_content"}})
+	if r, _ := download(t, http.MethodGet, pub.URL, false); r.StatusCode != http.StatusTemporaryRedirect {
+		t.Fatalf("public url: %d, want 307", r.StatusCode)
+	}
+	// The store answers with the file's type, not the one it stored.
+	if r, body := download(t, http.MethodGet, pub.URL, true); r.StatusCode != 200 || string(body) != "for everyone" ||
+		r.Header.Get("Content-Type") != pub.ContentType || !strings.HasPrefix(pub.ContentType, "text/plain") {
+		t.Fatalf("public file through the redirect: %d %q as %q, want %q", r.StatusCode, body, r.Header.Get("Content-Type"), pub.ContentType)
+	}
+
+	f.del(file.ID).ok()
+	f.del(pub.ID).ok()
+	for _, u := range []string{file.URL, pub.URL} {
+		if r, body := download(t, http.MethodGet, u, false); r.StatusCode != 404 || r.Header.Get("Location") != "" {
+			t.Fatalf("url of a deleted file: %d %s (Location %q), want 404 and no redirect", r.StatusCode, body, r.Header.Get("Location"))
+		}
+	}
+	// A presigned URL handed out before lasts minutes, not the object.
+	if r, _ := download(t, http.MethodGet, loc, false); r.StatusCode != 404 {
+		t.Fatalf("the deleted file's presigned URL: %d, want the bucket's 404", r.StatusCode)
+	}
+}
+
+// download sends a request to a file's url with a plain client, following
+// redirects or not.
+func download(t *testing.T, method, u string, follow bool, hdr ...string) (*http.Response, []byte) {
+	t.Helper()
+	c := &http.Client{Timeout: time.Minute}
+	if !follow {
+		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	}
+	req, err := http.NewRequest(method, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	r, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, u, err)
+	}
+	defer r.Body.Close()
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, u, err)
+	}
+	return r, body
 }
 
 // withPrefix is the keys of list that start with prefix.

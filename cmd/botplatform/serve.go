@@ -188,6 +188,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	adm.SetContentRemover(blobs)
 	fsvc, err := files.New(ctx, st, blobs, adm, platform.SystemClock{}, log, files.Config{
 		PublicURL: cfg.PublicURL, UploadURLTTL: cfg.UploadURLTTL, DownloadURLTTL: cfg.DownloadURLTTL,
+		RedirectDownloads: cfg.BlobDownload == "redirect",
 	})
 	if err != nil {
 		return fmt.Errorf("files: %w", err)

@@ -53,6 +53,14 @@ type Store interface {
 	Check(ctx context.Context) error
 }
 
+// Presigner is a Store whose blobs a client may fetch straight from it.
+type Presigner interface {
+	// PresignGet returns a URL that answers a GET, until expiry has passed,
+	// with key's blob (Range requests included) as contentType. It does
+	// not check that the blob exists.
+	PresignGet(ctx context.Context, key string, expiry time.Duration, contentType string) (string, error)
+}
+
 // Info describes a stored blob.
 type Info struct {
 	Size    int64

@@ -3,6 +3,7 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -189,8 +190,13 @@ func (h *LocalHub) publishFrame(conversationID string, frame []byte) {
 // replayable tells the signals a new listener receives again: messages and
 // events (encodeSignal writes the type first).
 func replayable(frame []byte) bool {
-	return bytes.HasPrefix(frame, []byte(`{"type":"message_created"`)) || bytes.HasPrefix(frame, []byte(`{"type":"event_created"`))
+	return bytes.HasPrefix(frame, []byte(replayMessage)) || bytes.HasPrefix(frame, []byte(replayEvent))
 }
+
+const (
+	replayMessage = `{"type":"message_created"`
+	replayEvent   = `{"type":"event_created"`
+)
 
 // remember keeps frame for replay, and now and then forgets the
 // conversations that have been quiet for longer than the window.
@@ -238,4 +244,16 @@ func (h *LocalHub) CloseAll() {
 	for _, s := range subs {
 		s.Close()
 	}
+}
+
+// wants tells whether publishing frame (or a frame starting so) to the
+// conversation would do anything: a listener receives it, or a new one
+// would be replayed it.
+func (h *LocalHub) wants(conversationID, frame string) bool {
+	if strings.HasPrefix(frame, replayMessage) || strings.HasPrefix(frame, replayEvent) {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.byConv[conversationID]) > 0
 }

@@ -57,7 +57,7 @@ func TestReplayForgetsOldSignals(t *testing.T) {
 	}
 }
 
-func subscribe(t *testing.T, h *LocalHub, conv, user string) *Subscription {
+func subscribe(t *testing.T, h Hub, conv, user string) *Subscription {
 	t.Helper()
 	s, err := h.Subscribe(conv, user)
 	if err != nil {

@@ -28,7 +28,25 @@ func blobSettings(c *Config) []setting {
 			}
 			c.Blob = &b
 			return nil
-		}}}
+		}},
+		{flag: "blob-download", env: "BLOB_DOWNLOAD", def: "stream",
+			usage: "how files' urls deliver content kept in a bucket (blob-url): stream (through this server) or redirect (a 307 to a presigned GET of the bucket, valid 5 minutes; clients must reach the bucket's endpoint) (docs/deploy.md)",
+			set: func(s setting, v string) error {
+				switch v {
+				case "stream", "redirect":
+					c.BlobDownload = v
+					return nil
+				}
+				return fmt.Errorf("%s: must be stream or redirect", s.flag)
+			}}}
+}
+
+// validateBlob checks the file storage settings against each other.
+func (c *Config) validateBlob() error {
+	if c.BlobDownload == "redirect" && c.Blob == nil {
+		return errors.New("blob-download: redirect sends clients to the bucket of blob-url, and none is set (files in the data directory are always streamed)")
+	}
+	return nil
 }
 
 // S3Target reads an s3:// URL given to a command (backup --to, restore

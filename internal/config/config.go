@@ -91,6 +91,9 @@ type Config struct {
 	AuditRetention time.Duration
 	// Blob is the bucket that holds file contents; nil: <data>/blobs.
 	Blob *blob.S3Config
+	// BlobDownload is how content in the bucket is downloaded: "stream"
+	// through the server, or "redirect" to a presigned URL of the bucket.
+	BlobDownload string
 }
 
 // env returns BOTPLATFORM_<name>, or the content of the file named by
@@ -369,6 +372,9 @@ func (p *pending) apply(c *Config) error {
 func (c *Config) validate() error {
 	var errs []error
 	if err := c.validateBackup(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.validateBlob(); err != nil {
 		errs = append(errs, err)
 	}
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {

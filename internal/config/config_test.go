@@ -215,7 +215,11 @@ func TestBlobURL(t *testing.T) {
 		wantErr string
 		check   func(Config) bool
 	}{
-		{"default: the data directory", nil, nil, "", func(c Config) bool { return c.Blob == nil }},
+		{"default: the data directory", nil, nil, "", func(c Config) bool { return c.Blob == nil && c.BlobDownload == "stream" }},
+		{"downloads redirected", map[string]string{"AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY": "sk", "BOTPLATFORM_BLOB_DOWNLOAD": "redirect"},
+			[]string{"--blob-url", url}, "", func(c Config) bool { return c.Blob != nil && c.BlobDownload == "redirect" }},
+		{"redirect without a bucket", nil, []string{"--blob-download", "redirect"}, "blob-download: redirect sends clients to the bucket of blob-url, and none is set", nil},
+		{"unknown download mode", nil, []string{"--blob-download", "proxy"}, "blob-download: must be stream or redirect", nil},
 		{"keys from variables", map[string]string{"AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY": "sk", "AWS_SESSION_TOKEN": "tok"},
 			[]string{"--blob-url", url}, "", func(c Config) bool {
 				b := c.Blob

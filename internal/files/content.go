@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -221,10 +222,7 @@ func uploaded(f platform.File) bool { return f.Size != nil && f.BlobKey != "" }
 
 // Content opens the content behind a signed url.
 func (s *Service) Content(ctx context.Context, r SignedRequest) (platform.File, blob.Reader, error) {
-	if r.Passage != "" {
-		return platform.File{}, nil, errBadURL // a passage image's url: PassageImage
-	}
-	f, err := s.verify(ctx, "content", r)
+	f, err := s.contentFile(ctx, r)
 	if err != nil {
 		return f, nil, err
 	}
@@ -234,29 +232,92 @@ func (s *Service) Content(ctx context.Context, r SignedRequest) (platform.File, 
 // PublicContent opens the content of a public_content file: once processing
 // finished, or right after the upload with publicContentImmediatelyAccessible.
 func (s *Service) PublicContent(ctx context.Context, id string) (platform.File, blob.Reader, error) {
+	f, err := s.publicFile(ctx, id)
+	if err != nil {
+		return f, nil, err
+	}
+	return s.open(ctx, f)
+}
+
+// Redirects tells whether downloads go to the blob store's presigned URLs
+// (ContentLocation, PublicContentLocation) rather than through Content.
+func (s *Service) Redirects() bool { return s.cfg.RedirectDownloads }
+
+// redirectTTL is how long a presigned URL the server redirects to lasts:
+// a client follows the redirect at once, and the store checks the expiry
+// only when the download starts.
+const redirectTTL = 5 * time.Minute
+
+// ContentLocation checks a signed url as Content does and returns, instead
+// of the content, a presigned URL of the blob store that serves it.
+func (s *Service) ContentLocation(ctx context.Context, r SignedRequest) (string, error) {
+	f, err := s.contentFile(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	return s.location(ctx, f)
+}
+
+// PublicContentLocation is ContentLocation for a public_content file.
+func (s *Service) PublicContentLocation(ctx context.Context, id string) (string, error) {
+	f, err := s.publicFile(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return s.location(ctx, f)
+}
+
+// contentFile is the file a signed content url designates.
+func (s *Service) contentFile(ctx context.Context, r SignedRequest) (platform.File, error) {
+	if r.Passage != "" {
+		return platform.File{}, errBadURL // a passage image's url: PassageImage
+	}
+	return s.verify(ctx, "content", r)
+}
+
+// publicFile is a public_content file whose content may be downloaded.
+func (s *Service) publicFile(ctx context.Context, id string) (platform.File, error) {
 	f, err := s.store.GetFile(ctx, "", id)
 	if err != nil || !f.Has(platform.PolicyPublicContent) {
-		return f, nil, platform.NotFound("file", id)
+		return f, platform.NotFound("file", id)
 	}
 	switch f.Status {
 	case platform.FileUploadCompleted, platform.FileIndexCompleted, platform.FileIndexFailed:
 	case platform.FileIndexPending:
 		if !f.PublicNow {
-			return f, nil, platform.Errorf(platform.TypeResourceNotFound, "file %q is still being processed", id)
+			return f, platform.Errorf(platform.TypeResourceNotFound, "file %q is still being processed", id)
 		}
 	default:
-		return f, nil, platform.NotFound("file", id)
+		return f, platform.NotFound("file", id)
 	}
-	return s.open(ctx, f)
+	return f, nil
 }
 
 func (s *Service) open(ctx context.Context, f platform.File) (platform.File, blob.Reader, error) {
-	if !uploaded(f) {
-		return f, nil, platform.Errorf(platform.TypeResourceNotFound, "file %q has no content yet (status %s)", f.ID, f.Status)
+	if err := hasContent(f); err != nil {
+		return f, nil, err
 	}
 	rd, err := s.blobs.Open(ctx, f.BlobKey)
 	if errors.Is(err, blob.ErrNotFound) {
 		return f, nil, platform.Errorf(platform.TypeResourceNotFound, "the content of file %q is gone", f.ID)
 	}
 	return f, rd, err
+}
+
+func (s *Service) location(ctx context.Context, f platform.File) (string, error) {
+	if err := hasContent(f); err != nil {
+		return "", err
+	}
+	p, ok := s.blobs.(blob.Presigner)
+	if !ok || !s.cfg.RedirectDownloads {
+		return "", errors.New("files: downloads are not redirected")
+	}
+	return p.PresignGet(ctx, f.BlobKey, redirectTTL, f.ContentType)
+}
+
+func hasContent(f platform.File) error {
+	if !uploaded(f) {
+		return platform.Errorf(platform.TypeResourceNotFound, "file %q has no content yet (status %s)", f.ID, f.Status)
+	}
+	return nil
 }

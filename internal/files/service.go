@@ -25,6 +25,10 @@ type Config struct {
 	PublicURL      string        // absolute base of upload and content URLs
 	UploadURLTTL   time.Duration // lifetime of an uploadUrl
 	DownloadURLTTL time.Duration // lifetime of a signed content url
+	// RedirectDownloads sends a content url's GET, once checked, to a
+	// presigned URL of the blob store (when it presigns) instead of
+	// streaming the content through the server.
+	RedirectDownloads bool
 }
 
 // Service implements the Files API.
@@ -96,6 +100,9 @@ func New(ctx context.Context, st store.Store, blobs blob.Store, auth Accounts, c
 		cfg.DownloadURLTTL = config.Defaults().DownloadURLTTL
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	if _, ok := blobs.(blob.Presigner); cfg.RedirectDownloads && !ok {
+		return nil, errors.New("downloads can be redirected only to a blob store that presigns URLs (an S3 bucket)")
+	}
 	return &Service{store: st, blobs: blobs, auth: auth, clock: clock, log: log, cfg: cfg, secret: secret}, nil
 }
 

@@ -277,6 +277,10 @@ func (a *api) signedContent(w http.ResponseWriter, r *http.Request) error {
 		_, _ = w.Write(img)
 		return nil
 	}
+	if redirect(a.Files, r) {
+		loc, err := a.Files.ContentLocation(r.Context(), signed(r))
+		return redirectTo(w, r, loc, err)
+	}
 	f, rd, err := a.Files.Content(r.Context(), signed(r))
 	if err != nil {
 		return err
@@ -287,12 +291,43 @@ func (a *api) signedContent(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) publicContent(w http.ResponseWriter, r *http.Request) error {
+	if redirect(a.Files, r) {
+		loc, err := a.Files.PublicContentLocation(r.Context(), r.PathValue("id"))
+		return redirectTo(w, r, loc, err)
+	}
 	f, rd, err := a.Files.PublicContent(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
 	defer rd.Close()
 	serve(w, r, f, rd)
+	return nil
+}
+
+// redirect tells whether to answer a download with a redirect to the blob
+// store (--blob-download redirect): plain GETs only. A presigned URL is
+// signed for GET, so HEAD is answered here; and the store's ETag is not
+// the file's SHA-256, so conditional requests are too.
+func redirect(fs *files.Service, r *http.Request) bool {
+	if !fs.Redirects() || r.Method != http.MethodGet {
+		return false
+	}
+	for _, h := range []string{"If-None-Match", "If-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range"} {
+		if r.Header.Get(h) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// redirectTo answers 307 (the client repeats its GET, Range included, at
+// loc), or the error.
+func redirectTo(w http.ResponseWriter, r *http.Request, loc string, err error) error {
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store") // loc expires
+	http.Redirect(w, r, loc, http.StatusTemporaryRedirect)
 	return nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 
@@ -130,4 +132,24 @@ func (r *reader) Seek(offset int64, whence int) (int64, error) {
 func (r *reader) Close() error {
 	r.closeBody()
 	return nil
+}
+
+var _ blob.Presigner = (*Store)(nil)
+
+// PresignGet implements blob.Presigner: a presigned GET of key's object,
+// which the bucket answers with contentType and no caching beyond the
+// client's.
+func (s *Store) PresignGet(ctx context.Context, key string, expiry time.Duration, contentType string) (string, error) {
+	if err := blob.CheckKey(key); err != nil {
+		return "", err
+	}
+	q := url.Values{"response-cache-control": {"private, max-age=0"}}
+	if contentType != "" {
+		q.Set("response-content-type", contentType)
+	}
+	u, err := s.client.PresignedGetObject(ctx, s.bucket, s.name(key), expiry, q)
+	if err != nil {
+		return "", fmt.Errorf("blob: presign %q: %w", key, err)
+	}
+	return u.String(), nil
 }
