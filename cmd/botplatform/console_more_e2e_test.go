@@ -377,8 +377,64 @@ func TestConsoleBrowserMore(t *testing.T) {
 		}
 	})
 
+	t.Run("readable contrast", func(t *testing.T) {
+		b.t = t
+		id := str(t, adm.createBot(map[string]any{"name": "contrast", "code": "bot.on.message('*', async () => {})"}), "id")
+		for _, page := range []struct{ route, wait string }{
+			{"/bots", "#create-bot"},
+			{"/bots/" + id, "#deploy"},
+			{"/bots/" + id + "/files", "main"},
+			{"/bots/" + id + "/search", "main input"},
+			{"/bots/" + id + "/settings", "#save-settings"},
+			{"/bots/" + id + "/conversations", "main"},
+			{"/bots/" + id + "/chat", "#chat-status"},
+			{"/workspace", "#ai-spend-chart"},
+		} {
+			b.goTo(page.route)
+			b.do("waiting for "+page.wait, chromedp.WaitVisible(chromedp.CSS(page.wait)))
+			if low := b.eval(lowContrastJS); low != "[]" {
+				t.Errorf("%s: text below WCAG AA contrast (4.5:1, large text 3:1): %s", page.route, low)
+			}
+		}
+	})
+
 	b.t = t
 	if errs := b.pageErrors(); len(errs) > 0 {
 		t.Errorf("the pages reported errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// lowContrastJS lists the visible elements whose own text falls below WCAG
+// 2.1 AA contrast against the background it is drawn on (the nearest
+// ancestor's opaque background colour): 4.5:1, or 3:1 for large text (24
+// pixels, or 18.66 bold). Disabled controls are exempt, as WCAG says.
+const lowContrastJS = `(() => {
+  const rgba = (c) => { const m = c.match(/[\d.]+/g).map(Number); return { r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1 } }
+  const lum = ({ r, g, b }) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4 }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b) }
+  const over = (top, bottom) => ({ r: top.r * top.a + bottom.r * (1 - top.a), g: top.g * top.a + bottom.g * (1 - top.a), b: top.b * top.a + bottom.b * (1 - top.a), a: 1 })
+  const background = (el) => {
+    const layers = []
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor)
+      if (c.a > 0) { layers.push(c); if (c.a >= 1) break }
+    }
+    let bg = { r: 255, g: 255, b: 255, a: 1 }
+    for (const c of layers.reverse()) bg = over(c, bg)
+    return bg
+  }
+  const out = []
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('[disabled], [aria-disabled=true], svg')) continue
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== '')
+    if (!own) continue
+    const r = el.getBoundingClientRect(), st = getComputedStyle(el)
+    if (r.width === 0 || r.height === 0 || st.visibility === 'hidden' || Number(st.opacity) === 0) continue
+    const bg = background(el), fg = over(rgba(st.color), bg)
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a)
+    const ratio = (hi + 0.05) / (lo + 0.05)
+    const size = parseFloat(st.fontSize), bold = Number(st.fontWeight) >= 700
+    const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5
+    if (ratio < need) out.push(el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' "' + el.textContent.trim().slice(0, 30) + '" ' + ratio.toFixed(2))
+  }
+  return JSON.stringify(out.slice(0, 10))
+})()`
