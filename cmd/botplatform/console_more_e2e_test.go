@@ -377,6 +377,49 @@ func TestConsoleBrowserMore(t *testing.T) {
 		}
 	})
 
+	t.Run("website chat", func(t *testing.T) {
+		b.t = t
+		id := str(t, adm.createBot(map[string]any{"name": "on a website"}), "id")
+		b.goTo("/bots/" + id + "/settings")
+		b.waitText("#webchat-code", "/webchat/v1/inject.js")
+		code := str(t, adm.get("/v1/admin/bots/"+id+"/webchat?type=preconfigured").ok(), "code")
+		if got := b.text("#webchat-code"); got != code {
+			t.Errorf("the page shows the embed code %q; getBotWebchat gives %q", got, code)
+		}
+		// A bad origin: the server's answer, naming the entry; nothing saved.
+		b.setValue("#set-origins", "https://shop.example.com\nftp://files.example.com/path")
+		b.click("#save-origins")
+		b.waitText("#webchat-error", "allowedOrigins[1]")
+		b.setValue("#set-origins", "https://shop.example.com\nhttps://*.example.org")
+		b.click("#save-origins")
+		b.waitText("#webchat-notice", "Saved.")
+		b.shot("settings-webchat")
+		integ := field(t, adm.get("/v1/admin/bots/"+id).ok(), "bot", "integrations").(map[string]any)
+		var origins any
+		for _, v := range integ {
+			if m := v.(map[string]any); m["name"] == "chat" {
+				origins = field(t, m, "configuration", "allowedOrigins")
+			}
+		}
+		if !reflect.DeepEqual(origins, []any{"https://shop.example.com", "https://*.example.org"}) {
+			t.Errorf("allowed origins after saving in the console: %v", origins)
+		}
+		// Emptied: none allowed.
+		b.setValue("#set-origins", "")
+		b.click("#save-origins")
+		b.waitFor("the origins cleared", func() bool {
+			integ := field(t, adm.get("/v1/admin/bots/"+id).ok(), "bot", "integrations").(map[string]any)
+			for _, v := range integ {
+				if m := v.(map[string]any); m["name"] == "chat" {
+					conf, _ := m["configuration"].(map[string]any)
+					list, _ := conf["allowedOrigins"].([]any)
+					return len(list) == 0
+				}
+			}
+			return false
+		})
+	})
+
 	t.Run("readable contrast", func(t *testing.T) {
 		b.t = t
 		id := str(t, adm.createBot(map[string]any{"name": "contrast", "code": "bot.on.message('*', async () => {})"}), "id")

@@ -184,6 +184,46 @@ function Secrets({ bot, onSaved }) {
   </section>`
 }
 
+// WebsiteChat: the embed code of the chat widget (getBotWebchat) and the
+// web origins allowed to use the bot's Chat API from a browser
+// (integrations.chat.configuration.allowedOrigins, docs/webchat.md).
+function WebsiteChat({ bot, chat, onSaved }) {
+  const saved = ((chat && chat.configuration && chat.configuration.allowedOrigins) || []).join('\n')
+  const [origins, setOrigins] = useState(saved)
+  const [code, setCode] = useState(null)
+  const [error, setError] = useState(null)
+  const [notice, setNotice] = useState('')
+  useEffect(() => {
+    admin('GET', botPath(bot.id) + '/webchat', { query: { type: 'preconfigured' } }).then((r) => setCode(r.code), setError)
+  }, [bot.id])
+  const save = async (e) => {
+    e.preventDefault()
+    setError(null)
+    setNotice('')
+    const list = origins.split('\n').map((o) => o.trim()).filter(Boolean)
+    try {
+      await admin('PUT', botPath(bot.id), { body: { integrations: { chat: { configuration: { allowedOrigins: list.length ? list : null } } } } })
+      setNotice('Saved.')
+      onSaved()
+    } catch (err) {
+      setError(err)
+    }
+  }
+  return html`<section aria-labelledby="webchat-h">
+    <h2 id="webchat-h" class="section-title">Website chat</h2>
+    <p class="hint">Paste this into a page to open a chat bubble that talks to the bot; the page's origin must be listed
+      below (see <code>docs/webchat.md</code>).</p>
+    ${code === null ? html`<p class="muted">Loading…</p>` : html`<pre class="embed" id="webchat-code" tabindex="0">${code}</pre>`}
+    <form class="settings" onSubmit=${save}>
+      <label for="set-origins">Allowed origins, one a line <span class="muted">(https://shop.example.com, https://*.example.org, *)</span></label>
+      <textarea id="set-origins" rows="3" class="mono" spellcheck="false" value=${origins} onInput=${(e) => setOrigins(e.target.value)}></textarea>
+      <div><button type="submit" id="save-origins">Save origins</button></div>
+    </form>
+    <${ErrorText} error=${error} id="webchat-error" />
+    ${notice && html`<p class="notice" role="status" id="webchat-notice">${notice}</p>`}
+  </section>`
+}
+
 // DEFINITION are the parts of the bot object that its code or `bp deploy`
 // declares: shown as they are, not edited here.
 const DEFINITION = [
@@ -239,6 +279,7 @@ export function SettingsPage({ botId }) {
         <div>
           <${Secrets} bot=${bot} onSaved=${reload} />
           <${FetchHosts} botId=${botId} />
+          <${WebsiteChat} key=${bot.id} bot=${bot} chat=${chat} onSaved=${reload} />
           <section aria-labelledby="danger-h">
             <h2 id="danger-h" class="section-title">Delete the bot</h2>
             <p class="hint">Its code, versions, files, conversations, tables and logs go with it.</p>
