@@ -425,7 +425,7 @@ func TestConsoleBrowserMore(t *testing.T) {
 		id := str(t, adm.createBot(map[string]any{"name": "contrast", "code": "bot.on.message('*', async () => {})"}), "id")
 		for _, page := range []struct{ route, wait string }{
 			{"/bots", "#create-bot"},
-			{"/bots/" + id, "#deploy"},
+			{"/bots/" + id, ".editor .gutter"},
 			{"/bots/" + id + "/files", "main"},
 			{"/bots/" + id + "/search", "main input"},
 			{"/bots/" + id + "/settings", "#save-settings"},
