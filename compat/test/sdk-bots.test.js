@@ -127,7 +127,13 @@ async function talkTo(botId, webhookUrl) {
       await chat.createMessage({ conversationId: conversation.id, payload: { type: 'text', text } })
       return next(n)
     },
-    next: () => next(replies.length + 1),
+    // The reply's signal may arrive before createEvent's response: the
+    // reply awaited is counted before the event is sent.
+    sendEvent: async (payload) => {
+      const n = replies.length + 1
+      await chat.createEvent({ conversationId: conversation.id, payload })
+      return next(n)
+    },
     close: () => listener.disconnect(),
   }
 }
@@ -183,8 +189,7 @@ test('bp deploy: the server runs the bundle; users get replies, state and table 
   const u = await talkTo(id, await webhookOf(id))
   assert.equal(await u.ask('hello'), 'v1 You said: hello (#1)')
   assert.equal(await u.ask('again'), 'v1 You said: again (#2)')
-  await u.chat.createEvent({ conversationId: u.conversation.id, payload: { x: 1 } })
-  assert.equal(await u.next(), 'custom: {"x":1}')
+  assert.equal(await u.sendEvent({ x: 1 }), 'custom: {"x":1}')
 
   const { state } = await botClient.getState({ type: 'conversation', id: u.conversation.id, name: 'counter' })
   assert.deepEqual(state.payload, { count: 2 })
