@@ -127,12 +127,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer ln.Close()
-	publicURLSet := cfg.PublicURL != ""
-	// The web chat's embed codes name the configured URLs, else the
-	// address the Admin API was called at (not the listen address).
-	webchatPublic, webchatChat := cfg.PublicURL, cfg.ChatURL
+	publicURLSet, chatURLSet := cfg.PublicURL != "", cfg.ChatURL != ""
 	cfg.Resolve(ln.Addr().String())
-	if webchatChat != "" || webchatPublic != "" {
+	// The web chat's embed codes name the configured URLs (a chat URL
+	// derived from a configured public URL included), else the address the
+	// Admin API was called at (not the listen address): "" here.
+	var webchatPublic, webchatChat string
+	if publicURLSet {
+		webchatPublic = cfg.PublicURL
+	}
+	if publicURLSet || chatURLSet {
 		webchatChat = cfg.ChatURL
 	}
 	if cfg.DebugAddr != "" {
