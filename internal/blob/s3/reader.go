@@ -64,6 +64,9 @@ func (r *reader) Read(p []byte) (int, error) {
 			return 0, err
 		}
 	}
+	if rest := r.info.Size - r.off; int64(len(p)) > rest {
+		p = p[:rest]
+	}
 	n, err := r.body.Read(p)
 	r.off += int64(n)
 	r.bodyOff = r.off
@@ -94,12 +97,20 @@ func (r *reader) fetch() error {
 			return err
 		}
 	}
-	body, _, _, err := r.s.core.GetObject(r.ctx, r.s.bucket, r.s.name(r.key), opts)
+	body, got, _, err := r.s.core.GetObject(r.ctx, r.s.bucket, r.s.name(r.key), opts)
 	if err != nil {
 		if code := minio.ToErrorResponse(err).Code; code == minio.PreconditionFailed || notFound(err) {
 			err = errChanged
 		}
 		return fmt.Errorf("blob: read %q: %w", r.key, err)
+	}
+	// A gateway may test If-Match against one version and send another
+	// (the Versity posix backend checks the ETag at the path, then opens
+	// the path again): the response must be the rest of the version that
+	// was opened, no more and no less.
+	if rest := r.info.Size - r.off; got.Size != rest || (got.ETag != "" && got.ETag != r.etag) {
+		body.Close()
+		return fmt.Errorf("blob: read %q: %w", r.key, errChanged)
 	}
 	r.body, r.bodyOff = body, r.off
 	return nil

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -177,5 +179,90 @@ func TestS3New(t *testing.T) {
 	}
 	if want := "s3://botplatform/x/?endpoint=" + url.QueryEscape("http://"+gw.Endpoint); s.String() != want {
 		t.Fatalf("String() = %q, want %q", s.String(), want)
+	}
+}
+
+// swapBody is a transport that answers GETs of objects with body instead
+// of what the bucket sent, as a gateway does that tests If-Match against
+// one version and sends another.
+type swapBody struct {
+	base http.RoundTripper
+	body atomic.Pointer[[]byte]
+	etag atomic.Pointer[string]
+}
+
+func (s *swapBody) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.base.RoundTrip(req)
+	if err != nil || req.Method != http.MethodGet || !strings.Contains(req.URL.Path, "/objects/") {
+		return resp, err
+	}
+	if b := s.body.Load(); b != nil {
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(*b))
+		resp.ContentLength = int64(len(*b))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(*b)))
+		resp.Header.Del("Content-Range")
+	}
+	if e := s.etag.Load(); e != nil {
+		resp.Header.Set("ETag", *e)
+	}
+	return resp, nil
+}
+
+// TestS3ReaderRefusesAnotherVersion: a Reader returns the bytes of the
+// version it opened or fails; it never returns another version's bytes,
+// whatever the bucket sends.
+func TestS3ReaderRefusesAnotherVersion(t *testing.T) {
+	gw := s3test.Start(t)
+	ctx := context.Background()
+	swap := &swapBody{}
+	c := gw.Config("swap/")
+	c.PartSize = partSize
+	s, err := s3.New(ctx, c, func(base http.RoundTripper) http.RoundTripper { swap.base = base; return swap })
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 40 << 10
+	if _, err := s.Put(ctx, "k", blobtest.Gen(1, size), -1); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		body []byte
+		etag string
+	}{
+		{"longer", bytes.Repeat([]byte("x"), size+100), ""},
+		{"shorter", bytes.Repeat([]byte("x"), size-100), ""},
+		{"other etag", nil, `"0123456789abcdef0123456789abcdef"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := s.Open(ctx, "k")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			swap.body.Store(nil)
+			swap.etag.Store(nil)
+			if tc.body != nil {
+				swap.body.Store(&tc.body)
+			}
+			if tc.etag != "" {
+				swap.etag.Store(&tc.etag)
+			}
+			defer swap.body.Store(nil)
+			defer swap.etag.Store(nil)
+			n, err := io.Copy(io.Discard, r)
+			if err == nil {
+				t.Fatalf("read %d bytes of another version without an error", n)
+			}
+			if n > size {
+				t.Fatalf("read %d bytes, more than the %d of the version opened", n, size)
+			}
+		})
+	}
+	// Untouched, the same reads succeed.
+	b := blobtest.Read(t, s, "k")
+	if n, sum := blobtest.GenSum(1, size); int64(len(b)) != n || blobtest.Sum(b) != sum {
+		t.Fatalf("read %d bytes %s, want %d %s", len(b), blobtest.Sum(b), n, sum)
 	}
 }
