@@ -84,7 +84,9 @@ func TestMetrics(t *testing.T) {
 	for _, backend := range storetest.Backends {
 		t.Run(backend, func(t *testing.T) {
 			const token = "scrape-secret"
-			s := startBackendWith(t, backend, "--metrics-token", token, "--rate-limit-bot", "100000/s") // a limit set: its series exist
+			// A limit set: its series exist. The connections setting is
+			// PostgreSQL's only (the SQLite pools are the store's own).
+			s := startBackendWith(t, backend, "--metrics-token", token, "--rate-limit-bot", "100000/s", "--database-connections", "6")
 			for _, bad := range []string{"", "wrong"} {
 				if code, _ := scrape(t, s, bad); code != http.StatusUnauthorized {
 					t.Fatalf("/metrics with token %q: %d, want 401", bad, code)
@@ -106,6 +108,11 @@ func TestMetrics(t *testing.T) {
 			for _, pool := range pools {
 				if _, ok := sample(mfs, "go_sql_open_connections", map[string]string{"db_name": pool}); !ok {
 					t.Errorf("no go_sql_open_connections of pool %q", pool)
+				}
+			}
+			if backend == "postgres" {
+				if v, _ := sample(mfs, "go_sql_max_open_connections", map[string]string{"db_name": "main"}); v != 6 {
+					t.Errorf("go_sql_max_open_connections = %v with --database-connections 6", v)
 				}
 			}
 

@@ -58,8 +58,10 @@ func TestMultiNode(t *testing.T) {
 	dbURL := storetest.PostgresURL(t)
 	gw := startGateway(t)
 
+	// The smallest pool allowed: nothing may need more connections at once
+	// than a node has.
 	flags := func(id string) []string {
-		return append([]string{"--database-url", dbURL, "--blob-url", gw.URL("multi/"), "--node-id", id,
+		return append([]string{"--database-url", dbURL, "--database-connections", "4", "--blob-url", gw.URL("multi/"), "--node-id", id,
 			"--job-lease", multiNodeLease.String(), "--bot-poll", "250ms", "--auth-cache-ttl", authCacheTTL.String()}, runtimeFlags...)
 	}
 	nodes := []*processServer{launchProcess(t, t.TempDir(), flags("node-1")...)}

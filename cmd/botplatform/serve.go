@@ -56,7 +56,7 @@ func newLogger(c config.Config, w io.Writer) *slog.Logger {
 // openStore opens the configured database and applies pending migrations.
 func openStore(ctx context.Context, c config.Config) (*sqlstore.Store, error) {
 	if c.DatabaseURL != "" {
-		s, err := postgres.Open(ctx, c.DatabaseURL)
+		s, err := postgres.Open(ctx, c.DatabaseURL, c.DatabaseConns)
 		if err != nil {
 			return nil, fmt.Errorf("postgres: %w", err)
 		}

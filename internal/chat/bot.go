@@ -58,7 +58,8 @@ func (s *Service) SendMessage(ctx context.Context, c platform.Conversation, u pl
 	if !m.IsBot {
 		m.DueAt = due
 	}
-	if err := s.store.CreateMessage(ctx, m); err != nil {
+	queued, err := s.store.CreateMessage(ctx, m)
+	if err != nil {
 		if errors.Is(err, platform.ErrConflict) {
 			if old, gerr := s.store.GetMessage(ctx, m.ID); gerr == nil && old.ConversationID == c.ID {
 				return MessageView{old, u.FID, c.FID}, nil
@@ -73,7 +74,7 @@ func (s *Service) SendMessage(ctx context.Context, c platform.Conversation, u pl
 	d := MessageJSON(v)
 	d["isBot"] = m.IsBot
 	s.hub.Publish(c.ID, Signal{"message_created", d})
-	if !m.IsBot {
+	if queued {
 		s.notify()
 	}
 	return v, nil
@@ -90,7 +91,7 @@ func (s *Service) BotEvent(ctx context.Context, c platform.Conversation, id stri
 	unlock := s.lock(c.ID)
 	defer unlock()
 	e.CreatedAt, _ = s.stamp(c.ID, after)
-	if err := s.store.CreateChatEvent(ctx, e); err != nil {
+	if _, err := s.store.CreateChatEvent(ctx, e); err != nil {
 		if errors.Is(err, platform.ErrConflict) {
 			if old, gerr := s.store.GetChatEvent(ctx, id); gerr == nil && old.ConversationID == c.ID {
 				return EventView{old, u.FID, c.FID}, nil

@@ -47,7 +47,7 @@ func (s *Service) CreateConversation(ctx context.Context, b *Webhook, u platform
 // Conversation loads a conversation the caller takes part in (403 otherwise);
 // owner additionally requires the caller to own it.
 func (s *Service) Conversation(ctx context.Context, b *Webhook, u platform.ChatUser, id string, owner bool) (platform.Conversation, error) {
-	c, err := s.store.GetConversation(ctx, b.ID, id)
+	c, participant, err := s.store.GetConversationAs(ctx, b.ID, id, u.ID)
 	if errors.Is(err, platform.ErrNotFound) {
 		return c, platform.NotFound("conversation", id)
 	}
@@ -60,11 +60,10 @@ func (s *Service) Conversation(ctx context.Context, b *Webhook, u platform.ChatU
 		}
 		return c, nil
 	}
-	ok, err := s.store.IsParticipant(ctx, c.ID, u.ID)
-	if err == nil && !ok {
-		err = platform.Errorf(platform.TypeForbidden, "you are not a participant of conversation %q", id)
+	if !participant {
+		return c, platform.Errorf(platform.TypeForbidden, "you are not a participant of conversation %q", id)
 	}
-	return c, err
+	return c, nil
 }
 
 func (s *Service) DeleteConversation(ctx context.Context, b *Webhook, u platform.ChatUser, id string) error {
@@ -272,14 +271,17 @@ func (s *Service) CreateEvent(ctx context.Context, b *Webhook, u platform.ChatUs
 	unlock := s.lock(c.ID)
 	defer unlock()
 	e.CreatedAt, e.DueAt = s.stamp(c.ID, time.Time{})
-	if err := s.store.CreateChatEvent(ctx, e); err != nil {
+	queued, err := s.store.CreateChatEvent(ctx, e)
+	if err != nil {
 		return EventView{}, deleted(err, c)
 	}
 	v := EventView{e, u.FID, c.FID}
 	d := EventJSON(v)
 	d["isBot"] = e.IsBot
 	s.hub.Publish(c.ID, Signal{"event_created", d})
-	s.notify()
+	if queued {
+		s.notify()
+	}
 	return v, nil
 }
 

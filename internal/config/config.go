@@ -27,6 +27,7 @@ type Config struct {
 	Addr            string
 	DataDir         string
 	DatabaseURL     string
+	DatabaseConns   int  // PostgreSQL connections at most
 	AdoptData       bool // the data directory's file storage becomes the database's
 	NodeID          string
 	PublicURL       string
@@ -145,6 +146,7 @@ func settings(c *Config, p *pending) []setting {
 		{flag: "addr", env: "ADDR", def: "127.0.0.1:8080", usage: "address to listen on", set: text(&c.Addr)},
 		{flag: "data", env: "DATA", def: "./data", usage: "data directory: SQLite database, blobs, bootstrap.json", set: text(&c.DataDir)},
 		{flag: "database-url", env: "DATABASE_URL", usage: "empty for SQLite in the data directory, or postgres://…", set: text(&c.DatabaseURL)},
+		{flag: "database-connections", env: "DATABASE_CONNECTIONS", def: "20", usage: "PostgreSQL connections this process opens at most; several nodes open this many each (docs/deploy.md#sizing)", set: whole(&c.DatabaseConns, 4)},
 		{flag: "adopt-data", env: "ADOPT_DATA", def: "false", isBool: true, usage: "make this data directory's file storage the one the database uses, when the database recorded another (see docs/configuration.md)",
 			set: func(s setting, v string) error {
 				var err error

@@ -253,3 +253,37 @@ func TestBlobURL(t *testing.T) {
 		})
 	}
 }
+
+func TestDatabaseConnections(t *testing.T) {
+	t.Setenv("BOTPLATFORM_DATABASE_CONNECTIONS", "")
+	os.Unsetenv("BOTPLATFORM_DATABASE_CONNECTIONS")
+	for _, tc := range []struct {
+		env     string
+		args    []string
+		want    int
+		wantErr string
+	}{
+		{"", nil, 20, ""},
+		{"", []string{"--database-connections", "6"}, 6, ""},
+		{"8", nil, 8, ""},
+		{"8", []string{"--database-connections=5"}, 5, ""},
+		{"", []string{"--database-connections", "3"}, 0, "database-connections: must be a whole number of at least 4"},
+		{"many", nil, 0, "database-connections: must be a whole number of at least 4"},
+	} {
+		if tc.env == "" {
+			os.Unsetenv("BOTPLATFORM_DATABASE_CONNECTIONS")
+		} else {
+			os.Setenv("BOTPLATFORM_DATABASE_CONNECTIONS", tc.env)
+		}
+		c, err := Parse("serve", tc.args, io.Discard)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("env %q args %q: error %v, want %q", tc.env, tc.args, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || c.DatabaseConns != tc.want {
+			t.Errorf("env %q args %q: DatabaseConns %d %v, want %d", tc.env, tc.args, c.DatabaseConns, err, tc.want)
+		}
+	}
+}

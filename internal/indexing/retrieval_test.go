@@ -79,7 +79,7 @@ func retrievalFixture(tb testing.TB, backend string) *fixture {
 		return newFixture(tb, backend, 1)
 	}
 	u := storetest.PostgresURL(tb)
-	st, err := postgres.Open(context.Background(), u)
+	st, err := postgres.Open(context.Background(), u, 0)
 	must(tb, err)
 	tb.Cleanup(func() { st.Close() })
 	db, err := sql.Open("pgx", u)

@@ -69,7 +69,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if err != nil {
 		return Report{}, fmt.Errorf("to-blob: %w", err)
 	}
-	dst, err := postgres.Open(ctx, o.DatabaseURL) // applies the migrations
+	dst, err := postgres.Open(ctx, o.DatabaseURL, 0) // applies the migrations
 	if err != nil {
 		return Report{}, fmt.Errorf("to-database: %w", err)
 	}

@@ -312,7 +312,7 @@ func (s *Service) ImportMessages(ctx context.Context, botID string, in []Message
 		}
 		msg := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: payload,
 			IsBot: u.ID == botID, History: true, Tags: created(m.Tags), CreatedAt: at.UTC()}
-		if err := s.store.CreateMessage(ctx, msg); err != nil {
+		if _, err := s.store.CreateMessage(ctx, msg); err != nil {
 			return nil, notFound(err, "conversation", m.ConversationID)
 		}
 		out = append(out, chat.MessageView{Message: msg, UserFID: u.FID, ConversationFID: c.FID})

@@ -232,6 +232,9 @@ type Store interface {
 	// CreateConversation inserts it with its owner as first participant.
 	CreateConversation(ctx context.Context, c platform.Conversation) error
 	GetConversation(ctx context.Context, botID, id string) (platform.Conversation, error)
+	// GetConversationAs is GetConversation that also tells whether userID
+	// is one of its participants, in one query.
+	GetConversationAs(ctx context.Context, botID, id, userID string) (c platform.Conversation, participant bool, err error)
 	// GetConversationByID finds a conversation of any bot by internal id.
 	GetConversationByID(ctx context.Context, id string) (platform.Conversation, error)
 	DeleteConversation(ctx context.Context, id string) error
@@ -241,12 +244,14 @@ type Store interface {
 	RemoveParticipant(ctx context.Context, conversationID, userID string) error
 	ListParticipants(ctx context.Context, conversationID string, p Page) ([]platform.ChatUser, string, error)
 	// CreateMessage and CreateChatEvent also queue a user's message or event
-	// for delivery to the bot (a bot_event job), in the same transaction.
-	CreateMessage(ctx context.Context, m platform.Message) error
+	// for delivery to the bot (a bot_event job), in the same transaction;
+	// queued says whether they did (not for a bot's own, nor for a bot
+	// without code or url).
+	CreateMessage(ctx context.Context, m platform.Message) (queued bool, err error)
 	GetMessage(ctx context.Context, id string) (platform.Message, error)
 	DeleteMessage(ctx context.Context, id string) error
 	ListMessages(ctx context.Context, conversationID string, p Page) ([]platform.Message, string, error)
-	CreateChatEvent(ctx context.Context, e platform.ChatEvent) error
+	CreateChatEvent(ctx context.Context, e platform.ChatEvent) (queued bool, err error)
 
 	// Runtime API: a bot's users, conversations and messages, listed with
 	// filters; CreateChatUser, CreateConversation and CreateMessage store

@@ -100,14 +100,21 @@ func isForeignKey(err error) bool {
 	return errors.As(err, &e) && e.Code == "23503"
 }
 
-// Open connects to url and migrates the database.
-func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
+// DefaultConns is how many connections Open keeps at most when told 0.
+const DefaultConns = 20
+
+// Open connects to url, with at most conns connections (0: DefaultConns),
+// and migrates the database.
+func Open(ctx context.Context, url string, conns int) (*sqlstore.Store, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(20)
-	db.SetMaxIdleConns(20)
+	if conns <= 0 {
+		conns = DefaultConns
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, err

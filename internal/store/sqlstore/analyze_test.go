@@ -23,7 +23,7 @@ func TestAnalyzeAfterIndexing(t *testing.T) {
 	ctx := context.Background()
 	u := storetest.PostgresURL(t)
 	sqlstore.AnalyzeSooner(t, time.Second, 100*time.Millisecond)
-	s, err := postgres.Open(ctx, u)
+	s, err := postgres.Open(ctx, u, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,6 +110,23 @@ func (s *Store) GetConversation(ctx context.Context, botID, id string) (platform
 	return c, err
 }
 
+func (s *Store) GetConversationAs(ctx context.Context, botID, id, userID string) (c platform.Conversation, participant bool, err error) {
+	const q = `SELECT ` + convCols + `, EXISTS (SELECT 1 FROM participants p WHERE p.conversation_id = c.id AND p.user_id = ?) FROM conversations c WHERE c.bot_id = ? AND `
+	c, err = scanConversation(alsoScan{s.queryRow(ctx, q+`c.fid = ?`, userID, botID, id), &participant})
+	if err == platform.ErrNotFound {
+		c, err = scanConversation(alsoScan{s.queryRow(ctx, q+`c.id = ?`, userID, botID, id), &participant})
+	}
+	return c, participant && err == nil, err
+}
+
+// alsoScan scans one more column after those its caller asks for.
+type alsoScan struct {
+	sc   interface{ Scan(...any) error }
+	more any
+}
+
+func (a alsoScan) Scan(dest ...any) error { return a.sc.Scan(append(dest, a.more)...) }
+
 func (s *Store) GetConversationByID(ctx context.Context, id string) (platform.Conversation, error) {
 	return scanConversation(s.queryRow(ctx, `SELECT `+convCols+` FROM conversations c WHERE c.id = ?`, id))
 }
@@ -220,15 +237,14 @@ func (s *Store) ListParticipants(ctx context.Context, conversationID string, p s
 // the bot, in the transaction that stores it; a bot without code or url
 // (served elsewhere: an SDK bot) gets none.
 // It is due at due, or at the message's date when due is zero.
-func (s *Store) enqueueBotEvent(ctx context.Context, tx *sql.Tx, kind, id, conversationID string, created, due time.Time) error {
+func (s *Store) enqueueBotEvent(ctx context.Context, tx *sql.Tx, kind, id, conversationID string, created, due time.Time) (bool, error) {
 	if due.IsZero() {
 		due = created
 	}
 	payload, _ := json.Marshal(platform.BotEventJob{Type: kind, ID: id, ConversationID: conversationID})
-	_, err := s.insertJob(ctx, tx, platform.Job{ID: platform.NewID("job_"), Kind: platform.JobBotEvent, Subject: conversationID, Payload: payload, RunAfter: due, CreatedAt: due},
+	return s.insertJob(ctx, tx, platform.Job{ID: platform.NewID("job_"), Kind: platform.JobBotEvent, Subject: conversationID, Payload: payload, RunAfter: due, CreatedAt: due},
 		`EXISTS (SELECT 1 FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = ? AND (b.code <> '' OR COALESCE(`+s.d.Tables.JSONText("b.spec")+`, '') <> ''))`,
 		conversationID, s.d.Tables.PathArg([]string{"url"}))
-	return err
 }
 
 func nullJSON(v json.RawMessage) any {
@@ -240,8 +256,9 @@ func nullJSON(v json.RawMessage) any {
 
 // CreateMessage stores the message; a user's message is also queued for
 // delivery to the bot.
-func (s *Store) CreateMessage(ctx context.Context, m platform.Message) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Store) CreateMessage(ctx context.Context, m platform.Message) (queued bool, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		queued = false // a retried transaction starts again
 		if _, err := s.exec(ctx, tx, `INSERT INTO messages (id, conversation_id, user_id, payload, metadata, is_bot, tags, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			m.ID, m.ConversationID, m.UserID, string(m.Payload), nullJSON(m.Metadata), m.IsBot, tagsJSON(m.Tags), micros(m.CreatedAt)); err != nil {
 			return err
@@ -258,8 +275,10 @@ func (s *Store) CreateMessage(ctx context.Context, m platform.Message) error {
 		if m.IsBot || m.History {
 			return nil
 		}
-		return s.enqueueBotEvent(ctx, tx, platform.BotEventMessage, m.ID, m.ConversationID, m.CreatedAt, m.DueAt)
+		queued, err = s.enqueueBotEvent(ctx, tx, platform.BotEventMessage, m.ID, m.ConversationID, m.CreatedAt, m.DueAt)
+		return err
 	})
+	return queued && err == nil, err
 }
 
 const messageCols = `m.id, m.conversation_id, m.user_id, m.payload, m.metadata, m.is_bot, m.tags, m.created_at, m.updated_at`
@@ -323,8 +342,9 @@ func (s *Store) ListMessages(ctx context.Context, conversationID string, p store
 }
 
 // CreateChatEvent stores a custom event; a user's is also queued for the bot.
-func (s *Store) CreateChatEvent(ctx context.Context, e platform.ChatEvent) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Store) CreateChatEvent(ctx context.Context, e platform.ChatEvent) (queued bool, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		queued = false // a retried transaction starts again
 		if _, err := s.exec(ctx, tx, `INSERT INTO chat_events (id, conversation_id, user_id, payload, is_bot, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			e.ID, e.ConversationID, e.UserID, string(e.Payload), e.IsBot, micros(e.CreatedAt)); err != nil {
 			return err
@@ -332,8 +352,10 @@ func (s *Store) CreateChatEvent(ctx context.Context, e platform.ChatEvent) error
 		if e.IsBot {
 			return nil
 		}
-		return s.enqueueBotEvent(ctx, tx, platform.BotEventChat, e.ID, e.ConversationID, e.CreatedAt, e.DueAt)
+		queued, err = s.enqueueBotEvent(ctx, tx, platform.BotEventChat, e.ID, e.ConversationID, e.CreatedAt, e.DueAt)
+		return err
 	})
+	return queued && err == nil, err
 }
 
 const chatEventCols = `e.id, e.conversation_id, e.user_id, e.payload, e.is_bot, e.created_at`

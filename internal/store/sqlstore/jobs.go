@@ -23,11 +23,17 @@ func (s *Store) EnqueueJob(ctx context.Context, j platform.Job) error {
 // its mark. With cond, a condition on args, j is queued only when it holds.
 // It reports whether j was queued.
 func (s *Store) insertJob(ctx context.Context, tx *sql.Tx, j platform.Job, cond string, args ...any) (bool, error) {
-	if err := s.lockSubject(ctx, tx, j.Kind, j.Subject); err != nil {
-		return false, err
-	}
 	if cond == "" {
 		cond = "1 = 1"
+	}
+	if s.d.LockSubject != "" {
+		// The lock only when the condition holds, in one round trip: a
+		// job that is not queued needs no lock.
+		n, err := s.exec(ctx, tx, s.d.LockSubject+` WHERE `+cond, append([]any{j.Kind + "|" + j.Subject}, args...)...)
+		if err != nil || n == 0 {
+			return false, err
+		}
+		cond, args = "1 = 1", nil
 	}
 	at := micros(j.RunAfter)
 	n, err := s.exec(ctx, tx, `INSERT INTO jobs (id, kind, subject, payload, status, attempts, run_after, created_at, owner, head)
@@ -44,7 +50,7 @@ func (s *Store) insertJob(ctx context.Context, tx *sql.Tx, j platform.Job, cond 
 }
 
 // lockSubject serialises the transactions that queue and finish the jobs of
-// one subject (Dialect.LockSubject).
+// one subject (Dialect.LockSubject; insertJob takes it itself).
 func (s *Store) lockSubject(ctx context.Context, tx *sql.Tx, kind, subject string) error {
 	if s.d.LockSubject == "" {
 		return nil

@@ -41,7 +41,7 @@ func Open(t testing.TB, backend string) *sqlstore.Store {
 		return s
 	case "postgres":
 		u := PostgresURL(t)
-		s, err := postgres.Open(ctx, u)
+		s, err := postgres.Open(ctx, u, 0)
 		if err != nil {
 			t.Fatalf("open postgres: %v", err)
 		}

@@ -252,6 +252,9 @@ func must(t *testing.T, err error, format string, args ...any) {
 	}
 }
 
+// errOf is the error of a call that also says something else.
+func errOf[T any](_ T, err error) error { return err }
+
 func wantErr(t *testing.T, err, target error, format string, args ...any) {
 	t.Helper()
 	if !errors.Is(err, target) {

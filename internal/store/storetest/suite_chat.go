@@ -67,7 +67,7 @@ func (e *env) newMessage(convID, userID string, isBot bool) platform.Message {
 func (e *env) message(t *testing.T, convID, userID string, isBot bool) platform.Message {
 	t.Helper()
 	m := e.newMessage(convID, userID, isBot)
-	must(t, e.s.CreateMessage(e.ctx, m), "CreateMessage")
+	must(t, errOf(e.s.CreateMessage(e.ctx, m)), "CreateMessage")
 	return m
 }
 
@@ -115,6 +115,16 @@ func (e *env) isParticipant(t *testing.T, convID, userID string) bool {
 	t.Helper()
 	ok, err := e.s.IsParticipant(e.ctx, convID, userID)
 	must(t, err, "IsParticipant(%s, %s)", convID, userID)
+	// GetConversationAs tells the same, by either of the conversation's ids.
+	if c, err := e.s.GetConversationByID(e.ctx, convID); err == nil {
+		for _, id := range []string{c.ID, c.FID} {
+			got, as, err := e.s.GetConversationAs(e.ctx, c.BotID, id, userID)
+			must(t, err, "GetConversationAs(%s, %s)", id, userID)
+			if as != ok || got.ID != c.ID {
+				t.Fatalf("GetConversationAs(%s, %s) = %s participant %v; IsParticipant says %v", id, userID, got.ID, as, ok)
+			}
+		}
+	}
 	return ok
 }
 
@@ -350,7 +360,7 @@ func testChatConversations(t *testing.T, e *env) {
 		must(t, e.s.AddParticipant(e.ctx, d.ID, guest.ID, e.now().UnixMicro()), "AddParticipant")
 		m := e.message(t, d.ID, guest.ID, false)
 		ev := e.newChatEvent(d.ID, owner.ID, false)
-		must(t, e.s.CreateChatEvent(e.ctx, ev), "CreateChatEvent")
+		must(t, errOf(e.s.CreateChatEvent(e.ctx, ev)), "CreateChatEvent")
 		keepMsg := e.message(t, c.ID, owner.ID, false)
 
 		wantErr(t, e.s.DeleteConversation(e.ctx, "conv_unknown"), platform.ErrNotFound, "DeleteConversation unknown id")
@@ -551,7 +561,7 @@ func testChatMessages(t *testing.T, e *env) {
 	// A user's message is stored and queued for the bot: one job.
 	m1 := e.newMessage(c.ID, u.ID, false)
 	m1.Metadata = json.RawMessage(`{"k":"v","n":null,"deep":{"a":[1,"b"]}}`)
-	must(t, e.s.CreateMessage(e.ctx, m1), "CreateMessage")
+	must(t, errOf(e.s.CreateMessage(e.ctx, m1)), "CreateMessage")
 	got, err := e.s.GetMessage(e.ctx, m1.ID)
 	must(t, err, "GetMessage")
 	same(t, got, normMessage(m1), "GetMessage")
@@ -577,12 +587,12 @@ func testChatMessages(t *testing.T, e *env) {
 	t.Run("failures enqueue nothing", func(t *testing.T) {
 		dup := e.newMessage(c.ID, u.ID, false)
 		dup.ID = m1.ID
-		wantErr(t, e.s.CreateMessage(e.ctx, dup), platform.ErrConflict, "CreateMessage with a taken id")
+		wantErr(t, errOf(e.s.CreateMessage(e.ctx, dup)), platform.ErrConflict, "CreateMessage with a taken id")
 		// A conversation deleted meanwhile (or never there) is not found,
 		// for the user's messages and for the bot's.
 		orphan := e.newMessage("conv_unknown", u.ID, false)
-		wantErr(t, e.s.CreateMessage(e.ctx, orphan), platform.ErrNotFound, "CreateMessage into an unknown conversation")
-		wantErr(t, e.s.CreateMessage(e.ctx, e.newMessage("conv_unknown", u.ID, true)), platform.ErrNotFound, "a bot's CreateMessage into an unknown conversation")
+		wantErr(t, errOf(e.s.CreateMessage(e.ctx, orphan)), platform.ErrNotFound, "CreateMessage into an unknown conversation")
+		wantErr(t, errOf(e.s.CreateMessage(e.ctx, e.newMessage("conv_unknown", u.ID, true))), platform.ErrNotFound, "a bot's CreateMessage into an unknown conversation")
 		_, err := e.s.GetMessage(e.ctx, orphan.ID)
 		wantErr(t, err, platform.ErrNotFound, "the rejected message")
 		e.wantNoJobs(t, "conv_unknown", "a message that was not stored")
@@ -623,8 +633,8 @@ func testListMessages(t *testing.T, e *env) {
 	at := e.now()
 	tieA := platform.Message{ID: "msg_tie_a", ConversationID: c.ID, UserID: u.ID, Payload: json.RawMessage(`{"type":"text","text":"a"}`), Tags: map[string]string{}, CreatedAt: at}
 	tieB := platform.Message{ID: "msg_tie_b", ConversationID: c.ID, UserID: u.ID, Payload: json.RawMessage(`{"type":"text","text":"b"}`), Tags: map[string]string{}, CreatedAt: at}
-	must(t, e.s.CreateMessage(e.ctx, tieB), "CreateMessage")
-	must(t, e.s.CreateMessage(e.ctx, tieA), "CreateMessage")
+	must(t, errOf(e.s.CreateMessage(e.ctx, tieB)), "CreateMessage")
+	must(t, errOf(e.s.CreateMessage(e.ctx, tieA)), "CreateMessage")
 	ms = append(ms, tieA, tieB)
 	newest := make([]platform.Message, len(ms))
 	for i, m := range ms {
@@ -677,7 +687,7 @@ func testChatEvents(t *testing.T, e *env) {
 	c := e.conversation(t, b.ID, u.ID, "")
 
 	ev := e.newChatEvent(c.ID, u.ID, false)
-	must(t, e.s.CreateChatEvent(e.ctx, ev), "CreateChatEvent")
+	must(t, errOf(e.s.CreateChatEvent(e.ctx, ev)), "CreateChatEvent")
 	got, err := e.s.GetChatEvent(e.ctx, ev.ID)
 	must(t, err, "GetChatEvent")
 	same(t, got, normChatEvent(ev), "GetChatEvent")
@@ -687,7 +697,7 @@ func testChatEvents(t *testing.T, e *env) {
 	e.wantBotEventJobs(t, c.ID, []botEvent{{"event", ev.ID, ev.CreatedAt}}, "after a user's event")
 
 	botEv := e.newChatEvent(c.ID, u.ID, true)
-	must(t, e.s.CreateChatEvent(e.ctx, botEv), "CreateChatEvent from the bot")
+	must(t, errOf(e.s.CreateChatEvent(e.ctx, botEv)), "CreateChatEvent from the bot")
 	got, err = e.s.GetChatEvent(e.ctx, botEv.ID)
 	must(t, err, "GetChatEvent of a bot event")
 	same(t, got, normChatEvent(botEv), "GetChatEvent of a bot event")
@@ -695,15 +705,15 @@ func testChatEvents(t *testing.T, e *env) {
 
 	m := e.message(t, c.ID, u.ID, false)
 	ev2 := e.newChatEvent(c.ID, u.ID, false)
-	must(t, e.s.CreateChatEvent(e.ctx, ev2), "CreateChatEvent")
+	must(t, errOf(e.s.CreateChatEvent(e.ctx, ev2)), "CreateChatEvent")
 	e.wantBotEventJobs(t, c.ID, []botEvent{{"event", ev.ID, ev.CreatedAt}, {"message", m.ID, m.CreatedAt}, {"event", ev2.ID, ev2.CreatedAt}},
 		"after an event, a message and an event")
 
 	dup := e.newChatEvent(c.ID, u.ID, false)
 	dup.ID = ev.ID
-	wantErr(t, e.s.CreateChatEvent(e.ctx, dup), platform.ErrConflict, "CreateChatEvent with a taken id")
+	wantErr(t, errOf(e.s.CreateChatEvent(e.ctx, dup)), platform.ErrConflict, "CreateChatEvent with a taken id")
 	orphan := e.newChatEvent("conv_unknown", u.ID, false)
-	wantErr(t, e.s.CreateChatEvent(e.ctx, orphan), platform.ErrNotFound, "CreateChatEvent into an unknown conversation")
+	wantErr(t, errOf(e.s.CreateChatEvent(e.ctx, orphan)), platform.ErrNotFound, "CreateChatEvent into an unknown conversation")
 	e.wantNoJobs(t, "conv_unknown", "an event that was not stored")
 	_, err = e.s.GetChatEvent(e.ctx, orphan.ID)
 	wantErr(t, err, platform.ErrNotFound, "the rejected event")
@@ -740,7 +750,7 @@ func testDeleteBotWithChat(t *testing.T, e *env) {
 			d.convs = append(d.convs, c)
 			d.msgs = append(d.msgs, e.message(t, c.ID, guest.ID, false), e.message(t, c.ID, owner.ID, true))
 			ev := e.newChatEvent(c.ID, guest.ID, false)
-			must(t, e.s.CreateChatEvent(e.ctx, ev), "CreateChatEvent")
+			must(t, errOf(e.s.CreateChatEvent(e.ctx, ev)), "CreateChatEvent")
 			d.evs = append(d.evs, ev)
 		}
 		return d

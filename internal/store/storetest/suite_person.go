@@ -41,8 +41,8 @@ func (e *env) personFixture(t *testing.T) personFixture {
 	f.bMsgInA = e.message(t, f.ownA.ID, f.bb.ID, false)
 	f.aMsgInB = e.message(t, f.ownB.ID, f.a.ID, false)
 	e.message(t, f.ownB.ID, f.bb.ID, false)
-	must(t, e.s.CreateChatEvent(e.ctx, e.newChatEvent(f.ownB.ID, f.a.ID, false)), "CreateChatEvent")
-	must(t, e.s.CreateChatEvent(e.ctx, e.newChatEvent(f.ownB.ID, f.bb.ID, false)), "CreateChatEvent")
+	must(t, errOf(e.s.CreateChatEvent(e.ctx, e.newChatEvent(f.ownB.ID, f.a.ID, false))), "CreateChatEvent")
+	must(t, errOf(e.s.CreateChatEvent(e.ctx, e.newChatEvent(f.ownB.ID, f.bb.ID, false))), "CreateChatEvent")
 
 	now := e.now()
 	for _, st := range []platform.RuntimeState{

@@ -1042,15 +1042,30 @@ func testNoCodeNoBotEvents(t *testing.T, e *env) {
 	u := e.chatUser(t, b.ID, "u")
 	c := e.conversation(t, b.ID, u.ID, "c")
 	at := e.now()
-	must(t, e.s.CreateMessage(e.ctx, platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{"type":"text","text":"hi"}`), CreatedAt: at}), "CreateMessage")
-	must(t, e.s.CreateChatEvent(e.ctx, platform.ChatEvent{ID: platform.NewID("evt_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{}`), CreatedAt: at}), "CreateChatEvent")
+	wantQueued := func(want bool, queued bool, err error, what string) {
+		t.Helper()
+		must(t, err, "%s", what)
+		if queued != want {
+			t.Fatalf("%s: queued %v, want %v", what, queued, want)
+		}
+	}
+	queued, err := e.s.CreateMessage(e.ctx, platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{"type":"text","text":"hi"}`), CreatedAt: at})
+	wantQueued(false, queued, err, "CreateMessage")
+	queued, err = e.s.CreateChatEvent(e.ctx, platform.ChatEvent{ID: platform.NewID("evt_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{}`), CreatedAt: at})
+	wantQueued(false, queued, err, "CreateChatEvent")
 	if js := e.jobs(t, c.ID); len(js) != 0 {
 		t.Fatalf("a bot without code got %d jobs: %s", len(js), show(js))
 	}
 	b.Code = "bot.on.message(() => {})"
 	must(t, e.s.UpdateBot(e.ctx, b), "UpdateBot")
 	m := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{"type":"text","text":"hi"}`), CreatedAt: at}
-	must(t, e.s.CreateMessage(e.ctx, m), "CreateMessage after deploying")
+	queued, err = e.s.CreateMessage(e.ctx, m)
+	wantQueued(true, queued, err, "CreateMessage after deploying")
+	bm := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{"type":"text","text":"hi"}`), CreatedAt: at, IsBot: true}
+	queued, err = e.s.CreateMessage(e.ctx, bm)
+	wantQueued(false, queued, err, "the bot's own CreateMessage")
+	queued, err = e.s.CreateChatEvent(e.ctx, platform.ChatEvent{ID: platform.NewID("evt_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{}`), CreatedAt: at, IsBot: true})
+	wantQueued(false, queued, err, "the bot's own CreateChatEvent")
 	e.wantBotEventJobs(t, c.ID, []botEvent{{"message", m.ID, at}}, "jobs once code is deployed")
 
 	// A message or event dated ahead of the clock (dates a millisecond
@@ -1058,10 +1073,12 @@ func testNoCodeNoBotEvents(t *testing.T, e *env) {
 	due := at.Add(time.Second)
 	m2 := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{"type":"text","text":"hi"}`),
 		CreatedAt: due.Add(5 * time.Millisecond), DueAt: due}
-	must(t, e.s.CreateMessage(e.ctx, m2), "CreateMessage dated ahead")
+	queued, err = e.s.CreateMessage(e.ctx, m2)
+	wantQueued(true, queued, err, "CreateMessage dated ahead")
 	ev := platform.ChatEvent{ID: platform.NewID("evt_"), ConversationID: c.ID, UserID: u.ID, Payload: []byte(`{}`),
 		CreatedAt: due.Add(6 * time.Millisecond), DueAt: due.Add(time.Millisecond)}
-	must(t, e.s.CreateChatEvent(e.ctx, ev), "CreateChatEvent dated ahead")
+	queued, err = e.s.CreateChatEvent(e.ctx, ev)
+	wantQueued(true, queued, err, "CreateChatEvent dated ahead")
 	e.wantBotEventJobs(t, c.ID, []botEvent{{"message", m.ID, at}, {"message", m2.ID, due}, {"event", ev.ID, due.Add(time.Millisecond)}},
 		"jobs of messages dated ahead of the clock")
 }

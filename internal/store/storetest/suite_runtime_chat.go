@@ -36,7 +36,7 @@ func testRuntimeChatTags(t *testing.T, e *env) {
 
 	m := e.newMessage(c.ID, u.ID, true)
 	m.Tags = map[string]string{"kind": "greeting"}
-	must(t, e.s.CreateMessage(e.ctx, m), "CreateMessage with tags")
+	must(t, errOf(e.s.CreateMessage(e.ctx, m)), "CreateMessage with tags")
 	gm, err := e.s.GetMessage(e.ctx, m.ID)
 	must(t, err, "GetMessage")
 	same(t, normMessage(gm), normMessage(m), "message read back")
@@ -161,7 +161,7 @@ func testFindMessagesAndTagValues(t *testing.T, e *env) {
 	mk := func(c string, tags map[string]string) platform.Message {
 		m := e.newMessage(c, u.ID, true)
 		m.Tags = tags
-		must(t, e.s.CreateMessage(e.ctx, m), "CreateMessage")
+		must(t, errOf(e.s.CreateMessage(e.ctx, m)), "CreateMessage")
 		return m
 	}
 	m1 := mk(c1.ID, map[string]string{"kind": "a"})
@@ -171,7 +171,7 @@ func testFindMessagesAndTagValues(t *testing.T, e *env) {
 	oc := e.conversation(t, other.ID, ou.ID, "")
 	om := e.newMessage(oc.ID, ou.ID, true)
 	om.Tags = map[string]string{"kind": "z"}
-	must(t, e.s.CreateMessage(e.ctx, om), "another bot's message")
+	must(t, errOf(e.s.CreateMessage(e.ctx, om)), "another bot's message")
 
 	find := func(f store.MessageFilter) []string {
 		t.Helper()
@@ -453,7 +453,7 @@ func testBotAnalytics(t *testing.T, e *env) {
 	}{{old.ID, false}, {fresh.ID, false}, {b.ID, true}} {
 		msg := e.newMessage(c.ID, m.user, m.bot)
 		msg.CreatedAt = at.Add(time.Duration(i) * time.Minute)
-		must(t, e.s.CreateMessage(e.ctx, msg), "CreateMessage")
+		must(t, errOf(e.s.CreateMessage(e.ctx, msg)), "CreateMessage")
 	}
 	must(t, e.s.TrackAnalytics(e.ctx, b.ID, "signup", 2, at), "TrackAnalytics")
 	must(t, e.s.TrackAnalytics(e.ctx, b.ID, "signup", 3, at.Add(time.Hour)), "TrackAnalytics again")
