@@ -2,8 +2,8 @@ package indexing
 
 import (
 	"context"
-	"errors"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -146,10 +146,20 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
 		return nil, err
 	}
 	bySeq := map[int64]platform.Passage{}
+	var fileIDs []string
 	for _, p := range ps {
 		bySeq[p.Seq] = p
+		fileIDs = append(fileIDs, p.FileID)
 	}
-	files := map[string]platform.File{}
+	slices.Sort(fileIDs)
+	fs, err := s.store.GetFiles(ctx, slices.Compact(fileIDs))
+	if err != nil {
+		return nil, err
+	}
+	files := make(map[string]platform.File, len(fs))
+	for _, f := range fs {
+		files[f.ID] = f
+	}
 	var out []Result
 	for _, seq := range ranked {
 		p, ok := bySeq[seq]
@@ -158,12 +168,7 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Result, error) {
 		}
 		f, ok := files[p.FileID]
 		if !ok {
-			if f, err = s.store.GetFile(ctx, "", p.FileID); errors.Is(err, platform.ErrNotFound) {
-				continue
-			} else if err != nil {
-				return nil, err
-			}
-			files[p.FileID] = f
+			continue // deleted meanwhile
 		}
 		r := Result{Passage: p, Score: scores[seq], File: f}
 		if q.Explain {
@@ -245,7 +250,7 @@ type vectorIndex struct {
 	files   []int32          // per passage, its file's number in fileIDs
 	fileIDs []string         // the files, numbered in order of first load
 	fileNum map[string]int32 // the inverse of fileIDs
-	vecs    []float32        // dim floats per passage
+	cols    [][]float32      // dim columns: cols[d][i] is passage i's vector at d
 	dim     int
 	stale   bool
 	checked time.Time    // when the database last confirmed it up to date
@@ -330,10 +335,7 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 		return idx, nil
 	}
 	if idx.stale || count < idx.rows || maxSeq < idx.maxSeq {
-		idx.rows, idx.seqs, idx.files, idx.fileIDs, idx.fileNum, idx.vecs, idx.maxSeq, idx.stale = 0, nil, nil, nil, nil, nil, 0, false
-	}
-	if idx.fileNum == nil {
-		idx.fileNum = map[string]int32{}
+		idx.rows, idx.seqs, idx.files, idx.fileIDs, idx.fileNum, idx.cols, idx.maxSeq, idx.stale = 0, nil, nil, nil, nil, nil, 0, false
 	}
 	ps, err := s.store.PassageVectors(ctx, botID, idx.maxSeq)
 	if err != nil {
@@ -341,26 +343,7 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 		return nil, err
 	}
 	for _, p := range ps {
-		idx.rows++
-		idx.maxSeq = max(idx.maxSeq, p.Seq)
-		if len(p.Vector) == 0 {
-			continue // a heading
-		}
-		if idx.dim == 0 {
-			idx.dim = len(p.Vector)
-		}
-		if len(p.Vector) != idx.dim {
-			continue // another embedder's vector: not comparable
-		}
-		n, ok := idx.fileNum[p.FileID]
-		if !ok {
-			n = int32(len(idx.fileIDs))
-			idx.fileNum[p.FileID] = n
-			idx.fileIDs = append(idx.fileIDs, p.FileID)
-		}
-		idx.seqs = append(idx.seqs, p.Seq)
-		idx.files = append(idx.files, n)
-		idx.vecs = append(idx.vecs, p.Vector...)
+		idx.add(p)
 	}
 	// Deleted passages are still in memory: reload whole next time. (Vectors
 	// of deleted passages match nothing: their seqs no longer load.)
@@ -384,16 +367,17 @@ func (idx *vectorIndex) top(v []float32, allowed []string, limit int) ([]int64, 
 			ok[n] = true
 		}
 	}
+	q := queryOf(v)
 	n := len(idx.seqs)
 	parts := min(runtime.GOMAXPROCS(0), n/parallelScan)
 	var best []hit
 	if parts <= 1 {
-		best = idx.scan(v, ok, 0, n, limit)
+		best = idx.scan(q, ok, 0, n, limit)
 	} else {
 		found := make([][]hit, parts)
 		var wg sync.WaitGroup
 		for p := range parts {
-			wg.Go(func() { found[p] = idx.scan(v, ok, p*n/parts, (p+1)*n/parts, limit) })
+			wg.Go(func() { found[p] = idx.scan(q, ok, p*n/parts, (p+1)*n/parts, limit) })
 		}
 		wg.Wait()
 		for _, f := range found {
@@ -423,44 +407,105 @@ type hit struct {
 	score float32
 }
 
+// add appends a loaded passage (idx.mu held).
+func (idx *vectorIndex) add(p platform.Passage) {
+	idx.rows++
+	idx.maxSeq = max(idx.maxSeq, p.Seq)
+	if len(p.Vector) == 0 {
+		return // a heading
+	}
+	if idx.dim == 0 {
+		idx.dim = len(p.Vector)
+	}
+	if len(p.Vector) != idx.dim {
+		return // another embedder's vector: not comparable
+	}
+	if idx.cols == nil { // new, or emptied for a reload
+		idx.cols, idx.fileNum = make([][]float32, idx.dim), map[string]int32{}
+	}
+	n, ok := idx.fileNum[p.FileID]
+	if !ok {
+		n = int32(len(idx.fileIDs))
+		idx.fileNum[p.FileID] = n
+		idx.fileIDs = append(idx.fileIDs, p.FileID)
+	}
+	idx.seqs = append(idx.seqs, p.Seq)
+	idx.files = append(idx.files, n)
+	for d, x := range p.Vector {
+		idx.cols[d] = append(idx.cols[d], x)
+	}
+}
+
 // scan returns the limit best passages of idx[from:to] of the allowed files
 // (by file number), best first, ties in index order. Passages with nothing
 // in common with the query (score 0 or less) still fill a short list: on a
 // small index the vector half returns every passage.
-func (idx *vectorIndex) scan(v []float32, ok []bool, from, to, limit int) []hit {
+//
+// The vectors are stored by dimension, and a block of passages is scored
+// one dimension of the query at a time: only the query's non-zero
+// dimensions are read (a short question's built-in vector has a few dozen
+// of 256), each as one run through memory. Each score is, bit for bit, the
+// dot product taken in order of dimension into four sums (by dimension
+// modulo 4), which the sums add up in the end; products with a zero of the
+// query, left out, add nothing.
+func (idx *vectorIndex) scan(q query, ok []bool, from, to, limit int) []hit {
 	best := make([]hit, 0, limit+1)
-	dim := idx.dim
-	for i := from; i < to; i++ {
-		if !ok[idx.files[i]] {
-			continue
+	var sums [4][scanBlock]float32
+	whole := idx.dim &^ 3 // dimensions from here on go to the first sum
+	for lo := from; lo < to; lo += scanBlock {
+		hi := min(lo+scanBlock, to)
+		for k := range sums {
+			clear(sums[k][:hi-lo])
 		}
-		sc := dot(v, idx.vecs[i*dim:(i+1)*dim])
-		if len(best) == limit && sc <= best[len(best)-1].score {
-			continue
+		for k, d := range q.at {
+			sum := sums[d&3][:hi-lo]
+			if int(d) >= whole {
+				sum = sums[0][:hi-lo]
+			}
+			x := q.val[k]
+			for p, y := range idx.cols[d][lo:hi] {
+				sum[p] += x * y
+			}
 		}
-		at := sort.Search(len(best), func(k int) bool { return best[k].score < sc })
-		best = append(best, hit{})
-		copy(best[at+1:], best[at:])
-		best[at] = hit{i, sc}
-		if len(best) > limit {
-			best = best[:limit]
+		for p := range hi - lo {
+			i := lo + p
+			if !ok[idx.files[i]] {
+				continue
+			}
+			sc := sums[0][p] + sums[1][p] + sums[2][p] + sums[3][p]
+			if len(best) == limit && sc <= best[len(best)-1].score {
+				continue
+			}
+			at := sort.Search(len(best), func(k int) bool { return best[k].score < sc })
+			best = append(best, hit{})
+			copy(best[at+1:], best[at:])
+			best[at] = hit{i, sc}
+			if len(best) > limit {
+				best = best[:limit]
+			}
 		}
 	}
 	return best
 }
 
-func dot(a, b []float32) float32 {
-	var s0, s1, s2, s3 float32
-	n := len(a) &^ 3
-	b = b[:len(a)]
-	for i := 0; i < n; i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+// scanBlock is how many passages scan scores at once (its sums fit a
+// core's first-level cache).
+const scanBlock = 512
+
+// query is a query's vector as a scan multiplies it: its non-zero
+// dimensions, ascending, and its values there.
+type query struct {
+	at  []int32
+	val []float32
+}
+
+func queryOf(v []float32) query {
+	var q query
+	for i, x := range v {
+		if x != 0 {
+			q.at = append(q.at, int32(i))
+			q.val = append(q.val, x)
+		}
 	}
-	for i := n; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return s0 + s1 + s2 + s3
+	return q
 }

@@ -93,6 +93,9 @@ type Store interface {
 	PutFile(ctx context.Context, f platform.File) (stored platform.File, replaced *platform.File, err error)
 	// GetFile returns a file of the bot; with botID "", the file with that id.
 	GetFile(ctx context.Context, botID, id string) (platform.File, error)
+	// GetFiles returns those of the files with these ids (of any bot) that
+	// exist, in no particular order, in one query.
+	GetFiles(ctx context.Context, ids []string) ([]platform.File, error)
 	GetFileByKey(ctx context.Context, botID, scope, key string) (platform.File, error)
 	ListFiles(ctx context.Context, f FileFilter) ([]platform.File, string, error)
 	// UpdateFile stores f's tags, metadata, access policies and expiry.

@@ -95,6 +95,21 @@ func (s *Store) GetFile(ctx context.Context, botID, id string) (platform.File, e
 	return f, noRows(err)
 }
 
+func (s *Store) GetFiles(ctx context.Context, ids []string) ([]platform.File, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.query(ctx, `SELECT `+fileCols+` FROM files f WHERE f.id IN (`+placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanAll(rows, scanFile)
+}
+
 func (s *Store) GetFileByKey(ctx context.Context, botID, scope, key string) (platform.File, error) {
 	f, err := scanFile(s.queryRow(ctx, `SELECT `+fileCols+` FROM files f WHERE f.bot_id = ? AND f.scope = ? AND f.key = ?`, botID, scope, key))
 	return f, noRows(err)
@@ -348,14 +363,5 @@ func (s *Store) ExpiredFiles(ctx context.Context, now time.Time, limit int) ([]p
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []platform.File
-	for rows.Next() {
-		f, err := scanFile(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return scanAll(rows, scanFile)
 }

@@ -87,6 +87,13 @@ func (e *env) getFile(t *testing.T, id string) platform.File {
 	t.Helper()
 	f, err := e.s.GetFile(e.ctx, "", id)
 	must(t, err, "GetFile %s", id)
+	// GetFiles reads the same, and leaves out what does not exist.
+	fs, err := e.s.GetFiles(e.ctx, []string{"file_unknown", id, id})
+	must(t, err, "GetFiles %s", id)
+	if len(fs) != 1 {
+		t.Fatalf("GetFiles([unknown %s %s]) = %d files, want 1", id, id, len(fs))
+	}
+	same(t, fs[0], f, "GetFiles %s", id)
 	return f
 }
 
