@@ -1,9 +1,12 @@
 // One user chatting with the echo bot through the official chat client, one
 // message at a time: each message is sent when the reply to the previous
 // one has arrived on the conversation's signal stream. Prints the round
-// trips' p50, p99 and maximum (from createMessage to the reply's signal).
+// trips' p50, p99 and maximum (from createMessage to the reply's signal),
+// measured after warmup round trips (default 1,000): the steady state,
+// once Node's compiler has optimized the client and the server's caches,
+// pools and the bot's warm VMs are in use.
 //
-//   make build && cd compat && BOTPLATFORM_BIN=$PWD/../bin/botplatform node bench/sequential.mjs [rounds]
+//   make build && cd compat && BOTPLATFORM_BIN=$PWD/../bin/botplatform node bench/sequential.mjs [rounds] [warmup]
 //
 // The server runs on SQLite in a temporary data directory.
 
@@ -16,7 +19,7 @@ for (const k of Object.keys(process.env)) {
 }
 
 const rounds = Number(process.argv[2] || 1000)
-const warmup = 20
+const warmup = Number(process.argv[3] ?? 1000)
 const code = `bot.on.message('*', async ({ message, client }) => {
   await client.createMessage({ conversationId: message.conversationId, payload: message.payload })
 })`
@@ -27,7 +30,7 @@ try {
   const { bot } = await client.createBot({ name: 'sequential bench', code })
   const lat = await roundTrips(bot.integrations.chat.webhookUrl, { rounds, warmup })
   const slow = lat.filter((x) => x > 100).length
-  console.log(`${rounds} sequential round trips: ${summary(lat)}, ${slow} over 100 ms`)
+  console.log(`${rounds} sequential round trips (after ${warmup} to warm up): ${summary(lat)}, ${slow} over 100 ms`)
 } finally {
   await server.stop()
 }

@@ -48,7 +48,11 @@ func (r *Runtime) Run(ctx context.Context) {
 				r.inflight.Add(1)
 				go func(j platform.Job) {
 					defer r.inflight.Done()
-					r.process(context.WithoutCancel(ctx), j)
+					// The job's end may claim its conversation's next
+					// event, which this worker then runs.
+					for next := &j; next != nil; {
+						next = r.process(context.WithoutCancel(ctx), *next, ctx.Done())
+					}
 					inflight.Add(-1)
 					select {
 					case done <- struct{}{}:
@@ -100,9 +104,11 @@ func (r *Runtime) stop() {
 
 // process handles one event and finishes its job. Failures of the bot's
 // code end the event (logged); other failures hand it back for later.
-func (r *Runtime) process(ctx context.Context, j platform.Job) {
+// Unless stopping is closed, finishing the job claims the next job of its
+// subject when it can run now, which process returns.
+func (r *Runtime) process(ctx context.Context, j platform.Job, stopping <-chan struct{}) *platform.Job {
 	start := time.Now()
-	rep := &eventReport{}
+	rep := &eventReport{stopping: stopping}
 	stop := store.KeepLease(ctx, r.store, r.clock, j.ID, r.cfg.Lease, r.log)
 	err := r.handle(context.WithValue(ctx, reportKey{}, rep), j)
 	stop()
@@ -113,7 +119,7 @@ func (r *Runtime) process(ctx context.Context, j platform.Job) {
 			outcome = metrics.OutcomeIgnored
 		}
 		r.cfg.Metrics.BotEvent(typ, outcome, time.Since(start))
-		return
+		return rep.next
 	}
 	if j.Attempts >= maxAttempts {
 		r.cfg.Metrics.BotEvent(typ, metrics.OutcomeFailed, time.Since(start))
@@ -122,7 +128,7 @@ func (r *Runtime) process(ctx context.Context, j platform.Job) {
 		if ferr := r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now()); ferr != nil {
 			r.log.Error("bot runtime: dropping an event", "job", j.ID, "err", ferr)
 		}
-		return
+		return nil
 	}
 	r.cfg.Metrics.BotEvent(typ, metrics.OutcomeRetry, time.Since(start))
 	backoff := time.Duration(1<<min(j.Attempts, 8)) * 100 * time.Millisecond
@@ -130,6 +136,7 @@ func (r *Runtime) process(ctx context.Context, j platform.Job) {
 	if rerr := r.store.RetryJob(ctx, j.ID, r.clock.Now().Add(backoff)); rerr != nil && !errors.Is(rerr, platform.ErrNotFound) {
 		r.log.Error("bot runtime: handing an event back", "job", j.ID, "err", rerr)
 	}
+	return nil
 }
 
 // incoming is an event ready to be handed to bot code.
@@ -221,12 +228,36 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 	} else {
 		r.endEvent(ctx, j, platform.EventProcessed, "")
 	}
-	return r.store.FinishJob(ctx, j.ID, keepJob(j), states, c.finish(in.what, runErr), r.clock.Now())
+	return r.finishJob(ctx, j, states, c.finish(in.what, runErr))
+}
+
+// finishJob ends j's handling: saves states and logs and finishes the job,
+// and, under process (unless stopping), claims the next job of j's subject
+// for process to run (eventReport.next).
+func (r *Runtime) finishJob(ctx context.Context, j platform.Job, states []platform.BotState, logs []platform.LogEntry) error {
+	now := r.clock.Now()
+	rep := reportOf(ctx)
+	if rep == nil || rep.stopping == nil {
+		return r.store.FinishJob(ctx, j.ID, keepJob(j), states, logs, now)
+	}
+	select {
+	case <-rep.stopping:
+		return r.store.FinishJob(ctx, j.ID, keepJob(j), states, logs, now)
+	default:
+	}
+	next, err := r.store.FinishJobClaimNext(ctx, j.ID, keepJob(j), states, logs, r.cfg.Node, now, now.Add(r.cfg.Lease))
+	rep.next = next
+	return err
 }
 
 // eventReport is what process learns of an event's handling for the
-// metrics: its type, and how it ended (endEvent's status).
-type eventReport struct{ typ, status string }
+// metrics: its type, and how it ended (endEvent's status); and the next
+// job its finish claimed.
+type eventReport struct {
+	typ, status string
+	stopping    <-chan struct{} // closed once the dispatcher stops
+	next        *platform.Job
+}
 
 type reportKey struct{}
 

@@ -142,6 +142,12 @@ type Store interface {
 	// (keep) stays as a done row, so that queueing it again is a conflict,
 	// until PurgeJobs; other jobs are deleted.
 	FinishJob(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, now time.Time) error
+	// FinishJobClaimNext is FinishJob that, in the same transaction, also
+	// claims for node, as ClaimJobs would, the next job of the finished
+	// one's subject when it is claimable now: the worker that ran a
+	// conversation's event goes on with the next at once. next is nil when
+	// there is none.
+	FinishJobClaimNext(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, node string, now, leaseUntil time.Time) (next *platform.Job, err error)
 	// PurgeJobs deletes the done jobs of kind due before before.
 	PurgeJobs(ctx context.Context, kind string, before time.Time) (int, error)
 	// RetryJob hands a claimed job back, to be claimed again from runAfter;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"sync"
+	"sync/atomic"
 )
 
 // Group commit for SQLite. SQLite has one writer; each transaction pays for
@@ -12,7 +13,9 @@ import (
 // one database transaction, each inside its own savepoint: a failing one is
 // rolled back alone, the others commit together, and every caller learns
 // its own result only once the commit is done. The outcome is the same as
-// running them one after the other.
+// running them one after the other. A write that finds no other running or
+// queued runs at once in its caller's goroutine: one writer at a time pays
+// no handing over to the batching goroutine and back.
 
 // maxBatch bounds the work one commit waits for.
 const maxBatch = 64
@@ -24,11 +27,13 @@ type batchReq struct {
 }
 
 type batcher struct {
-	s    *Store
-	reqs chan *batchReq
-	wg   sync.WaitGroup
-	once sync.Once
-	stop chan struct{}
+	s       *Store
+	reqs    chan *batchReq
+	writing sync.Mutex   // held while a write runs: a lone caller's, or a batch
+	queued  atomic.Int32 // callers handing their write to the loop
+	wg      sync.WaitGroup
+	once    sync.Once
+	stop    chan struct{}
 }
 
 // EnableGroupCommit makes write transactions share commits. Use it where
@@ -41,12 +46,24 @@ func (s *Store) EnableGroupCommit() {
 }
 
 func (b *batcher) do(ctx context.Context, f func(tx *sql.Tx) error) error {
+	if b.queued.Load() == 0 && b.writing.TryLock() {
+		defer b.writing.Unlock()
+		select {
+		case <-b.stop:
+			return sql.ErrConnDone
+		default:
+		}
+		return b.s.runTx(ctx, f)
+	}
 	r := &batchReq{ctx: ctx, f: f, done: make(chan error, 1)}
+	b.queued.Add(1)
 	select {
 	case b.reqs <- r:
 	case <-ctx.Done():
+		b.queued.Add(-1)
 		return ctx.Err()
 	case <-b.stop:
+		b.queued.Add(-1)
 		return sql.ErrConnDone
 	}
 	return <-r.done // once queued, it runs: wait for its outcome
@@ -66,17 +83,21 @@ func (b *batcher) loop() {
 		case <-b.stop:
 			return
 		}
+		b.queued.Add(-1)
+		b.writing.Lock() // after the lone write running, if any
 		batch := []*batchReq{first}
 	fill:
 		for len(batch) < maxBatch {
 			select {
 			case r := <-b.reqs:
+				b.queued.Add(-1)
 				batch = append(batch, r)
 			default:
 				break fill
 			}
 		}
 		b.run(batch)
+		b.writing.Unlock()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
@@ -75,11 +76,13 @@ func (s *Store) CountOwnedJobs(ctx context.Context, kind, owner string) (int, er
 //
 // Only heads are read (index jobs_heads), so the cost does not grow with the
 // jobs queued behind them.
-const claimable = `SELECT j.id FROM jobs j
+const claimable = claimableWhere + `
+	ORDER BY j.run_after, j.id`
+
+const claimableWhere = `SELECT j.id FROM jobs j
 	WHERE j.head = 1 AND j.kind = ? AND j.run_after <= ?
 	  AND ((j.status = 'pending' AND (j.lease_until IS NULL OR j.lease_until <= ?)) OR (j.status = 'running' AND j.lease_until <= ?))
-	  AND NOT EXISTS (SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.subject = j.subject AND o.status = 'running' AND o.lease_until > ? AND o.id <> j.id)
-	ORDER BY j.run_after, j.id`
+	  AND NOT EXISTS (SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.subject = j.subject AND o.status = 'running' AND o.lease_until > ? AND o.id <> j.id)`
 
 // claimQuery takes up to limit claimable jobs in one statement. The limit
 // is written into the text, not bound: SQLite plans with a bound LIMIT's
@@ -156,38 +159,69 @@ func (s *Store) ExtendLease(ctx context.Context, id string, until time.Time) err
 
 func (s *Store) FinishJob(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, now time.Time) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if err := s.appendLogs(ctx, tx, logs); err != nil {
-			return err
-		}
-		for _, st := range states {
-			if _, err := s.exec(ctx, tx, `INSERT INTO bot_states (bot_id, scope, scope_id, value, updated_at) VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (bot_id, scope, scope_id) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-				st.BotID, st.Scope, st.ScopeID, string(st.Value), micros(now)); err != nil {
-				return err
-			}
-		}
-		var kind, subject string
-		if s.d.LockSubject != "" {
-			if err := tx.QueryRowContext(ctx, s.q(`SELECT kind, subject FROM jobs WHERE id = ?`), id).Scan(&kind, &subject); err != nil {
-				return noRows(err)
-			}
-			if err := s.lockSubject(ctx, tx, kind, subject); err != nil {
-				return err
-			}
-		}
-		end := `DELETE FROM jobs WHERE id = ? RETURNING kind, subject`
-		if keep {
-			end = `UPDATE jobs SET status = 'done', lease_until = NULL, head = 0 WHERE id = ? AND status <> 'done' RETURNING kind, subject`
-		}
-		st, err := s.txStmt(ctx, tx, end)
+		_, _, err := s.finishJob(ctx, tx, id, keep, states, logs, now)
+		return err
+	})
+}
+
+func (s *Store) FinishJobClaimNext(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, node string, now, leaseUntil time.Time) (*platform.Job, error) {
+	var next *platform.Job
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		next = nil // a retried transaction starts again
+		kind, subject, err := s.finishJob(ctx, tx, id, keep, states, logs, now)
 		if err != nil {
 			return err
 		}
-		if err := st.QueryRowContext(ctx, id).Scan(&kind, &subject); err != nil {
-			return noRows(err)
+		st, err := s.txStmt(ctx, tx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, node_id = ? WHERE id IN (`+
+			claimableWhere+" AND j.subject = ? LIMIT 1"+s.d.SkipLocked+`) RETURNING id, kind, subject, payload, status, attempts, run_after, created_at`)
+		if err != nil {
+			return err
 		}
-		return s.markHead(ctx, tx, kind, subject)
+		j, err := scanJob(st.QueryRowContext(ctx, append(claimArgs(kind, node, now, leaseUntil), subject)...))
+		if errors.Is(err, platform.ErrNotFound) {
+			return nil
+		}
+		next = &j
+		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+// finishJob is FinishJob in tx; it returns the job's kind and subject.
+func (s *Store) finishJob(ctx context.Context, tx *sql.Tx, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, now time.Time) (kind, subject string, err error) {
+	if err := s.appendLogs(ctx, tx, logs); err != nil {
+		return "", "", err
+	}
+	for _, st := range states {
+		if _, err := s.exec(ctx, tx, `INSERT INTO bot_states (bot_id, scope, scope_id, value, updated_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (bot_id, scope, scope_id) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+			st.BotID, st.Scope, st.ScopeID, string(st.Value), micros(now)); err != nil {
+			return "", "", err
+		}
+	}
+	if s.d.LockSubject != "" {
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT kind, subject FROM jobs WHERE id = ?`), id).Scan(&kind, &subject); err != nil {
+			return "", "", noRows(err)
+		}
+		if err := s.lockSubject(ctx, tx, kind, subject); err != nil {
+			return "", "", err
+		}
+	}
+	end := `DELETE FROM jobs WHERE id = ? RETURNING kind, subject`
+	if keep {
+		end = `UPDATE jobs SET status = 'done', lease_until = NULL, head = 0 WHERE id = ? AND status <> 'done' RETURNING kind, subject`
+	}
+	st, err := s.txStmt(ctx, tx, end)
+	if err != nil {
+		return "", "", err
+	}
+	if err := st.QueryRowContext(ctx, id).Scan(&kind, &subject); err != nil {
+		return "", "", noRows(err)
+	}
+	return kind, subject, s.markHead(ctx, tx, kind, subject)
 }
 
 // markHead marks the subject's first unfinished job its head (again, when

@@ -98,6 +98,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ClaimJobsConcurrent", testClaimJobsConcurrent},
 		{"ClaimJobsRunningHoldsSubject", testClaimJobsRunningHoldsSubject},
 		{"JobHeadUnderConcurrentWrites", testJobHeadUnderConcurrentWrites},
+		{"FinishJobClaimNext", testFinishJobClaimNext},
 		{"FinishJob", testFinishJob},
 		{"KeptJobs", testKeptJobs},
 		{"RetryJob", testRetryJob},
