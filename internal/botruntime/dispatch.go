@@ -236,18 +236,22 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 // for process to run (eventReport.next).
 func (r *Runtime) finishJob(ctx context.Context, j platform.Job, states []platform.BotState, logs []platform.LogEntry) error {
 	now := r.clock.Now()
-	rep := reportOf(ctx)
-	if rep == nil || rep.stopping == nil {
-		return r.store.FinishJob(ctx, j.ID, keepJob(j), states, logs, now)
+	if rep := reportOf(ctx); rep != nil && !closed(rep.stopping) {
+		next, err := r.store.FinishJobClaimNext(ctx, j.ID, keepJob(j), states, logs, r.cfg.Node, now, now.Add(r.cfg.Lease))
+		rep.next = next
+		return err
 	}
+	return r.store.FinishJob(ctx, j.ID, keepJob(j), states, logs, now)
+}
+
+// closed tells whether ch is closed (without waiting).
+func closed(ch <-chan struct{}) bool {
 	select {
-	case <-rep.stopping:
-		return r.store.FinishJob(ctx, j.ID, keepJob(j), states, logs, now)
+	case <-ch:
+		return true
 	default:
+		return false
 	}
-	next, err := r.store.FinishJobClaimNext(ctx, j.ID, keepJob(j), states, logs, r.cfg.Node, now, now.Add(r.cfg.Lease))
-	rep.next = next
-	return err
 }
 
 // eventReport is what process learns of an event's handling for the
