@@ -99,11 +99,7 @@ func (s *Store) GetFiles(ctx context.Context, ids []string) ([]platform.File, er
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	rows, err := s.query(ctx, `SELECT `+fileCols+` FROM files f WHERE f.id IN (`+placeholders(len(ids))+`)`, args...)
+	rows, err := s.query(ctx, `SELECT `+fileCols+` FROM files f WHERE f.id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
 	if err != nil {
 		return nil, err
 	}

@@ -242,11 +242,7 @@ func (s *Store) PassagesBySeq(ctx context.Context, seqs []int64) ([]platform.Pas
 	if len(seqs) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(seqs))
-	for i, q := range seqs {
-		args[i] = q
-	}
-	return s.passages(ctx, `SELECT `+passageCols+` FROM passages p WHERE p.seq IN (`+placeholders(len(seqs))+`)`, args...)
+	return s.passages(ctx, `SELECT `+passageCols+` FROM passages p WHERE p.seq IN (`+placeholders(len(seqs))+`)`, anys(seqs)...)
 }
 
 // PassageStats returns the newest seq and the number of a bot's passages.

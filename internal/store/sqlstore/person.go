@@ -61,11 +61,7 @@ func oneOf(col string, values []string) where {
 	if len(values) == 0 {
 		return where{`1 = 0`, nil}
 	}
-	args := make([]any, len(values))
-	for i, v := range values {
-		args[i] = v
-	}
-	return where{col + ` IN (` + placeholders(len(values)) + `)`, args}
+	return where{col + ` IN (` + placeholders(len(values)) + `)`, anys(values)}
 }
 
 // mentioning matches col holding any of the person's mentions.

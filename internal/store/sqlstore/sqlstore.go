@@ -477,6 +477,15 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
+// anys is xs as the arguments of placeholders(len(xs)).
+func anys[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
 // pageOf trims rows fetched with limit+1 to the page and returns the
 // nextToken for the row that ends it.
 func pageOf[T any](rows []T, limit int, cursor func(T) store.Cursor) ([]T, string) {

@@ -345,11 +345,7 @@ func (s *Store) readRows(ctx context.Context, tx *sql.Tx, t platform.Table, ids 
 	if len(ids) == 0 {
 		return []platform.TableRow{}, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	rows, err := tx.QueryContext(ctx, s.q(`SELECT `+selectRows(t)+` FROM `+rowsTable(t)+` WHERE id IN (`+placeholders(len(ids))+`) ORDER BY id`), args...)
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT `+selectRows(t)+` FROM `+rowsTable(t)+` WHERE id IN (`+placeholders(len(ids))+`) ORDER BY id`), anys(ids)...)
 	if err != nil {
 		return nil, err
 	}
