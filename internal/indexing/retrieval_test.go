@@ -241,6 +241,20 @@ func TestRetrievalHybridBeatsFullText(t *testing.T) {
 						c.above.Recall5(), c.than.Recall5(), c.above.MRR(), c.than.MRR())
 				}
 			}
+			// The quality targets, held on this set as a floor.
+			for _, c := range []struct {
+				what string
+				got  float64
+				min  float64
+			}{
+				{"recall@5", hybrid.Recall5(), 0.82},
+				{"recall@5 of questions in the documents' words", r.groups["collection same-words"]["hybrid"].Recall5(), 1},
+				{"recall@5 of questions in other words", r.groups["collection other-words"]["hybrid"].Recall5(), 0.55},
+			} {
+				if c.got < c.min {
+					t.Errorf("evalset: default %s %.3f, want at least %.2f", c.what, c.got, c.min)
+				}
+			}
 		})
 	}
 }

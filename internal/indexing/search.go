@@ -68,7 +68,7 @@ const rrfK = 60
 // (misspellings), on the retrieval benchmark and the evaluation set, on
 // both databases (docs/benchmarks.md, issue 17). A model's vectors, which
 // carry meaning, weigh as much as the words.
-const builtinVectorWeight = 0.35
+const builtinVectorWeight = 0.2
 
 // vectorWeight is the vector ranking's weight in the fusion.
 func (s *Service) vectorWeight() float64 {

@@ -80,17 +80,7 @@ func TestSearchBoostsAnswers(t *testing.T) {
 			f.upload(t, "tracking.md", "text/markdown", []byte("# Tracking\n\nEvery shipping is tracked."))
 			f.upload(t, "islands.md", "text/markdown", []byte("# Islands\n\nShipping to the islands is €12.50 for each parcel we send there."))
 			f.indexAll(t, time.Minute)
-			first := func(expand bool) string {
-				t.Helper()
-				seqs, _, err := f.svc.searchText(f.ctx, Query{Visibility: f.vis, Text: "how much is shipping"}, 5, expand)
-				must(t, err)
-				if len(seqs) < 2 {
-					t.Fatalf("found %d passages, want both", len(seqs))
-				}
-				ps, err := f.st.PassagesBySeq(f.ctx, seqs[:1])
-				must(t, err)
-				return ps[0].Content
-			}
+			first := func(expand bool) string { return firstText(t, f, "how much is shipping", expand) }
 			if got := first(false); !strings.HasPrefix(got, "Every shipping") {
 				t.Fatalf("BM25 alone ranks %q first: the test needs the shorter passage first", got)
 			}
@@ -99,4 +89,43 @@ func TestSearchBoostsAnswers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSearchLeavesOutFiller: words that say nothing about what is asked
+// ("stuff", "really") do not decide the default ranking, which full-text
+// search alone lets them do; a question of nothing but such words still
+// searches for them.
+func TestSearchLeavesOutFiller(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 1)
+			f.upload(t, "boots.md", "text/markdown", []byte("# Wet boots\n\nStuff wet boots with newspaper and let them dry slowly."))
+			f.upload(t, "repairs.md", "text/markdown", []byte("# Repairs\n\nOur workshop repairs outdoor gear, also gear bought from other shops, and fixes zips and seams."))
+			f.indexAll(t, time.Minute)
+			first := func(text string, expand bool) string { return firstText(t, f, text, expand) }
+			const q = "do you really fix stuff"
+			if got := first(q, false); !strings.HasPrefix(got, "Stuff wet boots") {
+				t.Fatalf("BM25 alone ranks %q first: the test needs the filler to win there", got)
+			}
+			if got := first(q, true); !strings.HasPrefix(got, "Our workshop repairs") {
+				t.Errorf("the default ranks %q first, want the repairs passage", got)
+			}
+			if got := first("stuff", true); !strings.HasPrefix(got, "Stuff wet boots") {
+				t.Errorf("a question of filler alone: %q first", got)
+			}
+		})
+	}
+}
+
+// firstText is the content of the passage searchText ranks first for text.
+func firstText(t *testing.T, f *fixture, text string, expand bool) string {
+	t.Helper()
+	seqs, _, err := f.svc.searchText(f.ctx, Query{Visibility: f.vis, Text: text}, 5, expand)
+	must(t, err)
+	if len(seqs) == 0 {
+		t.Fatalf("%q found nothing", text)
+	}
+	ps, err := f.st.PassagesBySeq(f.ctx, seqs[:1])
+	must(t, err)
+	return ps[0].Content
 }

@@ -40,6 +40,26 @@ func Separator(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 // Stop reports whether w (lowercase) is an English stop word.
 func Stop(w string) bool { return stopWords[w] }
 
+// Filler reports whether w (lowercase) is a word people put in questions
+// that says nothing about what they ask for ("really", "stuff", "get"):
+// a search that understands the question leaves it out, unless the
+// question holds nothing else.
+func Filler(w string) bool { return fillerWords[w] }
+
+// fillerWords: customers' questions carry these ("do you fix stuff i
+// bought somewhere else", "when do i get my money back") and the ranking
+// weighed them as much as the words that matter, so a passage about
+// stuffing wet boots or what members get came first.
+var fillerWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		get gets got getting gotten want wants wanted stuff thing things really something anything totally
+		please hi hello hey thanks thank actually basically`) {
+		m[w] = true
+	}
+	return m
+}()
+
 // stopWords are the words PostgreSQL's english text search configuration
 // ignores (its english.stop): to_tsquery drops them from a query there;
 // SQLite's FTS5 would match them in most passages (one costly ranking for

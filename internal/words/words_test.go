@@ -19,6 +19,9 @@ func TestQuery(t *testing.T) {
 	if !Stop("the") || Stop("tent") {
 		t.Error("Stop")
 	}
+	if !Filler("stuff") || !Filler("really") || Filler("tent") || Filler("the") {
+		t.Error("Filler")
+	}
 }
 
 func TestDistinct(t *testing.T) {
