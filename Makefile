@@ -23,7 +23,7 @@ VERSITYGW ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/botplatform/bin/versitygw
 # What `make release` builds (static: no cgo).
 RELEASE_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
-.PHONY: build versitygw serve test test-go test-compat test-chat-e2e bench crash soak fmt fuzz fuzz-short release
+.PHONY: build versitygw serve test test-go test-compat test-chat-e2e embeddings-server bench crash soak fmt fuzz fuzz-short release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/botplatform ./cmd/botplatform
@@ -60,8 +60,12 @@ $(VERSITYGW):
 
 # node --test gets explicit files, so that it never picks up the vitest suite
 # that chat-e2e/run.mjs copies into compat/.chat-e2e/.
-test-compat: build
+test-compat: build embeddings-server
 	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1 test/*.test.js && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node chat-e2e/run.mjs
+
+# The local embeddings model of docs/indexing.md (its test is in compat/).
+embeddings-server:
+	cd scripts/embeddings-server && npm ci --no-audit --no-fund --loglevel=error
 
 # Only @botpress/chat's own end-to-end suite.
 test-chat-e2e: build

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"sort"
 	"strings"
@@ -11,7 +13,9 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/indexing/benchdata"
+	"github.com/botplatform/botplatform/internal/indexing/embed"
 	"github.com/botplatform/botplatform/internal/indexing/evalset"
+	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store/postgres"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
@@ -76,7 +80,7 @@ func runRetrieval(tb testing.TB, backend string) retrieval {
 // slower (docs/benchmarks.md).
 func retrievalFixture(tb testing.TB, backend string) *fixture {
 	if backend != "postgres" {
-		return newFixture(tb, backend, 1)
+		return withRetrievalEmbedder(newFixture(tb, backend, 1))
 	}
 	u := storetest.PostgresURL(tb)
 	st, err := postgres.Open(context.Background(), u, 0)
@@ -87,6 +91,23 @@ func retrievalFixture(tb testing.TB, backend string) *fixture {
 	tb.Cleanup(func() { db.Close() })
 	f := newFixtureOn(tb, st, 1)
 	f.analyze = func(tb testing.TB) { vacuumAnalyze(tb, db) }
+	return withRetrievalEmbedder(f)
+}
+
+// withRetrievalEmbedder makes f index and search with the embeddings server
+// at BOTPLATFORM_RETRIEVAL_EMBEDDINGS_URL (its model named by
+// BOTPLATFORM_RETRIEVAL_EMBEDDINGS_MODEL), as --embeddings-url does, when
+// set: the retrieval benchmarks then measure what a model's vectors add
+// (docs/indexing.md, "A local embeddings model"). Unset, f keeps the
+// built-in embedder.
+func withRetrievalEmbedder(f *fixture) *fixture {
+	u := os.Getenv("BOTPLATFORM_RETRIEVAL_EMBEDDINGS_URL")
+	if u == "" {
+		return f
+	}
+	e := embed.NewOpenAI(u, os.Getenv("BOTPLATFORM_RETRIEVAL_EMBEDDINGS_MODEL"), "", 0, nil)
+	f.svc = New(f.st, f.blobs, platform.SystemClock{}, Config{Workers: 1, Poll: 20 * time.Millisecond,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Embedder: e})
 	return f
 }
 
