@@ -41,7 +41,8 @@ const maxAlts = 12
 // the others, in order of storage. With q.Explain it also returns, for each
 // seq, why it scored what it did.
 func (s *Service) searchText(ctx context.Context, q Query, limit int, expand bool) ([]int64, []textWhy, error) {
-	ws := words.Distinct(words.Query(q.Text))
+	seq := words.Query(q.Text)
+	ws := words.Distinct(seq)
 	if expand {
 		ws = withoutFiller(ws)
 	}
@@ -50,10 +51,14 @@ func (s *Service) searchText(ctx context.Context, q Query, limit int, expand boo
 	}
 	terms := make([]rank.Term, len(ws))
 	var alts []string
+	var joined map[string][]string
+	if expand {
+		joined = compounds(seq)
+	}
 	for i, w := range ws {
 		terms[i].Word = w
 		if expand {
-			terms[i].Alts = standIns(w, ws)
+			terms[i].Alts = standIns(w, ws, joined[w])
 			for _, a := range terms[i].Alts {
 				alts = append(alts, a.Word)
 			}
@@ -139,10 +144,12 @@ func (s *Service) searchText(ctx context.Context, q Query, limit int, expand boo
 	return out, why, nil
 }
 
-// standIns returns the words that may stand in for w: its other lemmas at
-// full weight, then its related words by kind, leaving out stop words and
+// standIns returns the words that may stand in for w: its other lemmas
+// and the compounds it makes with a neighbour in the query (joined, from
+// compounds) at full weight, the parts of w if it is a compound at
+// partWeight, then its related words by kind, leaving out stop words and
 // the query's own words.
-func standIns(w string, query []string) []rank.Alt {
+func standIns(w string, query, joined []string) []rank.Alt {
 	lx := lexicon.Default()
 	skip := map[string]bool{}
 	for _, x := range query {
@@ -157,6 +164,12 @@ func standIns(w string, query []string) []rank.Alt {
 	}
 	for _, l := range lx.Lemmas(w) {
 		add(l, 1)
+	}
+	for _, c := range joined {
+		add(c, 1)
+	}
+	for _, p := range lx.Parts(w) {
+		add(p, partWeight)
 	}
 	for _, r := range lx.Related(w) {
 		add(r.Word, altWeights[r.Kind])
@@ -175,6 +188,33 @@ func withoutFiller(ws []string) []string {
 	}
 	if len(out) == 0 {
 		return ws
+	}
+	return out
+}
+
+// partWeight is the weight of a part of a compound query word standing in
+// for it ("board" for "surfboards"): one part says less than the whole, as
+// a derived form does.
+const partWeight = 0.5
+
+// compounds returns, for each word of the query's words in order, the
+// compound words it makes with the word before or after it that the
+// lexicon knows and splits back into the two ("surf boards" →
+// "surfboards", for both): a passage that writes them as one word then
+// holds both.
+func compounds(seq []string) map[string][]string {
+	lx := lexicon.Default()
+	out := map[string][]string{}
+	for i := 0; i+1 < len(seq); i++ {
+		a, b := seq[i], seq[i+1]
+		c := a + b
+		if len(lx.Lemmas(c)) == 0 {
+			continue
+		}
+		if p := lx.Parts(c); len(p) == 2 && p[0] == a && p[1] == b {
+			out[a] = append(out[a], c)
+			out[b] = append(out[b], c)
+		}
 	}
 	return out
 }

@@ -129,3 +129,38 @@ func firstText(t *testing.T, f *fixture, text string, expand bool) string {
 	must(t, err)
 	return ps[0].Content
 }
+
+// TestSearchCompounds: a compound word finds a passage that writes it in
+// two ("rainjacket" → rain jacket), and two words find the passage that writes
+// them as one ("surf boards" → surfboards), in the default ranking; full-
+// text search alone finds neither.
+func TestSearchCompounds(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 1)
+			f.upload(t, "rental.md", "text/markdown", []byte("# Rentals\n\nWe rent surfboards and wetsuits by the day."))
+			f.upload(t, "notices.md", "text/markdown", []byte("# Notices\n\nThe notice boards in our stores list the coming events."))
+			f.upload(t, "care.md", "text/markdown", []byte("# Care\n\nRinse your rain jacket with fresh water after a trip to the beach."))
+			f.upload(t, "weather.md", "text/markdown", []byte("# Weather\n\nRain is forecast for the whole weekend."))
+			f.indexAll(t, time.Minute)
+			for _, c := range []struct{ query, text, want string }{
+				{"surf boards", "The notice boards", "We rent surfboards"},
+				{"rainjacket", "", "Rinse your rain jacket"},
+			} {
+				seqs, _, err := f.svc.searchText(f.ctx, Query{Visibility: f.vis, Text: c.query}, 5, false)
+				must(t, err)
+				if c.text == "" && len(seqs) > 0 {
+					t.Errorf("%q: full-text search alone found %d passages, want none", c.query, len(seqs))
+				}
+				if c.text != "" {
+					if got := firstText(t, f, c.query, false); !strings.HasPrefix(got, c.text) {
+						t.Fatalf("%q: BM25 alone ranks %q first: the test needs %q there", c.query, got, c.text)
+					}
+				}
+				if got := firstText(t, f, c.query, true); !strings.HasPrefix(got, c.want) {
+					t.Errorf("%q: the default ranks %q first, want %q", c.query, got, c.want)
+				}
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"compress/gzip"
 	_ "embed"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -131,4 +132,35 @@ func (t *Table) Related(word string) []Relation {
 		}
 	}
 	return out
+}
+
+// Parts returns the two words the compound word is made of ("surfboards" →
+// "surf", "boards"; "raincoat" → "rain", "coat"), as they are written in
+// it, or nil. Each part is at least three letters and a form of a word of
+// the table. A word the table knows is split only when its head (the
+// second part) is one of its synonyms or more general words, as a
+// surfboard is a board: "carpet" is no pet, "passage" no age. A word the
+// table does not know ("rainjacket") is split at the place that leaves the
+// longest head.
+func (t *Table) Parts(word string) []string {
+	if len(word) < 6 {
+		return nil
+	}
+	for i := 3; i <= len(word)-3; i++ {
+		head, mod := word[i:], word[:i]
+		heads := t.Lemmas(head)
+		if len(heads) == 0 || len(t.Lemmas(mod)) == 0 {
+			continue
+		}
+		lemmas := t.Lemmas(word)
+		if len(lemmas) == 0 {
+			return []string{mod, head}
+		}
+		for _, r := range t.Related(word) {
+			if r.Kind != Derived && slices.Contains(heads, r.Word) {
+				return []string{mod, head}
+			}
+		}
+	}
+	return nil
 }

@@ -133,3 +133,22 @@ func TestDefaultIsGenerated(t *testing.T) {
 		t.Fatal("wordnet.txt.gz differs from what scripts/gen-lexicon generates: regenerate it")
 	}
 }
+
+func TestParts(t *testing.T) {
+	lx := Default()
+	for w, want := range map[string][]string{
+		"surfboards": {"surf", "boards"}, // a surfboard is a board
+		"raincoat":   {"rain", "coat"},
+		"toothbrush": {"tooth", "brush"},
+		"rainjacket": {"rain", "jacket"}, // not in the table: split where the parts are words
+		"carpet":     nil,                // no pet
+		"passage":    nil,                // no age
+		"weekend":    nil,
+		"boots":      nil, // too short
+		"":           nil,
+	} {
+		if got := lx.Parts(w); !slices.Equal(got, want) {
+			t.Errorf("Parts(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
