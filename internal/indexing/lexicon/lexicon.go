@@ -146,17 +146,21 @@ func (t *Table) Parts(word string) []string {
 	if len(word) < 6 {
 		return nil
 	}
+	known := len(t.Lemmas(word)) > 0
+	var related []Relation
+	if known {
+		related = t.Related(word)
+	}
 	for i := 3; i <= len(word)-3; i++ {
 		head, mod := word[i:], word[:i]
 		heads := t.Lemmas(head)
 		if len(heads) == 0 || len(t.Lemmas(mod)) == 0 {
 			continue
 		}
-		lemmas := t.Lemmas(word)
-		if len(lemmas) == 0 {
+		if !known {
 			return []string{mod, head}
 		}
-		for _, r := range t.Related(word) {
+		for _, r := range related {
 			if r.Kind != Derived && slices.Contains(heads, r.Word) {
 				return []string{mod, head}
 			}
