@@ -87,11 +87,11 @@ describe('a local embeddings model (--embeddings-url)', () => {
 
   test('the server speaks the OpenAI embeddings API and refuses bad input by name', async () => {
     const post = (body) => fetch(`${emb.url}/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-    let res = await post(JSON.stringify({ model: MODEL, input: ['one', 'two'] }))
+    let res = await post(JSON.stringify({ model: MODEL, input: ['one', 'two', ''] }))
     assert.equal(res.status, 200)
     const body = await res.json()
-    assert.deepEqual(body.data.map((d) => d.index), [0, 1])
-    assert.equal(body.data[0].embedding.length, 512)
+    assert.deepEqual(body.data.map((d) => d.index), [0, 1, 2])
+    for (const d of body.data) assert.equal(d.embedding.length, 512)
     for (const [bad, status, param] of [
       [JSON.stringify({ model: 'other', input: 'x' }), 404, 'model'],
       [JSON.stringify({ model: MODEL, input: [] }), 400, 'input'],

@@ -10,7 +10,8 @@
 // It prints "embeddings server listening on http://HOST:PORT/v1" once the
 // model is loaded. Routes: POST /v1/embeddings ({model, input: string or
 // array of strings}), GET /v1/models, GET /healthz. Errors are OpenAI's
-// shape: {"error": {"message", "type", "param", "code"}}.
+// shape: {"error": {"message", "type", "param", "code"}}. An empty text is
+// embedded as a space (the model cannot take an empty one).
 
 import http from 'node:http'
 import { initModel } from '@energetic-ai/embeddings'
@@ -104,7 +105,8 @@ export async function start({ host = '127.0.0.1', port = 0 } = {}) {
     const run = queue.then(async () => {
       const out = []
       for (let i = 0; i < texts.length; i += BATCH) {
-        out.push(...(await model.embed(texts.slice(i, i + BATCH))))
+        // The model fails on an empty text: it gets a space's vector.
+        out.push(...(await model.embed(texts.slice(i, i + BATCH).map((t) => t || ' '))))
       }
       return out
     })
