@@ -7,7 +7,9 @@ import { Client as ChatClient } from '@botpress/chat'
 /**
  * Sends warmup + rounds messages ("<prefix><i>") to the bot at webhookUrl,
  * each after the reply (the same text, from the bot) to the one before.
- * Returns the round trips' latencies in ms after the warm-up, sorted.
+ * Returns the round trips' latencies in ms after the warm-up, sorted, with
+ * two more sorted arrays as properties: `request`, the time createMessage
+ * took, and `reply`, the time from its response to the reply's signal.
  */
 export async function roundTrips(webhookUrl, { rounds, warmup, prefix = 'm' }) {
   const chat = await ChatClient.connect({ apiUrl: webhookUrl })
@@ -26,23 +28,33 @@ export async function roundTrips(webhookUrl, { rounds, warmup, prefix = 'm' }) {
     process.exitCode = 1
   })
   const lat = []
+  const request = []
+  const reply = []
   try {
     for (let i = 0; i < warmup + rounds; i++) {
       const text = prefix + i
+      let timer
       const replied = new Promise((resolve, reject) => {
         waiting = { text, resolve }
-        setTimeout(() => reject(new Error(`no reply to ${text} within 30 s`)), 30_000).unref()
+        timer = setTimeout(() => reject(new Error(`no reply to ${text} within 30 s`)), 30_000)
       })
       const start = process.hrtime.bigint()
       await chat.createMessage({ conversationId: conversation.id, payload: { type: 'text', text } })
-      await replied
-      if (i >= warmup) lat.push(Number(process.hrtime.bigint() - start) / 1e6)
+      const sent = process.hrtime.bigint()
+      await replied.finally(() => clearTimeout(timer))
+      const end = process.hrtime.bigint()
+      if (i >= warmup) {
+        lat.push(Number(end - start) / 1e6)
+        request.push(Number(sent - start) / 1e6)
+        reply.push(Number(end - sent) / 1e6)
+      }
     }
   } finally {
     await listener.disconnect()
     listener.cleanup()
   }
-  return lat.sort((a, b) => a - b)
+  const sorted = (xs) => xs.sort((a, b) => a - b)
+  return Object.assign(sorted(lat), { request: sorted(request), reply: sorted(reply) })
 }
 
 /** "p50 … ms, p99 … ms, max … ms" of sorted latencies. */

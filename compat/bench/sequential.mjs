@@ -2,6 +2,8 @@
 // message at a time: each message is sent when the reply to the previous
 // one has arrived on the conversation's signal stream. Prints the round
 // trips' p50, p99 and maximum (from createMessage to the reply's signal),
+// then the same of their two halves (createMessage's own time, and from its
+// response to the reply's signal),
 // measured after warmup round trips (default 1,000): the steady state,
 // once Node's compiler has optimized the client and the server's caches,
 // pools and the bot's warm VMs are in use.
@@ -31,6 +33,7 @@ try {
   const lat = await roundTrips(bot.integrations.chat.webhookUrl, { rounds, warmup })
   const slow = lat.filter((x) => x > 100).length
   console.log(`${rounds} sequential round trips (after ${warmup} to warm up): ${summary(lat)}, ${slow} over 100 ms`)
+  console.log(`  createMessage: ${summary(lat.request)}; from its response to the reply: ${summary(lat.reply)}`)
 } finally {
   await server.stop()
 }
