@@ -116,6 +116,12 @@ type Webhook struct {
 // so that the client's connection probe fails.
 func (s *Service) Webhook(ctx context.Context, webhookID string) (*Webhook, error) {
 	in, err := s.store.GetIntegrationByWebhook(ctx, webhookID)
+	return webhookOf(webhookID, in, err)
+}
+
+// webhookOf is the webhook of the integration read for webhookID (with
+// the error of that read).
+func webhookOf(webhookID string, in platform.BotIntegration, err error) (*Webhook, error) {
 	if errors.Is(err, platform.ErrNotFound) || (err == nil && !in.Enabled) {
 		return nil, platform.Errorf(platform.TypeResourceNotFound, "no chat webhook %q", webhookID)
 	}
@@ -219,7 +225,47 @@ func (s *Service) Authenticate(ctx context.Context, b *Webhook, key string, getO
 	if err != nil {
 		return platform.ChatUser{}, errInvalidKey
 	}
-	u, err := s.store.GetChatUser(ctx, b.ID, fid)
+	return s.authenticated(ctx, b, fid, nil, getOrCreate)
+}
+
+// WebhookUser is Webhook and then Authenticate, with the webhook and the
+// user its key names read in one query: the key's id is read before the
+// key is verified, and nothing read is used unless it then verifies.
+func (s *Service) WebhookUser(ctx context.Context, webhookID, key string, getOrCreate bool) (*Webhook, platform.ChatUser, error) {
+	fid, ok := UserKeyID(key)
+	if !ok {
+		b, err := s.Webhook(ctx, webhookID) // an unknown webhook is 404 before the key is 401
+		if err != nil {
+			return nil, platform.ChatUser{}, err
+		}
+		return b, platform.ChatUser{}, errInvalidKey
+	}
+	in, u, found, err := s.store.GetWebhookUser(ctx, webhookID, fid)
+	b, err := webhookOf(webhookID, in, err)
+	if err != nil {
+		return nil, platform.ChatUser{}, err
+	}
+	if verified, err := VerifyUserKey(b.Key, key); err != nil || verified != fid {
+		return b, platform.ChatUser{}, errInvalidKey
+	}
+	var known *platform.ChatUser
+	if found {
+		known = &u
+	}
+	u, err = s.authenticated(ctx, b, fid, known, getOrCreate)
+	return b, u, err
+}
+
+// authenticated is the chat user of a verified key naming fid: known when
+// already read (nil: looked up).
+func (s *Service) authenticated(ctx context.Context, b *Webhook, fid string, known *platform.ChatUser, getOrCreate bool) (platform.ChatUser, error) {
+	var u platform.ChatUser
+	var err error
+	if known != nil {
+		u = *known
+	} else {
+		u, err = s.store.GetChatUser(ctx, b.ID, fid)
+	}
 	if err == nil && u.ID == b.ID {
 		return platform.ChatUser{}, errInvalidKey // the bot's own user
 	}

@@ -32,9 +32,9 @@ func (a *api) chatBot(f chatBotFunc) http.Handler {
 // webhook is the bot whose Chat API the request calls.
 func (a *api) webhook(r *http.Request) (*chat.Webhook, error) {
 	id := r.PathValue("webhook")
-	if rt, ok := r.Context().Value(routeKey{}).(*route); ok && rt.webhook != nil && rt.webhook.WebhookID == id {
-		noteCaller(r, "", rt.webhook.ID)
-		return rt.webhook, nil // found by cors
+	if b := corsWebhook(r, id); b != nil {
+		noteCaller(r, "", b.ID)
+		return b, nil
 	}
 	b, err := a.Chat.Webhook(r.Context(), id)
 	if err != nil {
@@ -42,6 +42,33 @@ func (a *api) webhook(r *http.Request) (*chat.Webhook, error) {
 	}
 	noteCaller(r, "", b.ID)
 	return b, nil
+}
+
+// webhookUser is the bot whose Chat API the request calls and the chat
+// user its x-user-key names (b nil when the webhook is not found; err
+// when the key does not let the request in). The webhook and the user are
+// read in one query, unless the webhook was found already (by cors).
+func (a *api) webhookUser(r *http.Request, getOrCreate bool) (*chat.Webhook, platform.ChatUser, error) {
+	id, key := r.PathValue("webhook"), r.Header.Get("x-user-key")
+	if b := corsWebhook(r, id); b != nil {
+		noteCaller(r, "", b.ID)
+		u, err := a.Chat.Authenticate(r.Context(), b, key, getOrCreate)
+		return b, u, err
+	}
+	b, u, err := a.Chat.WebhookUser(r.Context(), id, key, getOrCreate)
+	if b != nil {
+		noteCaller(r, "", b.ID)
+	}
+	return b, u, err
+}
+
+// corsWebhook is the webhook id that cors already found for the request
+// (nil if it did not look it up).
+func corsWebhook(r *http.Request, id string) *chat.Webhook {
+	if rt, ok := r.Context().Value(routeKey{}).(*route); ok && rt.webhook != nil && rt.webhook.WebhookID == id {
+		return rt.webhook
+	}
+	return nil
 }
 
 // chatUser serves a request of an existing chat user (x-user-key).
@@ -53,11 +80,10 @@ func (a *api) chatUserOrNew(f chatUserFunc) http.Handler { return a.withChatUser
 
 func (a *api) withChatUser(getOrCreate bool, f chatUserFunc) http.Handler {
 	return secured{a.h(func(w http.ResponseWriter, r *http.Request) error {
-		b, err := a.webhook(r)
-		if err != nil {
+		b, u, err := a.webhookUser(r, getOrCreate)
+		if b == nil {
 			return err
 		}
-		u, err := a.Chat.Authenticate(r.Context(), b, r.Header.Get("x-user-key"), getOrCreate)
 		if err != nil {
 			// Unauthenticated after all: counted by address, so that keys
 			// cannot be tried at full speed.

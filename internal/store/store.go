@@ -64,6 +64,10 @@ type Store interface {
 	DeleteBot(ctx context.Context, workspaceID, id string) ([]string, error)
 	ListBots(ctx context.Context, workspaceID string, f BotFilter) ([]platform.BotSummary, string, error)
 	GetIntegrationByWebhook(ctx context.Context, webhookID string) (platform.BotIntegration, error)
+	// GetWebhookUser is GetIntegrationByWebhook and the lookup of its bot's
+	// chat user by foreign id, in one query: found says whether that user
+	// exists (GetChatUser's second try, by internal id, is not made).
+	GetWebhookUser(ctx context.Context, webhookID, fid string) (in platform.BotIntegration, u platform.ChatUser, found bool, err error)
 
 	// SaveBotVersion records v as the next version of its bot (ErrNotFound
 	// when the bot is not in the workspace), first replacing the bot with

@@ -91,13 +91,14 @@ func (s *Store) GetBot(ctx context.Context, workspaceID, id string) (platform.Bo
 	}
 	b.DeployedAt = fromNullMicros(deployed)
 	b.CreatedAt, b.UpdatedAt = fromMicros(created), fromMicros(updated)
-	b.Integrations, err = s.integrations(ctx, `bot_id = ?`, b.ID)
+	b.Integrations, err = s.integrations(ctx, `i.bot_id = ?`, b.ID)
 	return b, err
 }
 
+const integrationCols = `i.bot_id, i.integration_id, i.name, i.version, i.webhook_id, i.enabled, i.configuration, i.disabled_channels, i.created_at, i.updated_at`
+
 func (s *Store) integrations(ctx context.Context, where string, arg any) ([]platform.BotIntegration, error) {
-	rows, err := s.query(ctx, `SELECT bot_id, integration_id, name, version, webhook_id, enabled, configuration, disabled_channels, created_at, updated_at
-		FROM bot_integrations WHERE `+where+` ORDER BY integration_id`, arg)
+	rows, err := s.query(ctx, `SELECT `+integrationCols+` FROM bot_integrations i WHERE `+where+` ORDER BY i.integration_id`, arg)
 	if err != nil {
 		return nil, err
 	}
@@ -105,25 +106,68 @@ func (s *Store) integrations(ctx context.Context, where string, arg any) ([]plat
 	var out []platform.BotIntegration
 	for rows.Next() {
 		var in platform.BotIntegration
-		var cfg, dc string
-		var created, updated int64
-		if err := rows.Scan(&in.BotID, &in.IntegrationID, &in.Name, &in.Version, &in.WebhookID, &in.Enabled, &cfg, &dc, &created, &updated); err != nil {
+		var raw integrationRaw
+		if err := rows.Scan(raw.dst(&in)...); err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal([]byte(cfg), &in.Configuration); err != nil {
+		if err := raw.decode(&in); err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal([]byte(dc), &in.DisabledChannels); err != nil {
-			return nil, err
-		}
-		in.CreatedAt, in.UpdatedAt = fromMicros(created), fromMicros(updated)
 		out = append(out, in)
 	}
 	return out, rows.Err()
 }
 
+// integrationRaw holds the columns of integrationCols that are decoded
+// after the scan.
+type integrationRaw struct {
+	cfg, dc          string
+	created, updated int64
+}
+
+// dst is where integrationCols scan to.
+func (r *integrationRaw) dst(in *platform.BotIntegration) []any {
+	return []any{&in.BotID, &in.IntegrationID, &in.Name, &in.Version, &in.WebhookID, &in.Enabled, &r.cfg, &r.dc, &r.created, &r.updated}
+}
+
+func (r *integrationRaw) decode(in *platform.BotIntegration) error {
+	if err := json.Unmarshal([]byte(r.cfg), &in.Configuration); err != nil {
+		return err
+	}
+	if err := json.Unmarshal([]byte(r.dc), &in.DisabledChannels); err != nil {
+		return err
+	}
+	in.CreatedAt, in.UpdatedAt = fromMicros(r.created), fromMicros(r.updated)
+	return nil
+}
+
+func (s *Store) GetWebhookUser(ctx context.Context, webhookID, fid string) (platform.BotIntegration, platform.ChatUser, bool, error) {
+	var in platform.BotIntegration
+	var raw integrationRaw
+	var u platform.ChatUser
+	var id, botID, ufid, name, picture, profile sql.NullString
+	var tags []byte
+	var created, updated sql.NullInt64
+	err := s.queryRow(ctx, `SELECT `+integrationCols+`, `+chatUserCols+` FROM bot_integrations i
+		LEFT JOIN chat_users u ON u.bot_id = i.bot_id AND u.fid = ? WHERE i.webhook_id = ?`, fid, webhookID).
+		Scan(append(raw.dst(&in), &id, &botID, &ufid, &name, &picture, &profile, &tags, &created, &updated)...)
+	if err != nil {
+		return in, u, false, noRows(err)
+	}
+	if err := raw.decode(&in); err != nil {
+		return in, u, false, err
+	}
+	if !id.Valid {
+		return in, u, false, nil
+	}
+	u = platform.ChatUser{ID: id.String, BotID: botID.String, FID: ufid.String, Name: name.String, PictureURL: picture.String,
+		Profile: profile.String, CreatedAt: fromMicros(created.Int64), UpdatedAt: fromMicros(updated.Int64)}
+	u.Tags, err = readTags(tags)
+	return in, u, err == nil, err
+}
+
 func (s *Store) GetIntegrationByWebhook(ctx context.Context, webhookID string) (platform.BotIntegration, error) {
-	ins, err := s.integrations(ctx, `webhook_id = ?`, webhookID)
+	ins, err := s.integrations(ctx, `i.webhook_id = ?`, webhookID)
 	if err != nil {
 		return platform.BotIntegration{}, err
 	}

@@ -304,6 +304,37 @@ func testGetIntegrationByWebhook(t *testing.T, e *env) {
 	wantErr(t, err, platform.ErrNotFound, "GetIntegrationByWebhook unknown")
 	_, err = e.s.GetIntegrationByWebhook(e.ctx, b.Integrations[0].IntegrationID)
 	wantErr(t, err, platform.ErrNotFound, "GetIntegrationByWebhook with an integration id")
+
+	// GetWebhookUser: the same integration, and the bot's user of that
+	// foreign id if there is one (not another bot's of the same id).
+	u := e.chatUser(t, b.ID, "shared-fid")
+	u.Tags = map[string]string{"plan": "pro"}
+	must(t, e.s.UpdateChatUser(e.ctx, u), "UpdateChatUser")
+	e.chatUser(t, o.ID, "only-other")
+	for _, c := range []struct {
+		in      platform.BotIntegration
+		fid     string
+		want    *platform.ChatUser
+		comment string
+	}{
+		{b.Integrations[0], "shared-fid", &u, "the bot's user"},
+		{b.Integrations[1], "shared-fid", &u, "through another integration of the bot"},
+		{b.Integrations[0], "only-other", nil, "another bot's user"},
+		{b.Integrations[0], "nobody", nil, "an unknown user"},
+		{b.Integrations[0], u.ID, nil, "the internal id (not looked up)"},
+	} {
+		in, got, found, err := e.s.GetWebhookUser(e.ctx, c.in.WebhookID, c.fid)
+		must(t, err, "GetWebhookUser: %s", c.comment)
+		same(t, normIntegration(in), normIntegration(c.in), "GetWebhookUser's integration: %s", c.comment)
+		if found != (c.want != nil) {
+			t.Fatalf("GetWebhookUser: %s: found %v", c.comment, found)
+		}
+		if c.want != nil {
+			same(t, got, normChatUser(*c.want), "GetWebhookUser's user: %s", c.comment)
+		}
+	}
+	_, _, _, err = e.s.GetWebhookUser(e.ctx, "wh_unknown", "shared-fid")
+	wantErr(t, err, platform.ErrNotFound, "GetWebhookUser of an unknown webhook")
 }
 
 // listItem keeps what a ListBots row must carry (the listing leaves out
