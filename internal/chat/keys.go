@@ -22,12 +22,18 @@ func VerifyUserKey(secret []byte, key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	claims, _ := tok.Claims.(jwt.MapClaims)
-	id, ok := claims["id"].(string)
-	if !ok || id == "" {
+	id, ok := keyID(tok)
+	if !ok {
 		return "", errors.New("the key has no id")
 	}
 	return id, nil
+}
+
+// keyID is the id a parsed user key names (false: none).
+func keyID(tok *jwt.Token) (string, bool) {
+	claims, _ := tok.Claims.(jwt.MapClaims)
+	id, ok := claims["id"].(string)
+	return id, ok && id != ""
 }
 
 // UserKeyID reads the id a user key names without verifying it (false when
@@ -38,7 +44,5 @@ func UserKeyID(key string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	claims, _ := tok.Claims.(jwt.MapClaims)
-	id, ok := claims["id"].(string)
-	return id, ok && id != ""
+	return keyID(tok)
 }

@@ -23,19 +23,10 @@ func TestServiceWakesOnlyForQueuedEvents(t *testing.T) {
 			ctx := context.Background()
 			st := storetest.Open(t, backend)
 			now := time.Now().UTC().Truncate(time.Millisecond)
-			a := platform.Account{ID: platform.NewID("acc_"), Email: "a@example.com", DisplayName: "A", CreatedAt: now}
-			if err := st.CreateAccount(ctx, a); err != nil {
-				t.Fatal(err)
-			}
-			w := platform.Workspace{ID: platform.NewID(platform.PrefixWorkspace), Name: "W", OwnerID: a.ID, Plan: "community", BillingVersion: "v4", CreatedAt: now, UpdatedAt: now}
-			m := platform.Member{ID: platform.NewID(platform.PrefixMember), WorkspaceID: w.ID, AccountID: a.ID, Email: a.Email, Role: platform.RoleOwner, CreatedAt: now}
-			if err := st.CreateWorkspace(ctx, w, m); err != nil {
-				t.Fatal(err)
-			}
+			w := newWorkspace(t, st, now)
 			conversation := func(code string) platform.Conversation {
 				t.Helper()
-				b := platform.Bot{ID: platform.NewID(platform.PrefixBot), WorkspaceID: w.ID, Name: "b", Type: "studio", Status: "active",
-					SigningSecret: "s", Tags: map[string]string{}, Code: code, CreatedAt: now, UpdatedAt: now}
+				b := newBot(w, code, now)
 				if err := st.CreateBot(ctx, b); err != nil {
 					t.Fatal(err)
 				}
@@ -74,6 +65,28 @@ func TestServiceWakesOnlyForQueuedEvents(t *testing.T) {
 	}
 }
 
+// newWorkspace stores an account and its workspace.
+func newWorkspace(t *testing.T, st store.Store, now time.Time) platform.Workspace {
+	t.Helper()
+	ctx := context.Background()
+	a := platform.Account{ID: platform.NewID("acc_"), Email: "a@example.com", DisplayName: "A", CreatedAt: now}
+	if err := st.CreateAccount(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	w := platform.Workspace{ID: platform.NewID(platform.PrefixWorkspace), Name: "W", OwnerID: a.ID, Plan: "community", BillingVersion: "v4", CreatedAt: now, UpdatedAt: now}
+	m := platform.Member{ID: platform.NewID(platform.PrefixMember), WorkspaceID: w.ID, AccountID: a.ID, Email: a.Email, Role: platform.RoleOwner, CreatedAt: now}
+	if err := st.CreateWorkspace(ctx, w, m); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// newBot is an unsaved bot of w with code.
+func newBot(w platform.Workspace, code string, now time.Time) platform.Bot {
+	return platform.Bot{ID: platform.NewID(platform.PrefixBot), WorkspaceID: w.ID, Name: "b", Type: "studio", Status: "active",
+		SigningSecret: "s", Tags: map[string]string{}, Code: code, CreatedAt: now, UpdatedAt: now}
+}
+
 // lookups counts a store's reads of webhooks and chat users.
 type lookups struct {
 	store.Store
@@ -106,11 +119,7 @@ func TestWebhookUser(t *testing.T) {
 			ctx := context.Background()
 			st := &lookups{Store: storetest.Open(t, backend)}
 			now := time.Now().UTC().Truncate(time.Millisecond)
-			a := platform.Account{ID: platform.NewID("acc_"), Email: "a@example.com", DisplayName: "A", CreatedAt: now}
-			w := platform.Workspace{ID: platform.NewID(platform.PrefixWorkspace), Name: "W", OwnerID: a.ID, Plan: "community", BillingVersion: "v4", CreatedAt: now, UpdatedAt: now}
-			m := platform.Member{ID: platform.NewID(platform.PrefixMember), WorkspaceID: w.ID, AccountID: a.ID, Email: a.Email, Role: platform.RoleOwner, CreatedAt: now}
-			b := platform.Bot{ID: platform.NewID(platform.PrefixBot), WorkspaceID: w.ID, Name: "b", Type: "studio", Status: "active",
-				SigningSecret: "s", Tags: map[string]string{}, CreatedAt: now, UpdatedAt: now}
+			b := newBot(newWorkspace(t, st, now), "", now)
 			hook, off := platform.NewID("wh_"), platform.NewID("wh_")
 			secret := []byte("the-encryption-key")
 			b.Integrations = []platform.BotIntegration{
@@ -119,10 +128,8 @@ func TestWebhookUser(t *testing.T) {
 				{BotID: b.ID, IntegrationID: "other", Name: "other", Version: "1", WebhookID: off, Enabled: false,
 					Configuration: map[string]any{"encryptionKey": string(secret)}, DisabledChannels: []string{}, CreatedAt: now, UpdatedAt: now},
 			}
-			for _, err := range []error{st.CreateAccount(ctx, a), st.CreateWorkspace(ctx, w, m), st.CreateBot(ctx, b)} {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if err := st.CreateBot(ctx, b); err != nil {
+				t.Fatal(err)
 			}
 			svc := chat.New(st, chat.NewLocalHub(chat.StreamLimits{}), platform.SystemClock{})
 			u := platform.ChatUser{ID: platform.NewID("user_"), BotID: b.ID, FID: "alice", Tags: map[string]string{}, CreatedAt: now, UpdatedAt: now}

@@ -143,26 +143,22 @@ func (r *integrationRaw) decode(in *platform.BotIntegration) error {
 
 func (s *Store) GetWebhookUser(ctx context.Context, webhookID, fid string) (platform.BotIntegration, platform.ChatUser, bool, error) {
 	var in platform.BotIntegration
-	var raw integrationRaw
 	var u platform.ChatUser
-	var id, botID, ufid, name, picture, profile sql.NullString
-	var tags []byte
-	var created, updated sql.NullInt64
-	err := s.queryRow(ctx, `SELECT `+integrationCols+`, `+chatUserCols+` FROM bot_integrations i
+	var rawIn integrationRaw
+	var rawU chatUserRaw
+	err := s.queryRow(ctx, `SELECT `+integrationCols+`, `+chatUserOrEmptyCols+` FROM bot_integrations i
 		LEFT JOIN chat_users u ON u.bot_id = i.bot_id AND u.fid = ? WHERE i.webhook_id = ?`, fid, webhookID).
-		Scan(append(raw.dst(&in), &id, &botID, &ufid, &name, &picture, &profile, &tags, &created, &updated)...)
+		Scan(append(rawIn.dst(&in), rawU.dst(&u)...)...)
 	if err != nil {
-		return in, u, false, noRows(err)
+		return in, platform.ChatUser{}, false, noRows(err)
 	}
-	if err := raw.decode(&in); err != nil {
-		return in, u, false, err
+	if err := rawIn.decode(&in); err != nil {
+		return in, platform.ChatUser{}, false, err
 	}
-	if !id.Valid {
-		return in, u, false, nil
+	if u.ID == "" {
+		return in, platform.ChatUser{}, false, nil
 	}
-	u = platform.ChatUser{ID: id.String, BotID: botID.String, FID: ufid.String, Name: name.String, PictureURL: picture.String,
-		Profile: profile.String, CreatedAt: fromMicros(created.Int64), UpdatedAt: fromMicros(updated.Int64)}
-	u.Tags, err = readTags(tags)
+	err = rawU.decode(&u)
 	return in, u, err == nil, err
 }
 

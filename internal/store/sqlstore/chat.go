@@ -13,16 +13,38 @@ import (
 
 const chatUserCols = `u.id, u.bot_id, u.fid, u.name, u.picture_url, u.profile, u.tags, u.created_at, u.updated_at`
 
+// chatUserOrEmptyCols are chatUserCols of a row that may be missing (a
+// LEFT JOIN's): empty values then, and an empty id.
+const chatUserOrEmptyCols = `COALESCE(u.id, ''), COALESCE(u.bot_id, ''), COALESCE(u.fid, ''), COALESCE(u.name, ''),
+	COALESCE(u.picture_url, ''), COALESCE(u.profile, ''), u.tags, COALESCE(u.created_at, 0), COALESCE(u.updated_at, 0)`
+
 func scanChatUser(sc interface{ Scan(...any) error }) (platform.ChatUser, error) {
 	var u platform.ChatUser
-	var c, up int64
-	var tags []byte
-	err := sc.Scan(&u.ID, &u.BotID, &u.FID, &u.Name, &u.PictureURL, &u.Profile, &tags, &c, &up)
-	u.CreatedAt, u.UpdatedAt = fromMicros(c), fromMicros(up)
+	var raw chatUserRaw
+	err := sc.Scan(raw.dst(&u)...)
 	if err == nil {
-		u.Tags, err = readTags(tags)
+		err = raw.decode(&u)
 	}
 	return u, noRows(err)
+}
+
+// chatUserRaw holds the columns of chatUserCols that are decoded after the
+// scan.
+type chatUserRaw struct {
+	tags             []byte
+	created, updated int64
+}
+
+// dst is where chatUserCols scan to.
+func (r *chatUserRaw) dst(u *platform.ChatUser) []any {
+	return []any{&u.ID, &u.BotID, &u.FID, &u.Name, &u.PictureURL, &u.Profile, &r.tags, &r.created, &r.updated}
+}
+
+func (r *chatUserRaw) decode(u *platform.ChatUser) error {
+	u.CreatedAt, u.UpdatedAt = fromMicros(r.created), fromMicros(r.updated)
+	var err error
+	u.Tags, err = readTags(r.tags)
+	return err
 }
 
 func (s *Store) CreateChatUser(ctx context.Context, u platform.ChatUser) error {
