@@ -2,6 +2,8 @@ package chat
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -27,6 +29,11 @@ import (
 // committed before: so every process sees one process's signals in the
 // order that process published them.
 //
+// Channel: one per schema (the one the store's tables are in), so that
+// installations sharing a database in different schemas do not hear each
+// other: botplatform_signals for the public schema, and for another one
+// botplatform_signals_ and the first 16 hex digits of its name's SHA-256.
+//
 // Notification payload: "v2|" then records, each
 // "<kind>|<id>|<piece>|<pieces>|<subject>|<length>|<data>", <length> the
 // bytes of <data>; kind "s" (signal to conversation <subject>) or "u"
@@ -34,9 +41,10 @@ import (
 // signal travels in numbered pieces, all in the same statement, that
 // receivers put back together.
 type PGHub struct {
-	local *LocalHub
-	url   string
-	log   *slog.Logger
+	local   *LocalHub
+	url     string
+	channel string
+	log     *slog.Logger
 
 	mu     sync.Mutex // keeps local delivery and the queue in the same order
 	seq    uint64
@@ -69,6 +77,16 @@ const (
 	batchBytes = 256 << 10
 )
 
+// channelOf is the channel of the hubs whose tables are in schema (nil
+// when the search path names no schema that exists).
+func channelOf(schema *string) string {
+	if schema == nil || *schema == "public" {
+		return pgChannel
+	}
+	sum := sha256.Sum256([]byte(*schema))
+	return pgChannel + "_" + hex.EncodeToString(sum[:8])
+}
+
 // outgoing is a signal waiting for the sender.
 type outgoing struct{ kind, id, subject, data string }
 
@@ -89,13 +107,18 @@ func NewPGHub(ctx context.Context, url string, limits StreamLimits, log *slog.Lo
 		notify.Close(ctx)
 		return nil, err
 	}
-	if _, err := listen.Exec(ctx, "LISTEN "+pgChannel); err != nil {
+	var schema *string
+	err = listen.QueryRow(ctx, "SELECT current_schema()").Scan(&schema)
+	if err == nil {
+		_, err = listen.Exec(ctx, "LISTEN "+channelOf(schema))
+	}
+	if err != nil {
 		notify.Close(ctx)
 		listen.Close(ctx)
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(context.Background())
-	h := &PGHub{local: NewLocalHub(limits), url: url, log: log, notify: notify, partial: map[string]*pieced{},
+	h := &PGHub{local: NewLocalHub(limits), url: url, channel: channelOf(schema), log: log, notify: notify, partial: map[string]*pieced{},
 		queue: make(chan outgoing, queueLen), origin: strconv.FormatInt(time.Now().UnixNano(), 36),
 		cancel: cancel, stop: make(chan struct{}), done: make(chan struct{}), sent: make(chan struct{})}
 	h.notifyPID.Store(notify.PgConn().PID())
@@ -214,7 +237,7 @@ func (h *PGHub) flush(batch []outgoing) {
 	defer cancel()
 	// unnest yields the payloads in array order, and a transaction's
 	// notifications are delivered in the order they were made.
-	_, err := h.notify.Exec(ctx, "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", pgChannel, payloads)
+	_, err := h.notify.Exec(ctx, "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", h.channel, payloads)
 	if err != nil {
 		h.log.Warn("signals not shared", "signals", len(batch), "err", err)
 		h.notify.Close(ctx)
@@ -299,7 +322,7 @@ func (h *PGHub) receive(ctx context.Context, conn *pgx.Conn) {
 				case <-time.After(time.Second):
 				}
 				if conn, err = pgx.Connect(ctx, h.url); err == nil {
-					if _, err = conn.Exec(ctx, "LISTEN "+pgChannel); err == nil {
+					if _, err = conn.Exec(ctx, "LISTEN "+h.channel); err == nil {
 						h.listenPID.Store(conn.PgConn().PID())
 						break
 					}

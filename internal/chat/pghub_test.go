@@ -34,8 +34,7 @@ func pgHubs(t *testing.T, n int) (string, []*PGHub) {
 	return url, hubs
 }
 
-// uniqueConv is a conversation id no other test (of any process on the
-// same database: the channel is the database's) publishes to.
+// uniqueConv is a conversation id no other test publishes to.
 func uniqueConv(t *testing.T, name string) string {
 	return fmt.Sprintf("conv_%s_%s_%d", strings.ReplaceAll(t.Name(), "/", "_"), name, time.Now().UnixNano())
 }
@@ -154,6 +153,43 @@ func TestPGHubLargeSignalsInterleaved(t *testing.T) {
 	case f := <-onB.C:
 		t.Fatalf("an extra signal: %.80q", f)
 	default:
+	}
+}
+
+// TestPGHubSchemasApart: installations in two schemas of one database do
+// not hear each other's signals, even for the same conversation id.
+func TestPGHubSchemasApart(t *testing.T) {
+	_, first := pgHubs(t, 2)
+	_, second := pgHubs(t, 2)
+	conv := uniqueConv(t, "c")
+	onFirst := subscribe(t, first[1], conv, "u1")
+	onSecond := subscribe(t, second[1], conv, "u2")
+	first[0].Publish(conv, Signal{"typing_started", map[string]string{"from": "first"}})
+	if got := collect(t, onFirst, 1, "the first schema's listener"); !strings.Contains(got[0], `"first"`) {
+		t.Fatalf("the first schema's listener received %q", got)
+	}
+	// Notifications reach a listening connection in commit order: had the
+	// second installation heard the first, its listener would have that
+	// signal before this one.
+	second[0].Publish(conv, Signal{"typing_started", map[string]string{"from": "second"}})
+	if got := collect(t, onSecond, 1, "the second schema's listener"); !strings.Contains(got[0], `"second"`) {
+		t.Fatalf("the second schema's listener received %q, a signal of the other installation", got)
+	}
+}
+
+func TestChannelOf(t *testing.T) {
+	public, a, b := "public", "tenant_a", strings.Repeat("b", 63)
+	if got := channelOf(&public); got != pgChannel {
+		t.Fatalf("public schema: %q, want %q (what earlier versions listen to)", got, pgChannel)
+	}
+	if got := channelOf(nil); got != pgChannel {
+		t.Fatalf("no schema: %q", got)
+	}
+	if channelOf(&a) == channelOf(&b) || channelOf(&a) == pgChannel {
+		t.Fatalf("schemas share a channel: %q, %q", channelOf(&a), channelOf(&b))
+	}
+	if n := len(channelOf(&b)); n > 63 {
+		t.Fatalf("channel name of %d bytes: PostgreSQL refuses more than 63", n)
 	}
 }
 
