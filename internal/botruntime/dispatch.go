@@ -32,17 +32,22 @@ func (r *Runtime) Run(ctx context.Context) {
 	}
 	go r.recurring(ctx)
 	var inflight atomic.Int64
+	// starved: the last claim left jobs for lack of a free worker, so a
+	// worker's end must wake the loop (done).
+	var starved atomic.Bool
 	done := make(chan struct{}, r.cfg.Workers)
 	for {
 		free := r.cfg.Workers - int(inflight.Load())
 		full := false
 		now := r.clock.Now()
+		starved.Store(free <= 0)
 		if free > 0 {
 			jobs, err := r.store.ClaimJobs(ctx, platform.JobBotEvent, r.cfg.Node, now, now.Add(r.cfg.Lease), free)
 			if err != nil && ctx.Err() == nil {
 				r.log.Error("bot runtime: claiming events", "err", err)
 			}
 			full = len(jobs) == free
+			starved.Store(full)
 			for _, j := range jobs {
 				inflight.Add(1)
 				r.inflight.Add(1)
@@ -50,10 +55,14 @@ func (r *Runtime) Run(ctx context.Context) {
 					defer r.inflight.Done()
 					// The job's end may claim its conversation's next
 					// event, which this worker then runs.
+					wake := true
 					for next := &j; next != nil; {
-						next = r.process(context.WithoutCancel(ctx), *next, ctx.Done())
+						next, wake = r.process(context.WithoutCancel(ctx), *next, ctx.Done())
 					}
 					inflight.Add(-1)
+					if !wake && !starved.Load() {
+						return // nothing waits for this worker or its job
+					}
 					select {
 					case done <- struct{}{}:
 					default:
@@ -105,8 +114,10 @@ func (r *Runtime) stop() {
 // process handles one event and finishes its job. Failures of the bot's
 // code end the event (logged); other failures hand it back for later.
 // Unless stopping is closed, finishing the job claims the next job of its
-// subject when it can run now, which process returns.
-func (r *Runtime) process(ctx context.Context, j platform.Job, stopping <-chan struct{}) *platform.Job {
+// subject when it can run now, which process returns. wake is false when
+// the finish found no other job of the subject left unclaimed: then no
+// claim needs to look at the queue again for this job's sake.
+func (r *Runtime) process(ctx context.Context, j platform.Job, stopping <-chan struct{}) (next *platform.Job, wake bool) {
 	start := time.Now()
 	rep := &eventReport{stopping: stopping}
 	stop := store.KeepLease(ctx, r.store, r.clock, j.ID, r.cfg.Lease, r.log)
@@ -119,7 +130,7 @@ func (r *Runtime) process(ctx context.Context, j platform.Job, stopping <-chan s
 			outcome = metrics.OutcomeIgnored
 		}
 		r.cfg.Metrics.BotEvent(typ, outcome, time.Since(start))
-		return rep.next
+		return rep.next, !rep.quiet
 	}
 	if j.Attempts >= maxAttempts {
 		r.cfg.Metrics.BotEvent(typ, metrics.OutcomeFailed, time.Since(start))
@@ -128,7 +139,7 @@ func (r *Runtime) process(ctx context.Context, j platform.Job, stopping <-chan s
 		if ferr := r.store.FinishJob(ctx, j.ID, keepJob(j), nil, nil, r.clock.Now()); ferr != nil {
 			r.log.Error("bot runtime: dropping an event", "job", j.ID, "err", ferr)
 		}
-		return nil
+		return nil, true
 	}
 	r.cfg.Metrics.BotEvent(typ, metrics.OutcomeRetry, time.Since(start))
 	backoff := time.Duration(1<<min(j.Attempts, 8)) * 100 * time.Millisecond
@@ -136,7 +147,7 @@ func (r *Runtime) process(ctx context.Context, j platform.Job, stopping <-chan s
 	if rerr := r.store.RetryJob(ctx, j.ID, r.clock.Now().Add(backoff)); rerr != nil && !errors.Is(rerr, platform.ErrNotFound) {
 		r.log.Error("bot runtime: handing an event back", "job", j.ID, "err", rerr)
 	}
-	return nil
+	return nil, true
 }
 
 // incoming is an event ready to be handed to bot code.
@@ -237,8 +248,8 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 func (r *Runtime) finishJob(ctx context.Context, j platform.Job, states []platform.BotState, logs []platform.LogEntry) error {
 	now := r.clock.Now()
 	if rep := reportOf(ctx); rep != nil && !closed(rep.stopping) {
-		next, err := r.store.FinishJobClaimNext(ctx, j.ID, keepJob(j), states, logs, r.cfg.Node, now, now.Add(r.cfg.Lease))
-		rep.next = next
+		next, waiting, err := r.store.FinishJobClaimNext(ctx, j.ID, keepJob(j), states, logs, r.cfg.Node, now, now.Add(r.cfg.Lease))
+		rep.next, rep.quiet = next, err == nil && !waiting
 		return err
 	}
 	return r.store.FinishJob(ctx, j.ID, keepJob(j), states, logs, now)
@@ -256,11 +267,12 @@ func closed(ch <-chan struct{}) bool {
 
 // eventReport is what process learns of an event's handling for the
 // metrics: its type, and how it ended (endEvent's status); and the next
-// job its finish claimed.
+// job its finish claimed, or that nothing of its subject was left (quiet).
 type eventReport struct {
 	typ, status string
 	stopping    <-chan struct{} // closed once the dispatcher stops
 	next        *platform.Job
+	quiet       bool
 }
 
 type reportKey struct{}

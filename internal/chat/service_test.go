@@ -23,23 +23,9 @@ func TestServiceWakesOnlyForQueuedEvents(t *testing.T) {
 			ctx := context.Background()
 			st := storetest.Open(t, backend)
 			now := time.Now().UTC().Truncate(time.Millisecond)
-			w := newWorkspace(t, st, now)
+			w := storetest.Workspace(t, st, now)
 			conversation := func(code string) platform.Conversation {
-				t.Helper()
-				b := newBot(w, code, now)
-				if err := st.CreateBot(ctx, b); err != nil {
-					t.Fatal(err)
-				}
-				u := platform.ChatUser{ID: platform.NewID("user_"), BotID: b.ID, Tags: map[string]string{}, CreatedAt: now, UpdatedAt: now}
-				u.FID = u.ID
-				if err := st.CreateChatUser(ctx, u); err != nil {
-					t.Fatal(err)
-				}
-				c := platform.Conversation{ID: platform.NewID("conv_"), BotID: b.ID, OwnerID: u.ID, Tags: map[string]string{}, Channel: "channel", Integration: "chat", CreatedAt: now, UpdatedAt: now}
-				c.FID = c.ID
-				if err := st.CreateConversation(ctx, c); err != nil {
-					t.Fatal(err)
-				}
+				_, c := storetest.Conversation(t, st, w, code, now)
 				return c
 			}
 			svc := chat.New(st, chat.NewLocalHub(chat.StreamLimits{}), platform.SystemClock{})
@@ -63,28 +49,6 @@ func TestServiceWakesOnlyForQueuedEvents(t *testing.T) {
 			send(withCode, false, 1, "a user's message to a bot with code")
 		})
 	}
-}
-
-// newWorkspace stores an account and its workspace.
-func newWorkspace(t *testing.T, st store.Store, now time.Time) platform.Workspace {
-	t.Helper()
-	ctx := context.Background()
-	a := platform.Account{ID: platform.NewID("acc_"), Email: "a@example.com", DisplayName: "A", CreatedAt: now}
-	if err := st.CreateAccount(ctx, a); err != nil {
-		t.Fatal(err)
-	}
-	w := platform.Workspace{ID: platform.NewID(platform.PrefixWorkspace), Name: "W", OwnerID: a.ID, Plan: "community", BillingVersion: "v4", CreatedAt: now, UpdatedAt: now}
-	m := platform.Member{ID: platform.NewID(platform.PrefixMember), WorkspaceID: w.ID, AccountID: a.ID, Email: a.Email, Role: platform.RoleOwner, CreatedAt: now}
-	if err := st.CreateWorkspace(ctx, w, m); err != nil {
-		t.Fatal(err)
-	}
-	return w
-}
-
-// newBot is an unsaved bot of w with code.
-func newBot(w platform.Workspace, code string, now time.Time) platform.Bot {
-	return platform.Bot{ID: platform.NewID(platform.PrefixBot), WorkspaceID: w.ID, Name: "b", Type: "studio", Status: "active",
-		SigningSecret: "s", Tags: map[string]string{}, Code: code, CreatedAt: now, UpdatedAt: now}
 }
 
 // lookups counts a store's reads of webhooks and chat users.
@@ -119,7 +83,7 @@ func TestWebhookUser(t *testing.T) {
 			ctx := context.Background()
 			st := &lookups{Store: storetest.Open(t, backend)}
 			now := time.Now().UTC().Truncate(time.Millisecond)
-			b := newBot(newWorkspace(t, st, now), "", now)
+			b := storetest.Bot(storetest.Workspace(t, st, now), "", now)
 			hook, off := platform.NewID("wh_"), platform.NewID("wh_")
 			secret := []byte("the-encryption-key")
 			b.Integrations = []platform.BotIntegration{

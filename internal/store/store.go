@@ -150,8 +150,10 @@ type Store interface {
 	// claims for node, as ClaimJobs would, the next job of the finished
 	// one's subject when it is claimable now: the worker that ran a
 	// conversation's event goes on with the next at once. next is nil when
-	// there is none.
-	FinishJobClaimNext(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, node string, now, leaseUntil time.Time) (next *platform.Job, err error)
+	// there is none; then waiting tells whether the subject still has an
+	// unfinished job (not due yet, or held back), which a claim must look at
+	// again: when it is false, nothing waited for the finished job.
+	FinishJobClaimNext(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, node string, now, leaseUntil time.Time) (next *platform.Job, waiting bool, err error)
 	// PurgeJobs deletes the done jobs of kind due before before.
 	PurgeJobs(ctx context.Context, kind string, before time.Time) (int, error)
 	// RetryJob hands a claimed job back, to be claimed again from runAfter;

@@ -159,17 +159,20 @@ func (s *Store) ExtendLease(ctx context.Context, id string, until time.Time) err
 
 func (s *Store) FinishJob(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, now time.Time) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, _, err := s.finishJob(ctx, tx, id, keep, states, logs, now)
+		_, _, _, err := s.finishJob(ctx, tx, id, keep, states, logs, now)
 		return err
 	})
 }
 
-func (s *Store) FinishJobClaimNext(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, node string, now, leaseUntil time.Time) (*platform.Job, error) {
+func (s *Store) FinishJobClaimNext(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, node string, now, leaseUntil time.Time) (*platform.Job, bool, error) {
 	var next *platform.Job
+	var left bool
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		next = nil // a retried transaction starts again
-		kind, subject, err := s.finishJob(ctx, tx, id, keep, states, logs, now)
-		if err != nil {
+		var kind, subject string
+		var err error
+		kind, subject, left, err = s.finishJob(ctx, tx, id, keep, states, logs, now)
+		if err != nil || !left {
 			return err
 		}
 		st, err := s.txStmt(ctx, tx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, node_id = ? WHERE id IN (`+
@@ -185,29 +188,30 @@ func (s *Store) FinishJobClaimNext(ctx context.Context, id string, keep bool, st
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return next, nil
+	return next, left && next == nil, nil
 }
 
-// finishJob is FinishJob in tx; it returns the job's kind and subject.
-func (s *Store) finishJob(ctx context.Context, tx *sql.Tx, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, now time.Time) (kind, subject string, err error) {
+// finishJob is FinishJob in tx; it returns the job's kind and subject, and
+// whether the subject has an unfinished job left (its head now).
+func (s *Store) finishJob(ctx context.Context, tx *sql.Tx, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, now time.Time) (kind, subject string, left bool, err error) {
 	if err := s.appendLogs(ctx, tx, logs); err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
 	for _, st := range states {
 		if _, err := s.exec(ctx, tx, `INSERT INTO bot_states (bot_id, scope, scope_id, value, updated_at) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (bot_id, scope, scope_id) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 			st.BotID, st.Scope, st.ScopeID, string(st.Value), micros(now)); err != nil {
-			return "", "", err
+			return "", "", false, err
 		}
 	}
 	if s.d.LockSubject != "" {
 		if err := tx.QueryRowContext(ctx, s.q(`SELECT kind, subject FROM jobs WHERE id = ?`), id).Scan(&kind, &subject); err != nil {
-			return "", "", noRows(err)
+			return "", "", false, noRows(err)
 		}
 		if err := s.lockSubject(ctx, tx, kind, subject); err != nil {
-			return "", "", err
+			return "", "", false, err
 		}
 	}
 	end := `DELETE FROM jobs WHERE id = ? RETURNING kind, subject`
@@ -216,20 +220,22 @@ func (s *Store) finishJob(ctx context.Context, tx *sql.Tx, id string, keep bool,
 	}
 	st, err := s.txStmt(ctx, tx, end)
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
 	if err := st.QueryRowContext(ctx, id).Scan(&kind, &subject); err != nil {
-		return "", "", noRows(err)
+		return "", "", false, noRows(err)
 	}
-	return kind, subject, s.markHead(ctx, tx, kind, subject)
+	left, err = s.markHead(ctx, tx, kind, subject)
+	return kind, subject, left, err
 }
 
 // markHead marks the subject's first unfinished job its head (again, when
-// the job that finished or went was not the head).
-func (s *Store) markHead(ctx context.Context, tx *sql.Tx, kind, subject string) error {
-	_, err := s.exec(ctx, tx, `UPDATE jobs SET head = 1 WHERE head = 0 AND id = (SELECT o.id FROM jobs o WHERE o.kind = ? AND o.subject = ? AND o.status <> 'done'
+// the job that finished or went was not the head), and tells whether there
+// is one.
+func (s *Store) markHead(ctx context.Context, tx *sql.Tx, kind, subject string) (bool, error) {
+	n, err := s.exec(ctx, tx, `UPDATE jobs SET head = 1 WHERE id = (SELECT o.id FROM jobs o WHERE o.kind = ? AND o.subject = ? AND o.status <> 'done'
 		ORDER BY o.run_after, o.id LIMIT 1)`, kind, subject)
-	return err
+	return n > 0, err
 }
 
 func (s *Store) PurgeJobs(ctx context.Context, kind string, before time.Time) (int, error) {

@@ -316,7 +316,7 @@ func (s *Store) dropPersonJobs(ctx context.Context, tx *sql.Tx, p store.Person, 
 		if _, err := s.exec(ctx, tx, `DELETE FROM jobs WHERE id = ?`, j.id); err != nil {
 			return err
 		}
-		if err := s.markHead(ctx, tx, j.kind, j.subject); err != nil {
+		if _, err := s.markHead(ctx, tx, j.kind, j.subject); err != nil {
 			return err
 		}
 	}

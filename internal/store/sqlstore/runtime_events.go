@@ -73,7 +73,7 @@ func (s *Store) CancelRuntimeEvent(ctx context.Context, botID, id string) (platf
 		if n == 0 {
 			return platform.ErrConflict // it is being delivered
 		}
-		if err := s.markHead(ctx, tx, kind, subject); err != nil {
+		if _, err := s.markHead(ctx, tx, kind, subject); err != nil {
 			return err
 		}
 		ev.Status = platform.EventCanceled

@@ -38,7 +38,8 @@ func testJobHeadUnderConcurrentWrites(t *testing.T, e *env) {
 // in the same transaction, exactly as ClaimJobs would (running, leased to
 // the node, one more attempt); nothing when the next is not due or there
 // is none, and never another subject's job; the finished job's states and
-// logs are saved as FinishJob saves them.
+// logs are saved as FinishJob saves them. It says whether a job of the
+// subject waits unclaimed (for a claim to look at again).
 func testFinishJobClaimNext(t *testing.T, e *env) {
 	now := mt(t0)
 	lease := now.Add(time.Hour)
@@ -53,10 +54,10 @@ func testFinishJobClaimNext(t *testing.T, e *env) {
 	a := e.account(t, "a")
 	w, _ := e.workspace(t, a)
 	b := e.bot(t, w.ID, "b")
-	next, err := e.s.FinishJobClaimNext(e.ctx, j1.ID, false, []platform.BotState{state(b.ID, platform.StateBot, "", `{"n":1}`)}, nil, nodeA, now.Add(time.Second), lease)
+	next, waiting, err := e.s.FinishJobClaimNext(e.ctx, j1.ID, false, []platform.BotState{state(b.ID, platform.StateBot, "", `{"n":1}`)}, nil, nodeA, now.Add(time.Second), lease)
 	must(t, err, "FinishJobClaimNext %s", j1.ID)
-	if next == nil {
-		t.Fatal("FinishJobClaimNext of job_1: no next job, want job_2")
+	if next == nil || waiting {
+		t.Fatalf("FinishJobClaimNext of job_1: next %v, waiting %v; want job_2, not waiting", next, waiting)
 	}
 	same(t, *next, jobAs(j2, platform.JobRunning, 1), "the next job claimed")
 	e.wantStates(t, b.ID, "", "", states("bot", `{"n":1}`), "states saved by FinishJobClaimNext")
@@ -66,19 +67,22 @@ func testFinishJobClaimNext(t *testing.T, e *env) {
 	must(t, e.s.FinishJob(e.ctx, other.ID, false, nil, nil, now), "FinishJob %s", other.ID)
 
 	// The next one is not due: nothing is claimed, and it stays pending.
-	next, err = e.s.FinishJobClaimNext(e.ctx, j2.ID, false, nil, nil, nodeA, now.Add(time.Second), lease)
+	next, waiting, err = e.s.FinishJobClaimNext(e.ctx, j2.ID, false, nil, nil, nodeA, now.Add(time.Second), lease)
 	must(t, err, "FinishJobClaimNext %s", j2.ID)
 	if next != nil {
 		t.Fatalf("FinishJobClaimNext of job_2 claimed %s, not due", next.ID)
 	}
+	if !waiting {
+		t.Fatal("FinishJobClaimNext of job_2: job_3 is left, not due, and waiting is false")
+	}
 	e.wantJobs(t, "s1", []platform.Job{jobAs(j3, platform.JobPending, 0)}, "after finishing job_2")
 	e.wantClaim(t, kindA, now.Add(2*time.Hour), lease.Add(2*time.Hour), 10, []int{1}, []platform.Job{j3}, "the last one, once due")
 	// None left: nil, and a job that is not there is not found.
-	next, err = e.s.FinishJobClaimNext(e.ctx, j3.ID, true, nil, nil, nodeA, now.Add(2*time.Hour), lease.Add(2*time.Hour))
+	next, waiting, err = e.s.FinishJobClaimNext(e.ctx, j3.ID, true, nil, nil, nodeA, now.Add(2*time.Hour), lease.Add(2*time.Hour))
 	must(t, err, "FinishJobClaimNext %s", j3.ID)
-	if next != nil {
-		t.Fatalf("FinishJobClaimNext of the last job claimed %s", next.ID)
+	if next != nil || waiting {
+		t.Fatalf("FinishJobClaimNext of the last job: next %v, waiting %v; want neither", next, waiting)
 	}
-	_, err = e.s.FinishJobClaimNext(e.ctx, "job_unknown", false, nil, nil, nodeA, now, lease)
+	_, _, err = e.s.FinishJobClaimNext(e.ctx, "job_unknown", false, nil, nil, nodeA, now, lease)
 	wantErr(t, err, platform.ErrNotFound, "FinishJobClaimNext of an unknown job")
 }
