@@ -103,6 +103,39 @@ func NewSchema(base, prefix string) (schemaURL string, drop func(), err error) {
 	return u.String(), drop, nil
 }
 
+// PostgresDatabaseURL creates a fresh database on the server of the test
+// database and returns its URL, dropping it when the test ends: for what a
+// schema does not keep apart (LISTEN/NOTIFY wakes every listener of a
+// database). It skips the test when BOTPLATFORM_TEST_DATABASE_URL is not set.
+func PostgresDatabaseURL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(PostgresEnv)
+	if base == "" {
+		t.Skipf("PostgreSQL tests skipped: set %s (for example postgres://postgres@127.0.0.1:5432/test) to run them", PostgresEnv)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("bad database URL: %v", err)
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	name := fmt.Sprintf("t_%d", time.Now().UnixNano())
+	if _, err := admin.Exec(`CREATE DATABASE "` + name + `"`); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		if db, err := sql.Open("pgx", base); err == nil {
+			_, _ = db.Exec(`DROP DATABASE "` + name + `" WITH (FORCE)`)
+			db.Close()
+		}
+	})
+	u.Path = "/" + name
+	return u.String()
+}
+
 func sanitize(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
