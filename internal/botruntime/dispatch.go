@@ -32,15 +32,23 @@ func (r *Runtime) Run(ctx context.Context) {
 	}
 	go r.recurring(ctx)
 	var inflight atomic.Int64
-	// starved: the last claim left jobs for lack of a free worker, so a
+	// starved: jobs may wait for a free worker (every worker was busy, or
+	// the last claim took as many jobs as there were free workers), so a
 	// worker's end must wake the loop (done).
 	var starved atomic.Bool
 	done := make(chan struct{}, r.cfg.Workers)
 	for {
 		free := r.cfg.Workers - int(inflight.Load())
+		if free <= 0 {
+			starved.Store(true)
+			// A worker that ended before it could see starved set freed
+			// a worker: look again rather than sleep.
+			if r.cfg.Workers > int(inflight.Load()) {
+				continue
+			}
+		}
 		full := false
 		now := r.clock.Now()
-		starved.Store(free <= 0)
 		if free > 0 {
 			jobs, err := r.store.ClaimJobs(ctx, platform.JobBotEvent, r.cfg.Node, now, now.Add(r.cfg.Lease), free)
 			if err != nil && ctx.Err() == nil {

@@ -26,58 +26,113 @@ func (c *claims) ClaimJobs(ctx context.Context, kind, node string, now, leaseUnt
 	return c.Store.ClaimJobs(ctx, kind, node, now, leaseUntil, limit)
 }
 
+const echoCode = `bot.on.message('*', async ({ message, client }) => {
+	await client.createMessage({ conversationId: message.conversationId, payload: message.payload })
+})`
+
+// dispatching is a runtime running with an hour's poll, so that a lost
+// wake-up shows as a missing reply, on a store that counts its claims.
+type dispatching struct {
+	t   *testing.T
+	st  *claims
+	cs  *chat.Service
+	hub *chat.LocalHub
+	w   platform.Workspace
+}
+
+func startDispatching(t *testing.T, backend string, workers int) *dispatching {
+	st := &claims{Store: storetest.Open(t, backend)}
+	hub := chat.NewLocalHub(chat.StreamLimits{})
+	cs := chat.New(st, hub, platform.SystemClock{})
+	r := New(st, cs, platform.SystemClock{}, Config{Poll: time.Hour, Workers: workers})
+	cs.OnQueued(r.Notify)
+	ctx, stop := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { r.Run(ctx); close(ran) }()
+	t.Cleanup(func() { stop(); <-ran })
+	return &dispatching{t: t, st: st, cs: cs, hub: hub, w: storetest.Workspace(t, st, time.Now().UTC().Truncate(time.Millisecond))}
+}
+
+// conversation stores an echo bot's conversation and listens to it.
+func (d *dispatching) conversation() (platform.ChatUser, platform.Conversation, *chat.Subscription) {
+	u, c := storetest.Conversation(d.t, d.st, d.w, echoCode, time.Now().UTC().Truncate(time.Millisecond))
+	sub, err := d.hub.Subscribe(c.ID, "listener")
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return u, c, sub
+}
+
+func (d *dispatching) send(u platform.ChatUser, c platform.Conversation, text string) {
+	payload, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	if _, err := d.cs.SendMessage(context.Background(), c, u, platform.Message{ID: platform.NewID("msg_"), Payload: payload}, time.Time{}); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// reply waits for the bot's reply text on sub (a lost wake-up waits an
+// hour; 60 s is a guard).
+func (d *dispatching) reply(sub *chat.Subscription, text, what string) {
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case f := <-sub.C:
+			if strings.Contains(string(f), `"isBot":true`) && strings.Contains(string(f), `"text":"`+text+`"`) {
+				return
+			}
+		case <-deadline:
+			d.t.Fatalf("%s: no reply after 60 s", what)
+		}
+	}
+}
+
 // TestDispatcherClaimsOnce: one conversation's messages, each sent once the
 // reply to the one before has arrived, are claimed once each: the end of an
 // event that leaves nothing of its conversation waiting does not wake the
-// dispatcher for a claim that finds nothing. The poll is an hour, so a lost
-// wake-up shows as a missing reply.
+// dispatcher for a claim that finds nothing.
 func TestDispatcherClaimsOnce(t *testing.T) {
 	for _, backend := range storetest.Backends {
 		t.Run(backend, func(t *testing.T) {
-			ctx := context.Background()
-			st := &claims{Store: storetest.Open(t, backend)}
-			now := time.Now().UTC().Truncate(time.Millisecond)
-			u, c := storetest.Conversation(t, st, storetest.Workspace(t, st, now), `bot.on.message('*', async ({ message, client }) => {
-				await client.createMessage({ conversationId: message.conversationId, payload: message.payload })
-			})`, now)
-			must := func(err error, what string) {
-				t.Helper()
-				if err != nil {
-					t.Fatal(what, err)
-				}
-			}
-
-			hub := chat.NewLocalHub(chat.StreamLimits{})
-			cs := chat.New(st, hub, platform.SystemClock{})
-			r := New(st, cs, platform.SystemClock{}, Config{Poll: time.Hour})
-			cs.OnQueued(r.Notify)
-			runCtx, stop := context.WithCancel(ctx)
-			ran := make(chan struct{})
-			go func() { r.Run(runCtx); close(ran) }()
-			defer func() { stop(); <-ran }()
-			sub, err := hub.Subscribe(c.ID, "listener")
-			must(err, "subscribe")
-
+			d := startDispatching(t, backend, 0)
+			u, c, sub := d.conversation()
+			d.send(u, c, "warm-up") // after the loop's first claims
+			d.reply(sub, "warm-up", "warm-up")
+			before := d.st.n.Load()
 			const rounds = 20
 			for i := range rounds {
 				text := fmt.Sprint("m", i)
-				payload, _ := json.Marshal(map[string]string{"type": "text", "text": text})
-				_, err := cs.SendMessage(ctx, c, u, platform.Message{ID: platform.NewID("msg_"), Payload: payload}, time.Time{})
-				must(err, "send")
-				deadline := time.After(60 * time.Second) // a lost wake-up waits an hour
-				for replied := false; !replied; {
-					select {
-					case f := <-sub.C:
-						replied = strings.Contains(string(f), `"isBot":true`) && strings.Contains(string(f), `"text":"`+text+`"`)
-					case <-deadline:
-						t.Fatalf("round %d: no reply after 60 s", i)
-					}
-				}
+				d.send(u, c, text)
+				d.reply(sub, text, fmt.Sprint("round ", i))
 			}
-			// The first claim may come before the first message (the loop's
-			// start); each message's own wake-up claims it.
-			if got := st.n.Load(); got > rounds+1 {
-				t.Fatalf("%d claims for %d events, one at a time: want at most %d", got, rounds, rounds+1)
+			// Each message's own wake-up claims it.
+			if got := d.st.n.Load() - before; got > rounds {
+				t.Fatalf("%d claims for %d events, one at a time: want at most %d", got, rounds, rounds)
+			}
+		})
+	}
+}
+
+// TestDispatcherOneWorker: with one worker, the events of other
+// conversations wait for it, and its end wakes the dispatcher for them.
+func TestDispatcherOneWorker(t *testing.T) {
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			d := startDispatching(t, backend, 1)
+			const n = 4
+			var users []platform.ChatUser
+			var convs []platform.Conversation
+			var subs []*chat.Subscription
+			for range n {
+				u, c, sub := d.conversation()
+				users, convs, subs = append(users, u), append(convs, c), append(subs, sub)
+			}
+			for round := range 3 {
+				for k := range n {
+					d.send(users[k], convs[k], fmt.Sprint("c", k, "r", round))
+				}
+				for k := range n {
+					d.reply(subs[k], fmt.Sprint("c", k, "r", round), fmt.Sprint("conversation ", k, ", round ", round))
+				}
 			}
 		})
 	}
