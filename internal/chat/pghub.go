@@ -109,8 +109,9 @@ func NewPGHub(ctx context.Context, url string, limits StreamLimits, log *slog.Lo
 	}
 	var schema *string
 	err = listen.QueryRow(ctx, "SELECT current_schema()").Scan(&schema)
+	channel := channelOf(schema)
 	if err == nil {
-		_, err = listen.Exec(ctx, "LISTEN "+channelOf(schema))
+		_, err = listen.Exec(ctx, "LISTEN "+channel)
 	}
 	if err != nil {
 		notify.Close(ctx)
@@ -118,7 +119,7 @@ func NewPGHub(ctx context.Context, url string, limits StreamLimits, log *slog.Lo
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(context.Background())
-	h := &PGHub{local: NewLocalHub(limits), url: url, channel: channelOf(schema), log: log, notify: notify, partial: map[string]*pieced{},
+	h := &PGHub{local: NewLocalHub(limits), url: url, channel: channel, log: log, notify: notify, partial: map[string]*pieced{},
 		queue: make(chan outgoing, queueLen), origin: strconv.FormatInt(time.Now().UnixNano(), 36),
 		cancel: cancel, stop: make(chan struct{}), done: make(chan struct{}), sent: make(chan struct{})}
 	h.notifyPID.Store(notify.PgConn().PID())
