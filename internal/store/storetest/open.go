@@ -57,10 +57,7 @@ func Open(t testing.TB, backend string) *sqlstore.Store {
 // the test when BOTPLATFORM_TEST_DATABASE_URL is not set.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(PostgresEnv)
-	if base == "" {
-		t.Skipf("PostgreSQL tests skipped: set %s (for example postgres://postgres@127.0.0.1:5432/test) to run them", PostgresEnv)
-	}
+	base := postgresBase(t)
 	u, drop, err := NewSchema(base, "t_"+sanitize(t.Name()))
 	if err != nil {
 		t.Fatalf("postgres: %v", err)
@@ -109,10 +106,7 @@ func NewSchema(base, prefix string) (schemaURL string, drop func(), err error) {
 // database). It skips the test when BOTPLATFORM_TEST_DATABASE_URL is not set.
 func PostgresDatabaseURL(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(PostgresEnv)
-	if base == "" {
-		t.Skipf("PostgreSQL tests skipped: set %s (for example postgres://postgres@127.0.0.1:5432/test) to run them", PostgresEnv)
-	}
+	base := postgresBase(t)
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatalf("bad database URL: %v", err)
@@ -134,6 +128,16 @@ func PostgresDatabaseURL(t testing.TB) string {
 	})
 	u.Path = "/" + name
 	return u.String()
+}
+
+// postgresBase is the test database's URL; without it the test is skipped.
+func postgresBase(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(PostgresEnv)
+	if base == "" {
+		t.Skipf("PostgreSQL tests skipped: set %s (for example postgres://postgres@127.0.0.1:5432/test) to run them", PostgresEnv)
+	}
+	return base
 }
 
 func sanitize(s string) string {
