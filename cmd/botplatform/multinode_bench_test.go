@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -39,6 +40,7 @@ func BenchmarkMultiNode(b *testing.B) {
 		const bursts = 8
 		var sent [2]int64
 		var elapsed [2]time.Duration
+		var nodesCPU, machineCPU [2]time.Duration
 		loads := make([]func(count int64) time.Duration, len(deployments))
 		for k, d := range deployments {
 			loads[k] = d.messageLoad(b)
@@ -58,7 +60,11 @@ func BenchmarkMultiNode(b *testing.B) {
 				}
 				deployments[1-k].pause(b)
 				deployments[k].resume(b)
+				nodes0, machine0 := deployments[k].cpu(b)
 				elapsed[k] += loads[k](count)
+				nodes1, machine1 := deployments[k].cpu(b)
+				nodesCPU[k] += nodes1 - nodes0
+				machineCPU[k] += machine1 - machine0
 				sent[k] += count
 			}
 		}
@@ -66,6 +72,13 @@ func BenchmarkMultiNode(b *testing.B) {
 		b.ReportMetric(rate(0), "msg/s-1node")
 		b.ReportMetric(rate(1), "msg/s-3nodes")
 		b.ReportMetric(rate(1)/rate(0), "3vs1")
+		// Where the CPU went: the serve processes', and the whole
+		// machine's (PostgreSQL and this load generator besides).
+		perMsg := func(d [2]time.Duration, k int) float64 { return float64(d[k].Microseconds()) / float64(sent[k]) }
+		b.ReportMetric(perMsg(nodesCPU, 0), "node-µs/msg-1node")
+		b.ReportMetric(perMsg(nodesCPU, 1), "node-µs/msg-3nodes")
+		b.ReportMetric(perMsg(machineCPU, 0), "busy-µs/msg-1node")
+		b.ReportMetric(perMsg(machineCPU, 1), "busy-µs/msg-3nodes")
 	})
 	for k, d := range deployments {
 		d.deploy(b, echoCode) // after: its replies would double createMessage's signals
@@ -94,6 +107,52 @@ func (d *deployment) signal(b *testing.B, sig syscall.Signal) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// cpu is the CPU time the deployment's processes have used so far, and the
+// machine's busy time (every CPU's, from /proc/stat); zero where /proc
+// cannot be read.
+func (d *deployment) cpu(b *testing.B) (nodes, machine time.Duration) {
+	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+	for _, p := range d.procs {
+		nodes += procTicks(fmt.Sprintf("/proc/%d/stat", p.Pid)) * tick
+	}
+	return nodes, machineBusy() * tick
+}
+
+// procTicks is a process's user and system time in clock ticks, from its
+// /proc/PID/stat (0 if unreadable).
+func procTicks(path string) time.Duration {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	// Fields after the command's closing parenthesis: state is the first,
+	// utime and stime the 12th and 13th.
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u + s)
+}
+
+// machineBusy is every CPU's non-idle time in clock ticks, from /proc/stat.
+func machineBusy() time.Duration {
+	raw, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	var busy int64
+	for i, v := range strings.Fields(line)[1:] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return time.Duration(busy)
 }
 
 func startDeployment(b *testing.B, nodes int) *deployment {
