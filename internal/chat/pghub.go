@@ -54,6 +54,9 @@ type PGHub struct {
 	notify  *pgx.Conn // the sender goroutine's
 	partial map[string]*pieced
 
+	gap     time.Duration // least time between two notifications while signals keep coming
+	flushes atomic.Int64  // notifying statements sent, for tests
+
 	notifyPID, listenPID atomic.Uint32 // backends, for tests
 
 	cancel  context.CancelFunc
@@ -75,6 +78,14 @@ const (
 	// batchBytes is about the most one statement carries, in payloads'
 	// bytes (a signal's pieces always go together).
 	batchBytes = 256 << 10
+	// signalGap is the least time between two notifications of one
+	// process while signals keep coming (sendLoop). Every notification
+	// wakes each listening connection of the database and its process, so
+	// with several nodes a notification per signal costs each node as much
+	// as a signal's own work; batched, it is shared. A signal waits at most
+	// this long, and only when another notification went out just before
+	// (docs/benchmarks.md#several-nodes).
+	signalGap = 5 * time.Millisecond
 )
 
 // channelOf is the channel of the hubs whose tables are in schema (nil
@@ -98,6 +109,11 @@ type pieced struct {
 
 // NewPGHub connects to the database and starts listening.
 func NewPGHub(ctx context.Context, url string, limits StreamLimits, log *slog.Logger) (*PGHub, error) {
+	return newPGHub(ctx, url, limits, log, signalGap)
+}
+
+// newPGHub is NewPGHub with the gap between notifications (signalGap).
+func newPGHub(ctx context.Context, url string, limits StreamLimits, log *slog.Logger, gap time.Duration) (*PGHub, error) {
 	notify, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return nil, err
@@ -120,7 +136,7 @@ func NewPGHub(ctx context.Context, url string, limits StreamLimits, log *slog.Lo
 	}
 	lctx, cancel := context.WithCancel(context.Background())
 	h := &PGHub{local: NewLocalHub(limits), url: url, channel: channel, log: log, notify: notify, partial: map[string]*pieced{},
-		queue: make(chan outgoing, queueLen), origin: strconv.FormatInt(time.Now().UnixNano(), 36),
+		queue: make(chan outgoing, queueLen), origin: strconv.FormatInt(time.Now().UnixNano(), 36), gap: gap,
 		cancel: cancel, stop: make(chan struct{}), done: make(chan struct{}), sent: make(chan struct{})}
 	h.notifyPID.Store(notify.PgConn().PID())
 	h.listenPID.Store(listen.PgConn().PID())
@@ -181,6 +197,9 @@ func (h *PGHub) enqueue(kind, subject, data string) {
 
 // sendLoop notifies whatever is queued, all of it in one statement, until
 // Close; then it sends what is left and closes the notify connection.
+// While signals keep coming it notifies at most once per gap: a signal
+// queued sooner after the last notification waits for the rest of the gap
+// (or for batchBytes to be queued), and goes with whatever came meanwhile.
 func (h *PGHub) sendLoop() {
 	defer close(h.sent)
 	defer func() {
@@ -189,25 +208,35 @@ func (h *PGHub) sendLoop() {
 		}
 	}()
 	var batch []outgoing
+	var last time.Time // the end of the last notification
 	for {
 		batch = batch[:0]
 		select {
 		case o := <-h.queue:
 			batch = append(batch, o)
 		case <-h.stop:
-			for {
+			h.flushRest(batch)
+			return
+		}
+		size := len(batch[0].data)
+		if wait := h.gap - time.Since(last); wait > 0 {
+			t := time.NewTimer(wait)
+		linger:
+			for size < batchBytes {
 				select {
 				case o := <-h.queue:
 					batch = append(batch, o)
-				default:
-					if len(batch) > 0 {
-						h.flush(batch)
-					}
+					size += len(o.data)
+				case <-t.C:
+					break linger
+				case <-h.stop:
+					t.Stop()
+					h.flushRest(batch)
 					return
 				}
 			}
+			t.Stop()
 		}
-		size := len(batch[0].data)
 	more:
 		for size < batchBytes {
 			select {
@@ -219,6 +248,23 @@ func (h *PGHub) sendLoop() {
 			}
 		}
 		h.flush(batch)
+		last = time.Now()
+	}
+}
+
+// flushRest notifies batch and everything still queued (at Close:
+// publishers queue nothing more).
+func (h *PGHub) flushRest(batch []outgoing) {
+	for {
+		select {
+		case o := <-h.queue:
+			batch = append(batch, o)
+		default:
+			if len(batch) > 0 {
+				h.flush(batch)
+			}
+			return
+		}
 	}
 }
 
@@ -239,6 +285,7 @@ func (h *PGHub) flush(batch []outgoing) {
 	// unnest yields the payloads in array order, and a transaction's
 	// notifications are delivered in the order they were made.
 	_, err := h.notify.Exec(ctx, "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", h.channel, payloads)
+	h.flushes.Add(1)
 	if err != nil {
 		h.log.Warn("signals not shared", "signals", len(batch), "err", err)
 		h.notify.Close(ctx)

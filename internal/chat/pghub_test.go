@@ -193,6 +193,48 @@ func TestChannelOf(t *testing.T) {
 	}
 }
 
+// TestPGHubNotifiesOncePerGap: a signal published right after a
+// notification waits for the gap and goes with those published meanwhile,
+// in one statement and in order; Close sends it without waiting.
+func TestPGHubNotifiesOncePerGap(t *testing.T) {
+	url, hubs := pgHubs(t, 1)
+	b := hubs[0]
+	a, err := newPGHub(context.Background(), url, StreamLimits{}, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	conv := uniqueConv(t, "c")
+	s := subscribe(t, b, conv, "u")
+	signal := func(n int) Signal { return Signal{"typing_started", map[string]int{"n": n}} }
+
+	// Nothing was notified before: the first signal goes at once.
+	a.Publish(conv, signal(0))
+	if got := collect(t, s, 1, "the first signal"); !strings.Contains(got[0], `"n":0`) {
+		t.Fatalf("first signal: %q", got)
+	}
+	for i := 1; i <= 10; i++ {
+		a.Publish(conv, signal(i))
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := drain(s); len(got) != 0 {
+		t.Fatalf("received %q within the gap after the first notification", got)
+	}
+	if n := a.flushes.Load(); n != 1 {
+		t.Fatalf("%d notifying statements before the gap ended, want 1", n)
+	}
+	a.Close()
+	got := collect(t, s, 10, "the signals published within the gap")
+	for i, f := range got {
+		if !strings.Contains(f, fmt.Sprintf(`"n":%d}`, i+1)) {
+			t.Fatalf("signal %d: %q, want n=%d (in order)", i, f, i+1)
+		}
+	}
+	if n := a.flushes.Load(); n != 2 {
+		t.Fatalf("%d notifying statements in all, want 2 (the ten signals in one)", n)
+	}
+}
+
 // TestPGHubCloseUserAcrossProcesses: closing a user's streams in one
 // process ends them in the others, after the signals published before.
 func TestPGHubCloseUserAcrossProcesses(t *testing.T) {
