@@ -224,10 +224,16 @@ func (c *call) createMessage(in []byte) (any, error) {
 	if err := decodeArgs(in, &a); err != nil {
 		return nil, err
 	}
-	if !c.reserved[a.EventID] {
+	switch {
+	case a.EventID == "":
+		// No beforeOutgoingMessage hook ran: the message takes the id
+		// outgoingEvent would have reserved for it.
+		a.EventID = c.nextID("msg_")
+	case !c.reserved[a.EventID]:
 		return nil, platform.Invalid("", "createMessage: unknown outgoing message")
+	default:
+		delete(c.reserved, a.EventID)
 	}
-	delete(c.reserved, a.EventID)
 	msg, err := chat.CheckMessage(a.MessageInput)
 	if err != nil {
 		return nil, err

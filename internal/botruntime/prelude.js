@@ -170,9 +170,14 @@
   const client = Object.freeze(Object.assign(api, {
     async createMessage(req) {
       let data = Object.assign({}, req)
+      const hooks = matching(registry.beforeOutgoingMessage, data.payload && data.payload.type)
+      if (hooks.length === 0) {
+        // The server gives the message the id outgoingEvent would have.
+        return call('createMessage', data)
+      }
       const event = call('outgoingEvent', data)
       event.state = currentState
-      for (const h of matching(registry.beforeOutgoingMessage, data.payload && data.payload.type)) {
+      for (const h of hooks) {
         const r = await h.fn({ data, event, client, ctx, logger })
         if (r && r.stop) return { message: undefined }
         if (r && r.data) data = r.data
