@@ -85,6 +85,15 @@ const clientErrorsJS = sayJS + `bot.on.message('text', async ({ message, client,
   const attempt = async (name, f) => {
     try { await f(); out[name] = 'ok' } catch (e) { out[name] = (e instanceof Error ? 'Error ' : '') + e.type + ': ' + e.message }
   }
+  if (message.payload.text.startsWith('delete:')) {
+    // Writes to the event's own conversation, once it is deleted (its
+    // logs go with it: the report goes to the conversation named).
+    await attempt('deleteConversation', () => client.deleteConversation({ id: conv }))
+    await attempt('gone', () => client.createMessage({ conversationId: conv, payload: { type: 'text', text: 'x' } }))
+    await attempt('goneEvent', () => client.createEvent({ conversationId: conv, payload: { x: 1 } }))
+    await say(client, message.payload.text.slice('delete:'.length), 'report ' + JSON.stringify(out))
+    return
+  }
   await attempt('emptyText', () => client.createMessage({ conversationId: conv, payload: { type: 'text', text: '' } }))
   await attempt('unknownType', () => client.createMessage({ conversationId: conv, payload: { type: 'bogus' } }))
   await attempt('noPayload', () => client.createMessage({ conversationId: conv }))
@@ -148,6 +157,16 @@ func testRuntimeClientErrors(t *testing.T, s *testServer) {
 	if ms := e.messages(u, c); len(ms) != 2 {
 		t.Errorf("%d messages in the conversation, want the question and the reply: %v", len(ms), texts(ms))
 	}
+
+	// The event's conversation deleted by its handler: what the handler
+	// then sends to it is refused as missing.
+	c3, c4 := e.conversation(u, ""), e.conversation(u, "")
+	e.send(u, c3, "delete:"+c4)
+	gone := decodeJSON(t, strings.TrimPrefix(textOf(e.waitReplies(u, c4, 1)[0]), "report "))
+	if gone["deleteConversation"] != "ok" {
+		t.Fatalf("deleteConversation: %v", gone["deleteConversation"])
+	}
+	check(gone, map[string]string{"gone": "ResourceNotFound", "goneEvent": "ResourceNotFound"})
 
 	// Past 100 messages, events and scheduled events, the client refuses.
 	c2 := e.conversation(u, "")

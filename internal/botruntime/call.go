@@ -47,6 +47,11 @@ type call struct {
 	dropped  int
 	logConv  string
 	logUser  string
+	// conv is the event's conversation as the event was loaded (message
+	// and custom events), which the code's writes to it go to without
+	// reading it again: a conversation deleted since fails the write as
+	// missing all the same.
+	conv *platform.Conversation
 }
 
 func (r *Runtime) newCall(ctx context.Context, b *botInfo, seed string, after time.Time) *call {
@@ -165,6 +170,15 @@ func decodeArgs(in []byte, dst any) error {
 }
 
 // conversation loads a conversation of the bot by id (foreign or internal).
+// writeTarget is the conversation a message or event of the code goes to:
+// the event's own without a read, else as conversation finds it.
+func (c *call) writeTarget(id string) (platform.Conversation, error) {
+	if c.conv != nil && id != "" && id == c.conv.FID {
+		return *c.conv, nil
+	}
+	return c.conversation("conversationId", id)
+}
+
 func (c *call) conversation(field, id string) (platform.Conversation, error) {
 	if id == "" {
 		return platform.Conversation{}, platform.Invalid(field, "is required")
@@ -241,7 +255,7 @@ func (c *call) createMessage(in []byte) (any, error) {
 	if err := c.checkSend(msg.Payload, false); err != nil {
 		return nil, err
 	}
-	conv, err := c.conversation("conversationId", msg.ConversationID)
+	conv, err := c.writeTarget(msg.ConversationID)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +279,7 @@ func (c *call) createEvent(in []byte) (any, error) {
 	if err := c.checkSend(a.Payload, true); err != nil {
 		return nil, err
 	}
-	conv, err := c.conversation("conversationId", a.ConversationID)
+	conv, err := c.writeTarget(a.ConversationID)
 	if err != nil {
 		return nil, err
 	}

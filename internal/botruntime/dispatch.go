@@ -166,6 +166,7 @@ type incoming struct {
 	conversation []byte // handler argument `conversation`
 	userID       string // internal ids, for state
 	convID       string
+	conv         *platform.Conversation // message and custom events
 	at           time.Time
 	what         string // how the event is named in logs
 }
@@ -221,6 +222,7 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 	c.userFID, _ = in.event["userId"].(string)
 	c.logUser = c.userFID
 	c.logConv, _ = in.event["conversationId"].(string)
+	c.conv = in.conv
 	var runErr error
 	if j.Attempts > maxAttempts {
 		// Its earlier runs ended without finishing it: the server
@@ -399,7 +401,7 @@ func (r *Runtime) load(ctx context.Context, j platform.Job, p platform.BotEventJ
 			return nil, err
 		}
 		convJSON, _ := json.Marshal(chat.ConversationJSON(conv))
-		in := &incoming{bot: b, conversation: convJSON, convID: conv.ID}
+		in := &incoming{bot: b, conversation: convJSON, convID: conv.ID, conv: &conv}
 		var userID string
 		var payload json.RawMessage
 		if p.Type == platform.BotEventMessage {
