@@ -60,9 +60,9 @@ func BenchmarkMultiNode(b *testing.B) {
 				}
 				deployments[1-k].pause(b)
 				deployments[k].resume(b)
-				nodes0, machine0 := deployments[k].cpu(b)
+				nodes0, machine0 := deployments[k].cpu()
 				elapsed[k] += loads[k](count)
-				nodes1, machine1 := deployments[k].cpu(b)
+				nodes1, machine1 := deployments[k].cpu()
 				nodesCPU[k] += nodes1 - nodes0
 				machineCPU[k] += machine1 - machine0
 				sent[k] += count
@@ -112,7 +112,7 @@ func (d *deployment) signal(b *testing.B, sig syscall.Signal) {
 // cpu is the CPU time the deployment's processes have used so far, and the
 // machine's busy time (every CPU's, from /proc/stat); zero where /proc
 // cannot be read.
-func (d *deployment) cpu(b *testing.B) (nodes, machine time.Duration) {
+func (d *deployment) cpu() (nodes, machine time.Duration) {
 	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
 	for _, p := range d.procs {
 		nodes += procTicks(fmt.Sprintf("/proc/%d/stat", p.Pid)) * tick

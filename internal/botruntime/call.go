@@ -169,7 +169,6 @@ func decodeArgs(in []byte, dst any) error {
 	return nil
 }
 
-// conversation loads a conversation of the bot by id (foreign or internal).
 // writeTarget is the conversation a message or event of the code goes to:
 // the event's own without a read, else as conversation finds it.
 func (c *call) writeTarget(id string) (platform.Conversation, error) {
@@ -179,6 +178,7 @@ func (c *call) writeTarget(id string) (platform.Conversation, error) {
 	return c.conversation("conversationId", id)
 }
 
+// conversation loads a conversation of the bot by id (foreign or internal).
 func (c *call) conversation(field, id string) (platform.Conversation, error) {
 	if id == "" {
 		return platform.Conversation{}, platform.Invalid(field, "is required")
