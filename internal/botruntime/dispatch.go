@@ -47,6 +47,15 @@ func (r *Runtime) Run(ctx context.Context) {
 				continue
 			}
 		}
+		if free > 0 {
+			// The claim below answers every wake-up sent before it, each
+			// sent once its job was committed (and dated): left pending,
+			// one would only make a claim that finds nothing.
+			select {
+			case <-r.wake:
+			default:
+			}
+		}
 		full := false
 		now := r.clock.Now()
 		if free > 0 {
@@ -256,13 +265,12 @@ func (r *Runtime) handle(ctx context.Context, j platform.Job) error {
 // and, under process (unless stopping), claims the next job of j's subject
 // for process to run (eventReport.next).
 func (r *Runtime) finishJob(ctx context.Context, j platform.Job, states []platform.BotState, logs []platform.LogEntry) error {
-	now := r.clock.Now()
 	if rep := reportOf(ctx); rep != nil && !closed(rep.stopping) {
-		next, waiting, err := r.store.FinishJobClaimNext(ctx, j.ID, keepJob(j), states, logs, r.cfg.Node, now, now.Add(r.cfg.Lease))
+		next, waiting, err := r.store.FinishJobClaimNext(ctx, j.ID, keepJob(j), states, logs, r.cfg.Node, r.clock.Now, r.cfg.Lease)
 		rep.next, rep.quiet = next, err == nil && !waiting
 		return err
 	}
-	return r.store.FinishJob(ctx, j.ID, keepJob(j), states, logs, now)
+	return r.store.FinishJob(ctx, j.ID, keepJob(j), states, logs, r.clock.Now())
 }
 
 // closed tells whether ch is closed (without waiting).

@@ -186,7 +186,8 @@ func (r *Runtime) SetRuntimeAPI(a RuntimeAPI) { r.api = a }
 // MaxScheduled is the cap on a bot's pending scheduled events.
 func (r *Runtime) MaxScheduled() int { return r.cfg.MaxScheduled }
 
-// Notify tells the dispatcher that work was queued.
+// Notify tells the dispatcher that work was queued; call it once the work
+// is committed: the dispatcher's next claim is taken to answer it.
 func (r *Runtime) Notify() {
 	select {
 	case r.wake <- struct{}{}:

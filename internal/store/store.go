@@ -152,8 +152,11 @@ type Store interface {
 	// conversation's event goes on with the next at once. next is nil when
 	// there is none; then waiting tells whether the subject still has an
 	// unfinished job (not due yet, or held back), which a claim must look at
-	// again: when it is false, nothing waited for the finished job.
-	FinishJobClaimNext(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, node string, now, leaseUntil time.Time) (next *platform.Job, waiting bool, err error)
+	// again: when it is false, nothing waited for the finished job. now is
+	// read in the transaction, once it holds the subject: a job queued
+	// while the finish waited for the database is due by then. The next
+	// job's lease lasts lease from then.
+	FinishJobClaimNext(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, node string, now func() time.Time, lease time.Duration) (next *platform.Job, waiting bool, err error)
 	// PurgeJobs deletes the done jobs of kind due before before.
 	PurgeJobs(ctx context.Context, kind string, before time.Time) (int, error)
 	// RetryJob hands a claimed job back, to be claimed again from runAfter;

@@ -164,23 +164,26 @@ func (s *Store) FinishJob(ctx context.Context, id string, keep bool, states []pl
 	})
 }
 
-func (s *Store) FinishJobClaimNext(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, node string, now, leaseUntil time.Time) (*platform.Job, bool, error) {
+func (s *Store) FinishJobClaimNext(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, node string, now func() time.Time, lease time.Duration) (*platform.Job, bool, error) {
 	var next *platform.Job
 	var left bool
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		next = nil // a retried transaction starts again
 		var kind, subject string
 		var err error
-		kind, subject, left, err = s.finishJob(ctx, tx, id, keep, states, logs, now)
+		kind, subject, left, err = s.finishJob(ctx, tx, id, keep, states, logs, now())
 		if err != nil || !left {
 			return err
 		}
+		// Read after the subject is held: a job of it committed before is
+		// visible, and due by now if it was due when queued.
+		at := now()
 		st, err := s.txStmt(ctx, tx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, node_id = ? WHERE id IN (`+
 			claimableWhere+" AND j.subject = ? LIMIT 1"+s.d.SkipLocked+`) RETURNING id, kind, subject, payload, status, attempts, run_after, created_at`)
 		if err != nil {
 			return err
 		}
-		j, err := scanJob(st.QueryRowContext(ctx, append(claimArgs(kind, node, now, leaseUntil), subject)...))
+		j, err := scanJob(st.QueryRowContext(ctx, append(claimArgs(kind, node, at, at.Add(lease)), subject)...))
 		if errors.Is(err, platform.ErrNotFound) {
 			return nil
 		}

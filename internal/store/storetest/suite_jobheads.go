@@ -43,6 +43,7 @@ func testJobHeadUnderConcurrentWrites(t *testing.T, e *env) {
 func testFinishJobClaimNext(t *testing.T, e *env) {
 	now := mt(t0)
 	lease := now.Add(time.Hour)
+	at := func(t time.Time) func() time.Time { return func() time.Time { return t } }
 	j1 := newJob("job_1", kindA, "s1", now)
 	j2 := newJob("job_2", kindA, "s1", now.Add(time.Millisecond))
 	j3 := newJob("job_3", kindA, "s1", now.Add(time.Hour)) // not due at now
@@ -54,7 +55,7 @@ func testFinishJobClaimNext(t *testing.T, e *env) {
 	a := e.account(t, "a")
 	w, _ := e.workspace(t, a)
 	b := e.bot(t, w.ID, "b")
-	next, waiting, err := e.s.FinishJobClaimNext(e.ctx, j1.ID, false, []platform.BotState{state(b.ID, platform.StateBot, "", `{"n":1}`)}, nil, nodeA, now.Add(time.Second), lease)
+	next, waiting, err := e.s.FinishJobClaimNext(e.ctx, j1.ID, false, []platform.BotState{state(b.ID, platform.StateBot, "", `{"n":1}`)}, nil, nodeA, at(now.Add(time.Second)), time.Hour)
 	must(t, err, "FinishJobClaimNext %s", j1.ID)
 	if next == nil || waiting {
 		t.Fatalf("FinishJobClaimNext of job_1: next %v, waiting %v; want job_2, not waiting", next, waiting)
@@ -67,7 +68,7 @@ func testFinishJobClaimNext(t *testing.T, e *env) {
 	must(t, e.s.FinishJob(e.ctx, other.ID, false, nil, nil, now), "FinishJob %s", other.ID)
 
 	// The next one is not due: nothing is claimed, and it stays pending.
-	next, waiting, err = e.s.FinishJobClaimNext(e.ctx, j2.ID, false, nil, nil, nodeA, now.Add(time.Second), lease)
+	next, waiting, err = e.s.FinishJobClaimNext(e.ctx, j2.ID, false, nil, nil, nodeA, at(now.Add(time.Second)), time.Hour)
 	must(t, err, "FinishJobClaimNext %s", j2.ID)
 	if next != nil {
 		t.Fatalf("FinishJobClaimNext of job_2 claimed %s, not due", next.ID)
@@ -78,11 +79,11 @@ func testFinishJobClaimNext(t *testing.T, e *env) {
 	e.wantJobs(t, "s1", []platform.Job{jobAs(j3, platform.JobPending, 0)}, "after finishing job_2")
 	e.wantClaim(t, kindA, now.Add(2*time.Hour), lease.Add(2*time.Hour), 10, []int{1}, []platform.Job{j3}, "the last one, once due")
 	// None left: nil, and a job that is not there is not found.
-	next, waiting, err = e.s.FinishJobClaimNext(e.ctx, j3.ID, true, nil, nil, nodeA, now.Add(2*time.Hour), lease.Add(2*time.Hour))
+	next, waiting, err = e.s.FinishJobClaimNext(e.ctx, j3.ID, true, nil, nil, nodeA, at(now.Add(2*time.Hour)), time.Hour)
 	must(t, err, "FinishJobClaimNext %s", j3.ID)
 	if next != nil || waiting {
 		t.Fatalf("FinishJobClaimNext of the last job: next %v, waiting %v; want neither", next, waiting)
 	}
-	_, _, err = e.s.FinishJobClaimNext(e.ctx, "job_unknown", false, nil, nil, nodeA, now, lease)
+	_, _, err = e.s.FinishJobClaimNext(e.ctx, "job_unknown", false, nil, nil, nodeA, at(now), time.Hour)
 	wantErr(t, err, platform.ErrNotFound, "FinishJobClaimNext of an unknown job")
 }
