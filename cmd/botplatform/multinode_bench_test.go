@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/harness"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
@@ -113,29 +114,11 @@ func (d *deployment) signal(b *testing.B, sig syscall.Signal) {
 // machine's busy time (every CPU's, from /proc/stat); zero where /proc
 // cannot be read.
 func (d *deployment) cpu() (nodes, machine time.Duration) {
-	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
 	for _, p := range d.procs {
-		nodes += procTicks(fmt.Sprintf("/proc/%d/stat", p.Pid)) * tick
+		t, _ := harness.CPUTime(p.Pid)
+		nodes += t
 	}
-	return nodes, machineBusy() * tick
-}
-
-// procTicks is a process's user and system time in clock ticks, from its
-// /proc/PID/stat (0 if unreadable).
-func procTicks(path string) time.Duration {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	// Fields after the command's closing parenthesis: state is the first,
-	// utime and stime the 12th and 13th.
-	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u + s)
+	return nodes, machineBusy() * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
 
 // machineBusy is every CPU's non-idle time in clock ticks, from /proc/stat.

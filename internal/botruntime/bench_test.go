@@ -1,15 +1,12 @@
 package botruntime
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/harness"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -62,16 +59,9 @@ func BenchmarkHandlerOverhead(b *testing.B) {
 
 // cpuTime is the CPU time (user and system) a process has used so far.
 func cpuTime(b *testing.B, pid int) time.Duration {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	t, err := harness.CPUTime(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The fields after the command (which may hold spaces) in parentheses.
-	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / clockTicks
+	return t
 }
-
-// clockTicks is the unit of /proc/PID/stat's times (USER_HZ, 100 on Linux).
-const clockTicks = 100
