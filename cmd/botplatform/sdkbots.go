@@ -13,6 +13,7 @@ import (
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/nodehost"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/sandbox"
 	"github.com/botplatform/botplatform/internal/sdkbot"
 	"github.com/botplatform/botplatform/internal/store"
 	"github.com/botplatform/botplatform/internal/tunnel"
@@ -21,18 +22,24 @@ import (
 // sdkBots sets up what runs bots written with @botpress/sdk: the tunnels
 // of `bp dev`, the Node bot host, and the caller that speaks the SDK's
 // contract to them. close stops the tunnels and the Node processes.
-func sdkBots(cfg config.Config, listen net.Addr, st store.Store, adm *admin.Service, log *slog.Logger) (*sdkbot.Caller, *tunnel.Server, func(), error) {
+//
+// Sandboxed bundles reach the API at bundleAPI's address inside their
+// sandbox; the server serves its connections (see serve).
+func sdkBots(cfg config.Config, listen net.Addr, bundleAPI *sandbox.Listener, st store.Store, adm *admin.Service, log *slog.Logger) (*sdkbot.Caller, *tunnel.Server, func(), error) {
 	tunnels := tunnel.New(log)
 	lines := newLineWriter(st, log)
 	host, err := nodehost.New(nodehost.Config{
 		Node: cfg.NodeCommand, Dir: filepath.Join(cfg.DataDir, "node-bots"), MemoryMB: cfg.BotMemory,
-		Lines: lines.add,
+		Lines: lines.add, API: bundleAPI, Unsandboxed: cfg.UnsandboxedBots,
 	}, log)
 	if err != nil {
 		lines.close()
 		return nil, nil, nil, err
 	}
 	api := selfURL(listen)
+	if !cfg.UnsandboxedBots {
+		api = "http://" + bundleAPI.Addr().String()
+	}
 	caller := sdkbot.New(sdkbot.Config{Tunnels: tunnels, OwnHosts: ownHosts(listen, cfg.PublicURL), Node: host, Keys: adm, APIURL: api, Log: log})
 	return caller, tunnels, func() { tunnels.Close(); host.Close(); lines.close() }, nil
 }
@@ -48,6 +55,17 @@ func selfURL(a net.Addr) string {
 		host = "127.0.0.1"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// bundleAPIAddr is where sandboxed bundles find the API: loopback inside
+// their own network namespace, on the server's own port, so that the
+// address reads the same as the server's.
+func bundleAPIAddr(listen net.Addr) net.Addr {
+	port := 80
+	if a, ok := listen.(*net.TCPAddr); ok && a.Port != 0 {
+		port = a.Port
+	}
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}
 }
 
 // ownHosts are the host:port pairs a bot url may name to mean this server

@@ -37,6 +37,7 @@ import (
 	"github.com/botplatform/botplatform/internal/privacy"
 	"github.com/botplatform/botplatform/internal/ratelimit"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
+	"github.com/botplatform/botplatform/internal/sandbox"
 	"github.com/botplatform/botplatform/internal/store/postgres"
 	"github.com/botplatform/botplatform/internal/store/sqlite"
 	"github.com/botplatform/botplatform/internal/store/sqlstore"
@@ -256,10 +257,24 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// once; with PostgreSQL, this node's own are (its id is recorded on
 	// what it claims), and other processes' are taken back when their lease
 	// runs out.
+	// Bot code runs in sandboxes where this machine can make them. Without,
+	// Node bundles are refused (unless --unsandboxed-bots) and the
+	// embedded VM's processes, which give bot code no access to the system,
+	// run as the server's user.
+	boxErr := sandbox.Available()
+	switch {
+	case boxErr == nil:
+		log.Info("bot code runs in sandboxes")
+	case cfg.UnsandboxedBots:
+		log.Warn("no sandbox for bot code: Node bundles run as the server's own user (--unsandboxed-bots)", "why", boxErr)
+	default:
+		log.Warn("no sandbox for bot code: Node bundles will be refused (start with --unsandboxed-bots for a single trusted tenant)", "why", boxErr)
+	}
 	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
 		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll, Lease: cfg.JobLease,
 		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout, MaxScheduled: cfg.BotMaxScheduled,
 		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, FetchPrivate: cfg.BotFetchPrivate, Metrics: mx,
+		Sandbox: boxErr == nil,
 	})
 	adm.SetBotChecker(rt)
 	chatSvc.OnQueued(rt.Notify)
@@ -267,7 +282,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	adm.OnBotsChanged(rt.RecurringChanged)
 	rtAPI := runtimeapi.New(st, chatSvc, rt, platform.SystemClock{})
 	rt.SetRuntimeAPI(rtAPI)
-	sdk, tunnels, closeSDK, err := sdkBots(cfg, ln.Addr(), st, adm, log)
+	bundleAPI := sandbox.NewListener(bundleAPIAddr(ln.Addr()))
+	sdk, tunnels, closeSDK, err := sdkBots(cfg, ln.Addr(), bundleAPI, st, adm, log)
 	if err != nil {
 		return err
 	}
@@ -305,6 +321,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv.RegisterOnShutdown(hub.CloseAll) // event streams end, so the drain can finish
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	go srv.Serve(bundleAPI) // the API as sandboxed Node bundles reach it; Shutdown closes it
 	log.Info("listening", "addr", ln.Addr().String(), "api_url", cfg.PublicURL, "chat_url", cfg.ChatURL, "database", st.Dialect(),
 		"files", blobsWhere, "node", node, "version", version)
 	var rates []any

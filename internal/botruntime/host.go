@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/sandbox"
 	"github.com/botplatform/botplatform/internal/sdkbot"
 )
 
@@ -106,8 +107,26 @@ func (h *host) start(code string, check bool) error {
 	if err != nil {
 		return err
 	}
-	if err := h.cmd.Start(); err != nil {
+	var box *sandbox.Setup
+	if h.r.cfg.Sandbox {
+		if box, err = sandbox.Wrap(h.cmd, sandbox.Options{Dir: "/tmp"}); err != nil {
+			return fmt.Errorf("starting a bot process: %w", err)
+		}
+		defer box.Close()
+	}
+	err = h.cmd.Start()
+	if box != nil {
+		box.Started()
+	}
+	if err != nil {
 		return fmt.Errorf("starting a bot process: %w", err)
+	}
+	if box != nil {
+		if _, err := box.Wait(compileTimeout); err != nil {
+			_ = h.cmd.Process.Kill()
+			_ = h.cmd.Wait()
+			return fmt.Errorf("starting a bot process: %w", err)
+		}
 	}
 	h.stdin, h.out = stdin, newFrameWriter(stdin)
 	go func() { _ = h.out.writeRaw([]byte(code)) }() // the process may die before reading it all

@@ -53,6 +53,10 @@ type Config struct {
 	Memory int64
 	// Command starts a bot process (the server's own binary, bot-vm).
 	Command []string
+	// Sandbox runs each bot process in a sandbox (package sandbox): no
+	// file of the server's, no network, no child process. The VM gives bot
+	// code none of these; the sandbox holds should the VM ever fail to.
+	Sandbox bool
 	// StopTimeout bounds the wait for the events in progress when the
 	// runtime stops; past it their processes are killed.
 	StopTimeout time.Duration

@@ -60,6 +60,9 @@ type Config struct {
 	// BotFetchPrivate lets bot code's fetch reach loopback, private and
 	// link-local addresses.
 	BotFetchPrivate bool
+	// UnsandboxedBots runs Node bundles as the server's own user where no
+	// sandbox can be made (one trusted tenant only).
+	UnsandboxedBots bool
 	// NodeCommand is the node executable that runs bots deployed as Node
 	// bundles (default: node on PATH).
 	NodeCommand     string
@@ -147,14 +150,7 @@ func settings(c *Config, p *pending) []setting {
 		{flag: "data", env: "DATA", def: "./data", usage: "data directory: SQLite database, blobs, bootstrap.json", set: text(&c.DataDir)},
 		{flag: "database-url", env: "DATABASE_URL", usage: "empty for SQLite in the data directory, or postgres://…", set: text(&c.DatabaseURL)},
 		{flag: "database-connections", env: "DATABASE_CONNECTIONS", def: "20", usage: "PostgreSQL connections this process opens at most; several nodes open this many each (docs/deploy.md#sizing)", set: whole(&c.DatabaseConns, 4)},
-		{flag: "adopt-data", env: "ADOPT_DATA", def: "false", isBool: true, usage: "make this data directory's file storage the one the database uses, when the database recorded another (see docs/configuration.md)",
-			set: func(s setting, v string) error {
-				var err error
-				if c.AdoptData, err = strconv.ParseBool(v); err != nil && v != "" {
-					return fmt.Errorf("adopt-data: must be true or false")
-				}
-				return nil
-			}},
+		{flag: "adopt-data", env: "ADOPT_DATA", def: "false", isBool: true, usage: "make this data directory's file storage the one the database uses, when the database recorded another (see docs/configuration.md)", set: boolean(&c.AdoptData)},
 		{flag: "node-id", env: "NODE_ID", usage: "this process's id among those sharing a PostgreSQL database (at start it takes back its own jobs left by a crash); default: one kept in <data>/nodes", set: text(&c.NodeID)},
 		{flag: "public-url", env: "PUBLIC_URL", usage: "absolute base URL of every URL the server hands out; default http://<addr>", set: text(&c.PublicURL)},
 		{flag: "chat-url", env: "CHAT_URL", usage: "base URL of the Chat API; default <public-url>/chat", set: text(&c.ChatURL)},
@@ -201,30 +197,10 @@ func settings(c *Config, p *pending) []setting {
 		{flag: "bot-memory", env: "BOT_MEMORY", def: "256", usage: "memory limit of each bot's process, in MiB", set: whole(&c.BotMemory, 64)},
 		{flag: "bot-max-scheduled", env: "BOT_MAX_SCHEDULED", def: "1000", usage: "most scheduled events a bot may have pending (scheduleEvent fails beyond)", set: whole(&c.BotMaxScheduled, 1)},
 		{flag: "bot-versions-keep", env: "BOT_VERSIONS_KEEP", def: "50", usage: "how many versions of each bot are kept (the oldest are removed)", set: whole(&c.BotVersionsKept, 1)},
-		{flag: "bot-fetch-private", env: "BOT_FETCH_PRIVATE", def: "false", isBool: true, usage: "let bot code's fetch reach loopback, private and link-local addresses (off: refused after DNS resolution, and on every redirect)",
-			set: func(s setting, v string) error {
-				var err error
-				if c.BotFetchPrivate, err = strconv.ParseBool(v); err != nil && v != "" {
-					return fmt.Errorf("bot-fetch-private: must be true or false")
-				}
-				return nil
-			}},
-		{flag: "ai-search-rewrite", env: "AI_SEARCH_REWRITE", def: "false", isBool: true, usage: "have the model server (--ai-url) turn each searchFiles question into search terms first, charged as AI Spend",
-			set: func(s setting, v string) error {
-				var err error
-				if c.AISearchRewrite, err = strconv.ParseBool(v); err != nil && v != "" {
-					return fmt.Errorf("ai-search-rewrite: must be true or false")
-				}
-				return nil
-			}},
-		{flag: "ai-index-questions", env: "AI_INDEX_QUESTIONS", def: "false", isBool: true, usage: "have the model server (--ai-url) write, for each passage indexed, the questions it answers, searched as a lower-weighted field; charged as AI Spend",
-			set: func(s setting, v string) error {
-				var err error
-				if c.AIIndexQuestions, err = strconv.ParseBool(v); err != nil && v != "" {
-					return fmt.Errorf("ai-index-questions: must be true or false")
-				}
-				return nil
-			}},
+		{flag: "bot-fetch-private", env: "BOT_FETCH_PRIVATE", def: "false", isBool: true, usage: "let bot code's fetch reach loopback, private and link-local addresses (off: refused after DNS resolution, and on every redirect)", set: boolean(&c.BotFetchPrivate)},
+		{flag: "unsandboxed-bots", env: "UNSANDBOXED_BOTS", def: "false", isBool: true, usage: "run Node bundles without a sandbox, as the server's own user, where this machine cannot make one (single tenant only: any developer's bundle can then read the server's data)", set: boolean(&c.UnsandboxedBots)},
+		{flag: "ai-search-rewrite", env: "AI_SEARCH_REWRITE", def: "false", isBool: true, usage: "have the model server (--ai-url) turn each searchFiles question into search terms first, charged as AI Spend", set: boolean(&c.AISearchRewrite)},
+		{flag: "ai-index-questions", env: "AI_INDEX_QUESTIONS", def: "false", isBool: true, usage: "have the model server (--ai-url) write, for each passage indexed, the questions it answers, searched as a lower-weighted field; charged as AI Spend", set: boolean(&c.AIIndexQuestions)},
 		{flag: "node", env: "NODE", usage: "node executable that runs bots deployed as Node bundles (bp deploy); default: node on PATH", set: text(&c.NodeCommand)},
 		{flag: "index-workers", env: "INDEX_WORKERS", def: "2", usage: "how many files are indexed at once; 0 leaves indexing to other processes", set: whole(&c.IndexWorkers, 0)},
 		{flag: "auth-cache-ttl", env: "AUTH_CACHE_TTL", def: "5s", usage: "how long a successful authentication is reused; 0 disables",
@@ -251,6 +227,16 @@ func duration(dst *time.Duration, min time.Duration) func(setting, string) error
 		var err error
 		if *dst, err = time.ParseDuration(v); err != nil || *dst < min {
 			return fmt.Errorf("%s: must be a duration of at least %s, such as %s", s.flag, min, s.def)
+		}
+		return nil
+	}
+}
+
+func boolean(dst *bool) func(setting, string) error {
+	return func(s setting, v string) error {
+		var err error
+		if *dst, err = strconv.ParseBool(v); err != nil && v != "" {
+			return fmt.Errorf("%s: must be true or false", s.flag)
 		}
 		return nil
 	}

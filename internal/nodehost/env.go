@@ -22,6 +22,19 @@ func (e noNodeError) Error() string {
 
 func (e noNodeError) Unwrap() error { return ErrNoNode }
 
+// ErrNoSandbox is wrapped by the error of Call and Check when bundles must run in a sandbox and this
+// machine cannot make one.
+var ErrNoSandbox = errors.New("no sandbox for Node bundles")
+
+type noSandboxError struct{ why error }
+
+func (e noSandboxError) Error() string {
+	return "this bot's code is a Node bundle, which runs only in a sandbox, and this machine cannot make one (" + e.why.Error() +
+		"); an operator who trusts every developer of every workspace may start the server with --unsandboxed-bots"
+}
+
+func (e noSandboxError) Unwrap() error { return ErrNoSandbox }
+
 // findNode is called for every process start, so that installing Node.js needs no server restart.
 func findNode(configured string) (string, error) {
 	name := configured

@@ -30,8 +30,8 @@ func TestOutOfMemory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := newHost(t, Config{MemoryMB: tt.memoryMB})
 			limit := h.cfg.MemoryMB
-			pid := string(mustCall(t, h, bot("b1"), "/pid").Body)
-			if got, want := dataLimit(t, pid), uint64(limit+memoryHeadroomMB)<<20; got != want {
+			mustCall(t, h, bot("b1"), "/echo")
+			if got, want := dataLimit(t, hostPID(t, h, "b1")), uint64(limit+memoryHeadroomMB)<<20; got != want {
 				t.Fatalf("RLIMIT_DATA of the child is %d, want %d", got, want)
 			}
 			_, err := call(h, bot("b1"), tt.path)
@@ -51,6 +51,18 @@ func TestOutOfMemory(t *testing.T) {
 	if after != before {
 		t.Fatalf("the test process's RLIMIT_DATA changed from %+v to %+v", before, after)
 	}
+}
+
+// hostPID is the process id of botID's current process as the host sees it (inside its sandbox, node is 1).
+func hostPID(t *testing.T, h *Host, botID string) string {
+	t.Helper()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p := h.current[botID]
+	if p == nil {
+		t.Fatalf("%s has no process", botID)
+	}
+	return fmt.Sprint(p.cmd.Process.Pid)
 }
 
 // dataLimit reads the soft "Max data size" of a process from /proc.

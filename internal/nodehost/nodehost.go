@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/sandbox"
 )
 
 //go:embed host.js
@@ -26,6 +28,13 @@ type Config struct {
 	// Lines receives every log line the processes emit. It is called from several goroutines at once and
 	// must not block: a slow Lines holds up the answers of the process that logged. May be nil.
 	Lines func(Line)
+	// Every process runs in a sandbox (package sandbox): it sees its bundle, Node.js and the system's
+	// libraries, a private /tmp, and on the network only API's address, whose connections the server
+	// serves. Where no sandbox can be made, bundles are refused, unless Unsandboxed says to run them as
+	// the server's own user (one tenant, who is trusted with the machine).
+	API         *sandbox.Listener
+	Unsandboxed bool
+	Limits      sandbox.Limits // what a sandboxed process may use besides memory (MemoryMB)
 }
 
 // Bundle is one version of a bot's code. BotID and Version identify it: the Code of a version that already
@@ -247,14 +256,33 @@ func (h *Host) spawn(b Bundle, check bool) (*proc, error) {
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("nodehost: writing the bundle: %w", werr)
 	}
-	args := []string{h.script, f.Name()}
+	script, bundle, home, env := h.script, f.Name(), h.cfg.Dir, b.Env
+	var box *sandbox.Options
+	if !h.cfg.Unsandboxed {
+		if err := sandbox.Available(); err != nil {
+			os.Remove(f.Name())
+			return nil, noSandboxError{err}
+		}
+		box = &sandbox.Options{
+			Files: []sandbox.File{{Name: "host.js", Path: h.script}, {Name: "package.json", Path: filepath.Join(h.cfg.Dir, "package.json")},
+				{Name: "bundle.cjs", Path: f.Name()}},
+			Limits: h.cfg.Limits,
+		}
+		box.Limits.Memory = uint64(h.cfg.MemoryMB+memoryHeadroomMB) << 20
+		if h.cfg.API != nil {
+			box.Listen = []string{h.cfg.API.Addr().String()}
+		}
+		script, bundle, home = "/app/host.js", "/app/bundle.cjs", "/tmp"
+		env = append([]string{"TMPDIR=/tmp"}, b.Env...)
+	}
+	args := []string{script, bundle}
 	if check {
-		args = []string{h.script, "--check", f.Name()}
+		args = []string{script, "--check", bundle}
 	}
 	spec := procSpec{
 		botID: b.BotID, version: b.Version, node: node, args: args, bundle: f.Name(),
-		dir: h.cfg.Dir, env: childEnv(h.cfg.Dir, b.Env), memoryMB: h.cfg.MemoryMB,
-		check: check, start: startChild, exited: h.exited,
+		dir: h.cfg.Dir, env: childEnv(home, env), memoryMB: h.cfg.MemoryMB,
+		check: check, start: startChild, exited: h.exited, sandbox: box, api: h.cfg.API,
 	}
 	if !check {
 		spec.lines = h.cfg.Lines

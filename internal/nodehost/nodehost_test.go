@@ -238,8 +238,7 @@ func TestLogLines(t *testing.T) {
 func TestEnvironment(t *testing.T) {
 	t.Setenv("NODEHOST_TEST_SECRET", "leaked")
 	t.Setenv("NODE_OPTIONS", "--max-old-space-size=4096")
-	dir := t.TempDir()
-	h, _ := newHost(t, Config{Dir: dir})
+	h, _ := newHost(t, Config{})
 	b := bot("b1")
 	b.Env = []string{"BP_TOKEN=tok", "BP_API_URL=http://127.0.0.1:1/v1", "NODE_OPTIONS=--require=/x.js"}
 	var env map[string]string
@@ -247,7 +246,7 @@ func TestEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"BP_LOG_FORMAT": "json", "NODE_ENV": "production", "HOME": dir,
+		"BP_LOG_FORMAT": "json", "NODE_ENV": "production", "HOME": "/tmp", "TMPDIR": "/tmp", // the sandbox's own
 		"BP_TOKEN": "tok", "BP_API_URL": "http://127.0.0.1:1/v1", "PATH": os.Getenv("PATH"),
 	}
 	for k, v := range want {

@@ -61,11 +61,12 @@ func serverThatDies(dir string) {
 	if err != nil {
 		panic(err)
 	}
-	res, err := h.Call(context.Background(), bot("b1"), Request{Path: "/pid"})
-	if err != nil {
+	if _, err := h.Call(context.Background(), bot("b1"), Request{Path: "/echo"}); err != nil {
 		panic(err)
 	}
-	fmt.Printf("node pid %s\n", res.Body)
+	h.mu.Lock()
+	fmt.Printf("node pid %d\n", h.current["b1"].cmd.Process.Pid) // the host's view: inside its sandbox node is 1
+	h.mu.Unlock()
 	go h.Call(context.Background(), bot("b1"), Request{Path: "/spin"})
 	<-spinning
 	os.Exit(0)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/sandbox"
 )
 
 const (
@@ -23,6 +25,8 @@ const (
 	// reports its own heap OOM first, and Buffers get what the heap leaves of the limit.
 	memoryHeadroomMB = 128
 	maxFrame         = 48 << 20 // the wrapper refuses bodies over 32 MiB
+	// sandboxTimeout bounds the setup of a process's sandbox (a few milliseconds on an idle machine).
+	sandboxTimeout = 20 * time.Second
 )
 
 type procSpec struct {
@@ -37,6 +41,8 @@ type procSpec struct {
 	lines          func(Line)
 	start          func(*exec.Cmd) error
 	exited         func(*proc)
+	sandbox        *sandbox.Options  // nil: run as the server's own user
+	api            *sandbox.Listener // receives the sandbox's API listener
 }
 
 // proc is one node process and the calls in flight in it.
@@ -101,16 +107,45 @@ func startProc(s procSpec) (*proc, error) {
 		Stdout: outW, Stderr: errW, ExtraFiles: []*os.File{callsR, framesW},
 		SysProcAttr: sysProcAttr(),
 	}
-	if err := s.start(cmd); err != nil {
+	var box *sandbox.Setup
+	if s.sandbox != nil {
+		var err error
+		if box, err = sandbox.Wrap(cmd, *s.sandbox); err != nil {
+			closeAll()
+			return nil, fmt.Errorf("nodehost: %w", err)
+		}
+		defer box.Close()
+	}
+	err := s.start(cmd)
+	if box != nil {
+		box.Started()
+	}
+	if err != nil {
 		closeAll()
 		return nil, fmt.Errorf("nodehost: starting node: %w", err)
 	}
-	// The limit is set just after start (exec.Cmd has no rlimit field); node has done little by then.
-	if err := limitMemory(cmd.Process.Pid, uint64(s.memoryMB+memoryHeadroomMB)<<20); err != nil {
+	fail := func(what string, err error) (*proc, error) {
 		killGroup(cmd.Process.Pid)
 		cmd.Wait()
 		closeAll()
-		return nil, fmt.Errorf("nodehost: limiting the memory of node: %w", err)
+		return nil, fmt.Errorf("nodehost: %s: %w", what, err)
+	}
+	if box != nil {
+		// The sandbox sets the memory limit itself, before node starts.
+		lns, err := box.Wait(sandboxTimeout)
+		if err != nil {
+			return fail("starting node in its sandbox", err)
+		}
+		for _, ln := range lns {
+			if s.api != nil {
+				s.api.Add(ln)
+			} else {
+				ln.Close()
+			}
+		}
+	} else if err := limitMemory(cmd.Process.Pid, uint64(s.memoryMB+memoryHeadroomMB)<<20); err != nil {
+		// The limit is set just after start (exec.Cmd has no rlimit field); node has done little by then.
+		return fail("limiting the memory of node", err)
 	}
 	for _, f := range []*os.File{callsR, framesW, outW, errW} {
 		f.Close()

@@ -206,7 +206,7 @@ func (c *Caller) CheckCode(ctx context.Context, code string) (platform.CodeDefin
 		return platform.CodeDefinition{}, platform.Invalid("code", "is a Node bundle, and this server does not run Node bundles")
 	}
 	def, err := c.cfg.Node.Check(ctx, code)
-	if errors.Is(err, nodehost.ErrNoNode) {
+	if errors.Is(err, nodehost.ErrNoNode) || errors.Is(err, nodehost.ErrNoSandbox) {
 		return platform.CodeDefinition{}, platform.Invalid("code", "%v", err)
 	}
 	if err != nil {

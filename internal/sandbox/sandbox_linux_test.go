@@ -1,0 +1,284 @@
+//go:build linux && (amd64 || arm64)
+
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary is also the program the sandboxes run: with helperEnv set, TestMain runs one attack
+// (os.Args[1]) from inside and prints what happened.
+const helperEnv = "SANDBOX_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "1" {
+		fmt.Print(attack(os.Args[1], os.Args[2:]))
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// attack tries one thing from inside and answers "ok: …" when it worked, "refused: …" when not.
+func attack(name string, args []string) string {
+	res := func(err error, what string) string {
+		if err != nil {
+			return "refused: " + err.Error()
+		}
+		return "ok: " + what
+	}
+	switch name {
+	case "read":
+		b, err := os.ReadFile(args[0])
+		return res(err, string(b))
+	case "list":
+		es, err := os.ReadDir(args[0])
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		return res(err, strings.Join(names, ","))
+	case "write":
+		return res(os.WriteFile(args[0], []byte("x"), 0o600), "written")
+	case "dial":
+		c, err := net.DialTimeout("tcp", args[0], 5*time.Second)
+		if err == nil {
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			c.Close()
+			return "ok: " + strings.TrimSpace(line)
+		}
+		return res(err, "")
+	case "fork":
+		pid, err := syscall.ForkExec("/usr/bin/true", []string{"true"}, &syscall.ProcAttr{})
+		return res(err, fmt.Sprint(pid))
+	case "exec":
+		err := exec.Command("/bin/sh", "-c", "id").Run()
+		return res(err, "ran")
+	case "pids":
+		es, err := os.ReadDir("/proc")
+		var pids []string
+		for _, e := range es {
+			if e.Name()[0] >= '0' && e.Name()[0] <= '9' {
+				pids = append(pids, e.Name())
+			}
+		}
+		return res(err, strings.Join(pids, ","))
+	case "caps":
+		b, err := os.ReadFile("/proc/self/status")
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "CapEff:") || strings.HasPrefix(l, "CapPrm:") || strings.HasPrefix(l, "NoNewPrivs:") || strings.HasPrefix(l, "Seccomp:") {
+				args = append(args, strings.Join(strings.Fields(l), " "))
+			}
+		}
+		return res(err, strings.Join(args, "; "))
+	case "files":
+		var fs []*os.File
+		for {
+			f, err := os.Open("/dev/null")
+			if err != nil {
+				return fmt.Sprintf("refused: after %d: %v", len(fs), err)
+			}
+			fs = append(fs, f)
+			if len(fs) > 100000 {
+				return "ok: unbounded"
+			}
+		}
+	case "fill":
+		f, err := os.Create("/tmp/fill")
+		if err != nil {
+			return res(err, "")
+		}
+		buf := make([]byte, 1<<20)
+		for n := 0; n < 1024; n++ {
+			if _, err := f.Write(buf); err != nil {
+				return fmt.Sprintf("refused: after %d MiB: %v", n, err)
+			}
+		}
+		return "ok: 1 GiB written"
+	}
+	return "unknown attack " + name
+}
+
+func run(t *testing.T, o Options, args ...string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Args[0] = "helper"
+	cmd.Env = []string{helperEnv + "=1"}
+	var out, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	s, err := Wrap(cmd, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = cmd.Start()
+	s.Started()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lns, werr := s.Wait(30 * time.Second)
+	for _, ln := range lns {
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				fmt.Fprintln(c, "the server's API")
+				c.Close()
+			}
+		}()
+	}
+	if err := cmd.Wait(); err != nil || werr != nil {
+		t.Fatalf("sandbox: %v / %v; stderr: %s", werr, err, stderr.String())
+	}
+	for _, ln := range lns {
+		ln.Close()
+	}
+	return out.String()
+}
+
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if err := Available(); err != nil {
+		t.Fatalf("sandboxes are not available on this machine: %v", err)
+	}
+}
+
+func TestSandboxHoldsAttacks(t *testing.T) {
+	needSandbox(t)
+	// Something of the server's on the host: a secret file, and a service on loopback.
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "bootstrap.json")
+	if err := os.WriteFile(secret, []byte(`{"token":"bp_pat_secret"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	host, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	go func() {
+		for {
+			c, err := host.Accept()
+			if err != nil {
+				return
+			}
+			fmt.Fprintln(c, "a host service")
+			c.Close()
+		}
+	}()
+	given := filepath.Join(dir, "given.txt")
+	os.WriteFile(given, []byte("given content"), 0o600)
+	o := Options{Files: []File{{Name: "given.txt", Path: given}}, Listen: []string{"127.0.0.1:8080"}, Limits: Limits{Files: 64, Tmp: 4 << 20}}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // prefix of the answer
+	}{
+		{"reads a file it was given", []string{"read", "/app/given.txt"}, "ok: given content"},
+		{"cannot read the data directory", []string{"read", secret}, "refused:"},
+		{"cannot list the data directory", []string{"list", dir}, "refused:"},
+		{"sees only the system directories at the root", []string{"list", "/"}, "ok: "},
+		{"cannot write its own files", []string{"write", "/app/given.txt"}, "refused:"},
+		{"cannot write the root", []string{"write", "/evil"}, "refused:"},
+		{"cannot write system directories", []string{"write", "/usr/evil"}, "refused:"},
+		{"writes its temporary directory", []string{"write", "/tmp/x"}, "ok: written"},
+		{"temporary directory is bounded", []string{"fill"}, "refused: after"},
+		{"reaches the server on the address it was given", []string{"dial", "127.0.0.1:8080"}, "ok: the server's API"},
+		{"cannot reach the host's loopback", []string{"dial", host.Addr().String()}, "refused:"},
+		{"cannot reach private networks", []string{"dial", "10.0.0.1:80"}, "refused:"},
+		{"cannot reach link-local metadata", []string{"dial", "169.254.169.254:80"}, "refused:"},
+		{"cannot fork", []string{"fork"}, "refused:"},
+		{"cannot run commands", []string{"exec"}, "refused:"},
+		{"sees only its own process", []string{"pids"}, "ok: 1"},
+		{"open files are bounded", []string{"files"}, "refused: after"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := run(t, o, tc.args...)
+			t.Log(got)
+			if !strings.HasPrefix(got, tc.want) {
+				t.Fatalf("%v: got %q, want %q…", tc.args, got, tc.want)
+			}
+			if tc.args[0] == "list" && tc.args[1] == "/" {
+				for _, name := range []string{"root", "home", "work", "var", "oldroot"} {
+					if strings.Contains(","+got[len("ok: "):]+",", ","+name+",") {
+						t.Fatalf("the root shows %s: %s", name, got)
+					}
+				}
+			}
+			if tc.args[0] == "pids" && got != "ok: 1" {
+				t.Fatalf("other processes are visible: %s", got)
+			}
+		})
+	}
+}
+
+func TestSandboxDropsPrivileges(t *testing.T) {
+	needSandbox(t)
+	got := run(t, Options{}, "caps")
+	for _, want := range []string{"CapPrm: 0000000000000000", "CapEff: 0000000000000000", "NoNewPrivs: 1", "Seccomp: 2"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	}
+}
+
+func TestSandboxChildrenWhenAllowed(t *testing.T) {
+	needSandbox(t)
+	if got := run(t, Options{Children: true}, "exec"); got != "ok: ran" {
+		t.Fatalf("with children allowed: %q", got)
+	}
+}
+
+func TestWrapRefusesBadFileNames(t *testing.T) {
+	for _, name := range []string{"", "../x", "a/b", ".."} {
+		_, err := Wrap(exec.Command("/bin/true"), Options{Files: []File{{Name: name, Path: "/etc/hosts"}}})
+		if err == nil {
+			t.Fatalf("%q accepted", name)
+		}
+	}
+}
+
+func TestListenerFunnelsConnections(t *testing.T) {
+	l := NewListener(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80})
+	a, _ := net.Listen("tcp", "127.0.0.1:0")
+	b, _ := net.Listen("tcp", "127.0.0.1:0")
+	l.Add(a)
+	l.Add(b)
+	for _, ln := range []net.Listener{a, b} {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		got, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Close()
+	}
+	l.Close()
+	if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+	if _, err := net.Dial("tcp", a.Addr().String()); err == nil {
+		t.Fatal("an added listener still accepts after Close")
+	}
+	_ = json.Valid
+}

@@ -1,0 +1,254 @@
+//go:build linux && (amd64 || arm64)
+
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// specEnv carries the spec from Wrap to the init, which removes it before executing the program.
+const specEnv = "BOTPLATFORM_SANDBOX_SPEC"
+
+// spec is what the init needs. Descriptors are numbers in the init process.
+type spec struct {
+	Args     []string   `json:"args"`
+	Env      []string   `json:"env"`
+	Dir      string     `json:"dir"`
+	Extra    int        `json:"extra"` // descriptors 3..3+Extra-1 are the program's own
+	ExeFD    int        `json:"exeFd"`
+	CtlFD    int        `json:"ctlFd"`
+	Files    []specFile `json:"files"`
+	Listen   []string   `json:"listen"`
+	Limits   Limits     `json:"limits"`
+	Children bool       `json:"children"`
+	Binds    []string   `json:"binds"`
+	Probe    bool       `json:"probe"` // set up, answer "ok" and exit 0
+}
+
+type specFile struct {
+	Name string `json:"name"`
+	FD   int    `json:"fd"`
+}
+
+// Setup is the sandbox of one command, between Wrap and the program's start.
+type Setup struct {
+	ctl   *os.File   // the server's end of the control socket
+	child []*os.File // the init's descriptors, closed here once it started
+}
+
+// Wrap rewrites cmd (Path, Args, Env, Dir, ExtraFiles and SysProcAttr as the caller set them) so that Start
+// runs cmd.Path in a sandbox. The caller then calls Started after cmd.Start (whatever it returned) and Wait
+// to learn whether the sandbox was set up and to receive its listeners.
+func Wrap(cmd *exec.Cmd, o Options) (*Setup, error) {
+	return wrap(cmd, o, false)
+}
+
+func wrap(cmd *exec.Cmd, o Options, probe bool) (*Setup, error) {
+	s := &Setup{}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Started()
+			s.Close()
+		}
+	}()
+	exe, err := os.Open(cmd.Path)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	s.child = append(s.child, exe)
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: control socket: %w", err)
+	}
+	s.ctl = os.NewFile(uintptr(pair[0]), "sandbox-control")
+	s.child = append(s.child, os.NewFile(uintptr(pair[1]), "sandbox-control-child"))
+
+	extra := len(cmd.ExtraFiles)
+	sp := spec{
+		Args: cmd.Args, Env: cmd.Env, Dir: o.Dir, Extra: extra, ExeFD: 3 + extra, CtlFD: 4 + extra,
+		Listen: o.Listen, Limits: o.Limits, Children: o.Children, Probe: probe,
+		Binds: append(append([]string{}, SystemBinds...), o.Binds...),
+	}
+	if sp.Dir == "" {
+		sp.Dir = "/app"
+	}
+	for _, f := range o.Files {
+		if f.Name == "" || strings.ContainsAny(f.Name, "/\x00") || f.Name == "." || f.Name == ".." {
+			return nil, fmt.Errorf("sandbox: %q is not a plain file name", f.Name)
+		}
+		fh, err := os.Open(f.Path)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		s.child = append(s.child, fh)
+		sp.Files = append(sp.Files, specFile{Name: f.Name, FD: 3 + extra + len(s.child) - 1})
+	}
+	data, err := json.Marshal(sp)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	// The server's own binary, through the link that needs no search permission on its directories: a
+	// root server's sandbox is already the unprivileged user when it executes.
+	cmd.Path = "/proc/self/exe"
+	cmd.Args = []string{InitName}
+	cmd.Env = []string{specEnv + "=" + string(data)}
+	cmd.Dir = "/"
+	cmd.ExtraFiles = append(cmd.ExtraFiles, s.child...)
+	attr := cmd.SysProcAttr
+	if attr == nil {
+		attr = &syscall.SysProcAttr{}
+	}
+	attr.Cloneflags |= unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
+		unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP
+	// Root inside, so that the init may build the sandbox; outside, the server's own user, or nobody
+	// when the server runs as root. The program runs with no capability at all.
+	uid, gid := os.Getuid(), os.Getgid()
+	if uid == 0 {
+		uid, gid = nobody, nobody
+		// The child is still the host's root until it takes the one mapped user.
+		attr.Credential = &syscall.Credential{Uid: 0, Gid: 0, NoSetGroups: true}
+	}
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+	attr.Pdeathsig = syscall.SIGKILL
+	cmd.SysProcAttr = attr
+	ok = true
+	return s, nil
+}
+
+// nobody is the host user a root server's sandboxes run as.
+const nobody = 65534
+
+// Started closes the server's copies of the init's descriptors; call it once cmd.Start returned.
+func (s *Setup) Started() {
+	for _, f := range s.child {
+		f.Close()
+	}
+	s.child = nil
+}
+
+// Wait waits until the init has executed the program (or, for a probe, finished), at most timeout, and
+// returns the listeners of Options.Listen, in order.
+func (s *Setup) Wait(timeout time.Duration) ([]net.Listener, error) {
+	c, err := net.FileConn(s.ctl)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	defer c.Close()
+	uc := c.(*net.UnixConn)
+	uc.SetReadDeadline(time.Now().Add(timeout))
+	var lns []net.Listener
+	fail := func(err error) ([]net.Listener, error) {
+		for _, ln := range lns {
+			ln.Close()
+		}
+		return nil, err
+	}
+	buf, oob := make([]byte, 4096), make([]byte, unix.CmsgSpace(4))
+	for {
+		n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
+		if errors.Is(err, io.EOF) {
+			return lns, nil // the program was executed: the init's end of the socket closed on exec
+		}
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return fail(fmt.Errorf("sandbox: not set up within %s", timeout))
+			}
+			return fail(fmt.Errorf("sandbox: %w", err))
+		}
+		if n == 0 && oobn == 0 {
+			return lns, nil
+		}
+		msg := buf[:n]
+		switch {
+		case bytes.Equal(msg, []byte("ok")):
+			return lns, nil
+		case bytes.HasPrefix(msg, []byte("error: ")):
+			return fail(errors.New("sandbox: " + string(msg[len("error: "):])))
+		case bytes.Equal(msg, []byte("listener")):
+			ln, err := receiveListener(oob[:oobn])
+			if err != nil {
+				return fail(err)
+			}
+			lns = append(lns, ln)
+		default:
+			return fail(fmt.Errorf("sandbox: unexpected message %q", msg))
+		}
+	}
+}
+
+func receiveListener(oob []byte) (net.Listener, error) {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil || len(msgs) != 1 {
+		return nil, errors.New("sandbox: a listener without its descriptor")
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		return nil, errors.New("sandbox: a listener without its descriptor")
+	}
+	f := os.NewFile(uintptr(fds[0]), "sandbox-listener")
+	defer f.Close()
+	ln, err := net.FileListener(f)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	return ln, nil
+}
+
+// Close releases the control socket.
+func (s *Setup) Close() {
+	if s.ctl != nil {
+		s.ctl.Close()
+	}
+}
+
+// probe starts a sandbox that sets itself up completely and exits.
+func probe() error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	self, _ = filepath.EvalSymlinks(self)
+	var stderr bytes.Buffer
+	cmd := exec.Command(self)
+	cmd.Stderr = &stderr
+	s, err := wrap(cmd, Options{Listen: []string{"127.0.0.1:80"}}, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	err = cmd.Start()
+	s.Started()
+	if err != nil {
+		return fmt.Errorf("the kernel refused to start one (user namespaces may be disabled: kernel.unprivileged_userns_clone, user.max_user_namespaces, or an AppArmor/seccomp policy): %w", err)
+	}
+	lns, werr := s.Wait(30 * time.Second)
+	for _, ln := range lns {
+		ln.Close()
+	}
+	if werr == nil && len(lns) != 1 {
+		werr = errors.New("sandbox: the probe's listener did not arrive")
+	}
+	if werr != nil {
+		cmd.Process.Kill()
+	}
+	if err := cmd.Wait(); err != nil && werr == nil {
+		werr = fmt.Errorf("sandbox: the probe %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return werr
+}
