@@ -134,7 +134,9 @@ func orEmpty(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-func toBot(b platform.Bot, svc *admin.Service) botJSON {
+// toBot is b as an answer to act shows it (admin.Shown).
+func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service) botJSON {
+	b = admin.Shown(act, b)
 	sp := b.Spec
 	out := botJSON{
 		ID: b.ID, CreatedAt: platform.FormatTime(b.CreatedAt), UpdatedAt: platform.FormatTime(b.UpdatedAt),

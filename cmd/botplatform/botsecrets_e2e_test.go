@@ -1,0 +1,120 @@
+package main
+
+// A bot's secrets and the roles that see them: the signing secret signs
+// for the bot, so only the roles that may change the bot read it
+// (docs/admin-api.md#roles).
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func TestBotSecretsByRole(t *testing.T) {
+	runScenarios(t, []scenario{
+		{"a viewer reads no bot's signing secret from any route", testViewerSeesNoSigningSecret},
+	})
+}
+
+func testViewerSeesNoSigningSecret(t *testing.T, s *testServer) {
+	own := s.newWorkspace(t, "bot secrets")
+	viewer, _ := own.addMember("viewer")
+	dev, _ := own.addMember("developer")
+	bot := dev.createBot(map[string]any{"name": "guarded"})
+	botID := str(t, bot, "id")
+	signing := str(t, bot, "signingSecret")
+	path := "/v1/admin/bots/" + botID
+
+	// The roles that may change the bot read its secret in every answer.
+	for _, c := range []client{dev, own} {
+		if got := str(t, c.get(path).ok(), "bot", "signingSecret"); got != signing {
+			t.Errorf("getBot of a developer or owner: signingSecret %q, want %q", got, signing)
+		}
+	}
+	if got := str(t, dev.put(path, map[string]any{"description": "seen"}).ok(), "bot", "signingSecret"); got != signing {
+		t.Errorf("updateBot's answer: signingSecret %q, want %q", got, signing)
+	}
+
+	// A viewer's bot has the field the official client requires, empty.
+	vb := viewer.get(path).ok()
+	if got, ok := field(t, vb, "bot").(map[string]any)["signingSecret"]; !ok || got != "" {
+		t.Errorf("a viewer's getBot: signingSecret %#v, want the field present and empty", got)
+	}
+	if str(t, vb, "bot", "integrations", "chat", "webhookId") == "" || str(t, vb, "bot", "name") != "guarded" {
+		t.Errorf("a viewer's getBot lost more than the secret: %v", vb)
+	}
+
+	// No route a viewer may read carries it: every GET operation of the
+	// served OpenAPI document that takes a bearer token, with the bot's,
+	// its workspace's and its first version's ids in the path.
+	versions := dev.get(path + "/versions").ok()["versions"].([]any)
+	versionID := str(t, versions[0], "id")
+	ids := map[string]string{"id": botID, "versionId": versionID}
+	checked := 0
+	for _, p := range bearerGETPaths(t, s) {
+		if strings.HasSuffix(p, "/listen") {
+			continue // a stream: it would not end
+		}
+		ids["id"] = botID
+		if strings.HasPrefix(p, "/v1/admin/workspaces/") {
+			ids["id"] = own.ws
+		}
+		filled := pathParam.ReplaceAllStringFunc(p, func(m string) string {
+			if v, ok := ids[m[1:len(m)-1]]; ok {
+				return url.PathEscape(v)
+			}
+			return "none"
+		})
+		q := "?timeStart=2000-01-01T00:00:00Z&botId=" + botID
+		r := viewer.raw(http.MethodGet, filled+q, nil, "x-bot-id", botID)
+		if strings.Contains(string(r.Body), signing) {
+			t.Errorf("a viewer's GET %s (%d) carries the bot's signing secret: %s", filled, r.Status, tail(string(r.Body), 500))
+		}
+		checked++
+	}
+	if checked < 20 {
+		t.Fatalf("only %d routes checked: the OpenAPI document was not read as expected", checked)
+	}
+	// getBotVersion's url needs no credentials: what it answers a viewer.
+	u, err := url.Parse(str(t, viewer.get(path+"/versions/"+versionID).ok(), "url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.as(t, "", "").get(u.RequestURI()); r.Status != http.StatusOK || strings.Contains(string(r.Body), signing) {
+		t.Errorf("the version document a viewer's url designates: %d, carries the secret: %v", r.Status, strings.Contains(string(r.Body), signing))
+	}
+	// An export with the secrets is an administrator's.
+	viewer.post(path+"/export?secrets=true", nil).fail(http.StatusForbidden, "Forbidden")
+}
+
+// pathParam is a parameter in an OpenAPI path: {id}.
+var pathParam = regexp.MustCompile(`\{[^}]+\}`)
+
+// bearerGETPaths are the paths of the GET operations of the server's
+// OpenAPI document that accept a bearer token, sorted.
+func bearerGETPaths(t *testing.T, s *testServer) []string {
+	t.Helper()
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Security []map[string][]string `json:"security"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(s.as(t, "", "").get("/openapi.json").Body, &doc); err != nil {
+		t.Fatalf("/openapi.json: %v", err)
+	}
+	var out []string
+	for p, ops := range doc.Paths {
+		for _, req := range ops["get"].Security {
+			if _, ok := req["bearer"]; ok {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
