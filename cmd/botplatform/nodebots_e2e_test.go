@@ -44,6 +44,7 @@ func TestNodeBundleBots(t *testing.T) {
 	runScenarios(t, []scenario{
 		{"a Node bundle answers users, logs with their ids, and survives a crash", testNodeBundleEcho},
 		{"a Node bundle's actions see its secrets", testNodeBundleAction},
+		{"a Node bundle's key is not derived from the signing secret", testNodeBundleKey},
 		{"a Node bundle that does not load is refused at deploy", testNodeBundleRefused},
 		{"tables declared at deploy are created, then migrated", testDeployTables},
 	}, runtimeFlags...)
@@ -83,6 +84,21 @@ func testNodeBundleAction(t *testing.T, s *testServer) {
 	keys := e.admin.get("/v1/admin/bots/baks?botId=" + e.botID).ok()
 	if !strings.Contains(fmt.Sprint(keys), "the bot host's key") {
 		t.Fatalf("the bot's keys do not show the host's: %v", keys)
+	}
+}
+
+func testNodeBundleKey(t *testing.T, s *testServer) {
+	e := newChatEnv(t, s)
+	e.deploy(nodeEchoBundle, nil)
+	u := e.createUser(nil)
+	// The bundle answers with the key the host gave it: that key works.
+	if got := textOf(e.ask(u, e.conversation(u, ""), "hello")); got != "node: hello" {
+		t.Fatalf("reply = %q", got)
+	}
+	signing := str(t, e.admin.get("/v1/admin/bots/"+e.botID).ok(), "bot", "signingSecret")
+	status, body := e.runtimeCall(legacyHostKey(signing, e.botID), "POST", "/v1/chat/states/bot/"+e.botID+"/taken", map[string]any{"payload": map[string]any{}})
+	if status != 401 {
+		t.Fatalf("setState with a key derived from the signing secret: %d %v, want 401", status, body)
 	}
 }
 

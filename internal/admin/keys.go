@@ -2,15 +2,13 @@ package admin
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"strings"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/signing"
 	"github.com/botplatform/botplatform/internal/store"
 )
 
@@ -70,23 +68,40 @@ func (s *Service) BotLogs(ctx context.Context, a *platform.Actor, f store.LogFil
 // bundle (see HostKey).
 const hostKeyNote = "the bot host's key: Node bundles call the platform with it"
 
+// hostKeyKind is the first field of every host key's MAC.
+const hostKeyKind = "botplatform node host key v2"
+
+// legacyHostKeyID starts the ids of the host keys earlier builds derived
+// from the bot's signing secret alone, which every workspace member could
+// read: they authenticate nothing (AuthenticateBotKey), and migration 0026
+// deleted those it found.
+const legacyHostKeyID = platform.PrefixBotKey + "host"
+
 // HostKey returns the bot API key a Node bundle of b calls the platform
-// with. It derives from the bot's signing secret, so every server process
-// computes the same key without storing it; rotating the secret replaces
-// it. Its row (listed with the bot's keys) has a fixed id per bot.
+// with: a MAC of the bot's id and signing secret under a secret of the
+// server's that no API returns, so every server process computes the same
+// key without storing it, nobody who reads the bot can, and rotating the
+// signing secret replaces it. Its row (listed with the bot's keys) has a
+// fixed id per bot.
 func (s *Service) HostKey(ctx context.Context, b platform.Bot) (string, error) {
-	m := hmac.New(sha256.New, []byte(b.SigningSecret))
-	m.Write([]byte("node-host:" + b.ID))
-	value := bakPrefix + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	secret, err := s.secrets.get(ctx, s.store, "node-host-keys")
+	if err != nil {
+		return "", err
+	}
+	value := bakPrefix + signing.MAC(secret, hostKeyKind, b.ID, b.SigningSecret)
 	hash := hashToken(value)
 	if _, _, err := s.store.GetBotKeyByHash(ctx, hash); err == nil {
 		return value, nil
 	} else if !errors.Is(err, platform.ErrNotFound) {
 		return "", err
 	}
-	id := platform.PrefixBotKey + "host" + strings.TrimPrefix(b.ID, platform.PrefixBot)
-	if err := s.store.DeleteBotKey(ctx, b.WorkspaceID, id); err != nil && !errors.Is(err, platform.ErrNotFound) {
-		return "", err // the key of a previous signing secret
+	suffix := strings.TrimPrefix(b.ID, platform.PrefixBot)
+	id := platform.PrefixBotKey + "node" + suffix
+	// The key of a previous signing secret, and one an earlier build made.
+	for _, old := range []string{id, legacyHostKeyID + suffix} {
+		if err := s.store.DeleteBotKey(ctx, b.WorkspaceID, old); err != nil && !errors.Is(err, platform.ErrNotFound) {
+			return "", err
+		}
 	}
 	t := platform.Token{ID: id, OwnerID: b.ID, Note: hostKeyNote, Hash: hash, CreatedAt: s.clock.Now()}
 	if err := s.store.CreateBotKey(ctx, b.WorkspaceID, t); err != nil {

@@ -28,6 +28,7 @@ type Service struct {
 	tables   TableDeployer
 	onBots   func()
 	versions versions
+	secrets  secrets
 	audit    *audit.Recorder
 }
 
@@ -220,6 +221,9 @@ func (s *Service) AuthenticateBotKey(ctx context.Context, token string) (key pla
 	}
 	if err != nil {
 		return key, "", true, err
+	}
+	if strings.HasPrefix(t.ID, legacyHostKeyID) {
+		return key, "", true, errBadToken // a row an older server process may still write
 	}
 	t.Hash = nil
 	return t, ws, true, nil

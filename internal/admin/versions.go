@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/audit"
@@ -32,8 +31,6 @@ const versionURLKind = "botplatform bot version url v1"
 type versions struct {
 	kept      int
 	publicURL string // base of getBotVersion's url
-	mu        sync.Mutex
-	secret    []byte // loaded from the store on first use
 }
 
 // SetVersions sets how many versions of each bot are kept (at least 1) and
@@ -146,16 +143,7 @@ func (s *Service) DeployBotVersion(ctx context.Context, a *platform.Actor, botID
 }
 
 func (s *Service) versionSecret(ctx context.Context) ([]byte, error) {
-	s.versions.mu.Lock()
-	defer s.versions.mu.Unlock()
-	if s.versions.secret == nil {
-		secret, err := s.store.Secret(ctx, "bot-version-url-signing", []byte(platform.RandomToken(32)))
-		if err != nil {
-			return nil, err
-		}
-		s.versions.secret = secret
-	}
-	return s.versions.secret, nil
+	return s.secrets.get(ctx, s.store, "bot-version-url-signing")
 }
 
 // BotVersionURL is where version id of the bot can be downloaded without
