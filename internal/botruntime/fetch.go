@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/egress"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -41,30 +41,17 @@ func hostAllowed(allow []string, host string) bool {
 	return false
 }
 
-// cgnat is the carrier-grade NAT range, private in all but name.
-var cgnat = net.IPNet{IP: net.IPv4(100, 64, 0, 0), Mask: net.CIDRMask(10, 32)}
-
-// publicIP reports whether fetch may dial ip without the operator's leave.
-func publicIP(ip net.IP) bool {
-	return ip != nil && !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || cgnat.Contains(ip) || ip.To4() != nil && ip.To4()[0] == 0)
-}
-
 // errFetchRefused marks a refusal of fetch's own rules.
 type errFetchRefused struct{ msg string }
 
 func (e *errFetchRefused) Error() string { return e.msg }
 
 // fetchClient is an HTTP client for one bot: no proxy, its own dialer
-// refusing addresses fetch may not reach, and redirects to allowed hosts.
+// refusing addresses fetch may not reach (the rule of egress, which a
+// bot's url follows too), and redirects to allowed hosts.
 func (r *Runtime) fetchClient(allow []string) *http.Client {
-	dialer := &net.Dialer{Timeout: fetchTimeout, Control: func(_, address string, _ syscall.RawConn) error {
-		host, _, _ := net.SplitHostPort(address)
-		if ip := net.ParseIP(host); !r.cfg.FetchPrivate && !publicIP(ip) {
-			return &errFetchRefused{fmt.Sprintf("address %s is loopback, private or link-local (an operator allows them with --bot-fetch-private)", host)}
-		}
-		return nil
-	}}
+	rule := egress.Rule{Private: r.cfg.FetchPrivate, Setting: "--bot-fetch-private"}
+	dialer := &net.Dialer{Timeout: fetchTimeout, Control: rule.Control}
 	return &http.Client{
 		Transport: &http.Transport{Proxy: nil, DialContext: dialer.DialContext, TLSHandshakeTimeout: fetchTimeout, ResponseHeaderTimeout: fetchTimeout,
 			DisableKeepAlives: true},
@@ -132,9 +119,12 @@ func (c *call) fetch(in []byte) (any, error) {
 	resp, err := c.r.fetchClient(allow).Do(req)
 	if err != nil {
 		var refused *errFetchRefused
+		var address *egress.RefusedError
 		switch {
 		case errors.As(err, &refused):
 			return nil, refuse("%s", refused.msg)
+		case errors.As(err, &address):
+			return nil, refuse("%s", address.Error())
 		case errors.Is(err, context.DeadlineExceeded):
 			c.log("warn", fmt.Sprintf("fetch %s %s: no answer within %s", method, a.URL, fetchTimeout))
 			return nil, platform.Errorf(platform.TypeOperationTimeout, "fetch: no answer within %s", fetchTimeout)
