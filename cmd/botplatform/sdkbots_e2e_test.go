@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -124,6 +125,8 @@ func TestSDKBotsOverHTTP(t *testing.T) {
 		{"a bot's error, an unreachable bot and a slow bot fail their event; the next is handled", testURLBotFailures},
 		{"actions of a bot at a url", testURLBotActions},
 		{"bad urls are refused", testURLBotBadURL},
+		{"only an answer in the SDK's error format reaches the caller", testURLBotAnswersNotEchoed},
+		{"connection failures read the same", testURLBotUniformFailures},
 	}, runtimeFlags...)
 }
 
@@ -216,7 +219,7 @@ func testURLBotFailures(t *testing.T, s *testServer) {
 	release.Do(func() { close(unblock) })
 	f.srv.Close()
 	e.send(u, conv, "lost")
-	e.waitLog("level=warn", "delivering message", "attempt 1 of 8", "connection refused")
+	e.waitLog("level=warn", "delivering message", "attempt 1 of 8", "the bot cannot be reached at its url")
 }
 
 func testURLBotActions(t *testing.T, s *testServer) {
@@ -247,4 +250,81 @@ func testURLBotBadURL(t *testing.T, s *testServer) {
 	if v, _ := field(t, bot, "bot").(map[string]any)["url"].(string); v != "" {
 		t.Fatalf("a refused url was stored: %q", v)
 	}
+}
+
+// testURLBotAnswersNotEchoed: a bot's url may name a service that is no
+// bot; what it answers reaches neither callAction's caller nor the bot's
+// logs, unless it is the SDK's error format (a RuntimeError's JSON).
+func testURLBotAnswersNotEchoed(t *testing.T, s *testServer) {
+	const secret = "INTERNAL-SECRET-4711"
+	e, _ := urlBotEnv(t, s, func(e *chatEnv, r sdkRequest) (int, string) {
+		switch r.Type {
+		case "html":
+			return 500, "<html>" + secret + "</html>"
+		case "json":
+			return 500, `{"message":"` + secret + `"}`
+		case "status":
+			return 400, `{"code":500,"type":"Runtime","message":"` + secret + `"}`
+		case "ok":
+			return 200, secret
+		}
+		return 400, `{"id":"err_1","code":400,"type":"Runtime","message":"the bot's own words"}`
+	})
+	for name, want := range map[string]string{"html": "the bot answered 500", "json": "the bot answered 500", "status": "the bot answered 400",
+		"ok": `the bot's answer is not {"output": {…}}`, "sdk": "the bot answered 400: the bot's own words"} {
+		msg := e.callAction(e.admin, map[string]any{"type": name, "input": map[string]any{}}).fail(400, "Runtime", want)
+		if strings.Contains(msg, secret) {
+			t.Errorf("callAction %s: %q holds what the service answered", name, msg)
+		}
+	}
+	e.waitLog("level=error", "action sdk", "the bot's own words")
+	for _, l := range e.logs("") {
+		if strings.Contains(l.Message, secret) {
+			t.Errorf("the bot's logs hold what the service answered: %s", l.Message)
+		}
+	}
+}
+
+// testURLBotUniformFailures: a port that refuses and one that accepts and
+// hangs up read the same to the bot's developer, so that a bot's url is no
+// port scanner; the server's log tells them apart.
+func testURLBotUniformFailures(t *testing.T, s *testServer) {
+	e := newChatEnv(t, s)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + closed.Addr().String()
+	closed.Close()
+	hangUp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hangUp.Close() })
+	go func() {
+		for {
+			c, err := hangUp.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	var msgs []string
+	for _, u := range []string{refused, "http://" + hangUp.Addr().String()} {
+		e.admin.put("/v1/admin/bots/"+e.botID, map[string]any{"url": u}).ok()
+		msgs = append(msgs, e.callAction(e.admin, map[string]any{"type": "probe", "input": map[string]any{}}).fail(400, "Runtime", "the bot cannot be reached at its url"))
+	}
+	if msgs[0] != msgs[1] {
+		t.Errorf("a refused port and a port that hangs up read differently:\n%s\n%s", msgs[0], msgs[1])
+	}
+	for _, l := range e.logs("level=error") {
+		if strings.Contains(l.Message, "refused") || strings.Contains(l.Message, "EOF") {
+			t.Errorf("the bot's logs tell what the network said: %s", l.Message)
+		}
+	}
+	eventually(t, "both failures in the server's log", func() bool {
+		log := s.Stderr.String()
+		return strings.Contains(log, "connection refused") && strings.Contains(log, "EOF")
+	})
 }

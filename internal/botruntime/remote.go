@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
@@ -95,7 +96,10 @@ func outcome(res sdkbot.Result, err error, ctx context.Context, timeout time.Dur
 	case res.Status >= 200 && res.Status < 300:
 		return "", false
 	}
-	reason = fmt.Sprintf("the bot answered %d: %s", res.Status, botError(res.Body))
+	reason = fmt.Sprintf("the bot answered %d", res.Status)
+	if msg := botError(res.Status, res.Body); msg != "" {
+		reason += ": " + msg
+	}
 	switch res.Status {
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return reason, true
@@ -103,23 +107,29 @@ func outcome(res sdkbot.Result, err error, ctx context.Context, timeout time.Dur
 	return reason, false
 }
 
-// botError is the message of a bot's error answer (the SDK answers a
-// RuntimeError's JSON), or the start of its body.
-func botError(body []byte) string {
+// botError is the message of a bot's error answer when it is in the SDK's
+// error format, else "": @botpress/sdk answers a thrown error with a
+// RuntimeError's JSON ({"id", "code", "type": "Runtime", "message"}, code
+// being the status). Nothing else of an answer reaches the caller or the
+// bot's logs: a bot's url may name a service that is no bot, whose answers
+// are not the developer's to read.
+func botError(status int, body []byte) string {
 	var e struct {
+		Code    int    `json:"code"`
+		Type    string `json:"type"`
 		Message string `json:"message"`
 	}
-	if json.Unmarshal(body, &e) == nil && e.Message != "" {
-		return e.Message
+	if json.Unmarshal(body, &e) != nil || e.Type != "Runtime" || e.Code != status || e.Message == "" {
+		return ""
 	}
-	if len(body) > 300 {
-		return string(body[:300]) + "…"
+	if len(e.Message) > maxBotError {
+		return strings.ToValidUTF8(e.Message[:maxBotError], "") + "…"
 	}
-	if len(body) == 0 {
-		return "(no body)"
-	}
-	return string(body)
+	return e.Message
 }
+
+// maxBotError bounds the message of a bot's error kept in its logs.
+const maxBotError = 1000
 
 func round(d time.Duration) time.Duration {
 	if d < time.Millisecond {
@@ -148,7 +158,7 @@ func (r *Runtime) remoteAction(ctx context.Context, b *botInfo, name string, inp
 	}
 	if reason == "" {
 		if err := json.Unmarshal(res.Body, &out); err != nil || len(out.Output) == 0 || out.Output[0] != '{' {
-			reason = fmt.Sprintf("the bot's answer is not {\"output\": {…}}: %s", botError(res.Body))
+			reason = `the bot's answer is not {"output": {…}}`
 		}
 	}
 	if reason != "" {

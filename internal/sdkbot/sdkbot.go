@@ -82,9 +82,15 @@ type Caller struct {
 }
 
 // ErrUnreachable wraps the error of a request that did not reach the bot
-// (refused, reset, no `bp dev` on the tunnel): sending it again may help. A
-// Node bundle that crashed, or any answer, is not such an error.
+// (refused, reset, no such host, no `bp dev` on the tunnel): sending it
+// again may help. A Node bundle that crashed, or any answer, is not such an
+// error.
 var ErrUnreachable = errors.New("the bot cannot be reached")
+
+// errNoAnswer is ErrUnreachable over the network: its text is the same
+// whatever happened, so that a bot's url cannot map the network from the
+// failures its developer reads; the detail is in the server's log.
+var errNoAnswer = fmt.Errorf("%w at its url (no answer there, or an address this server does not dial for bots: the server's log says which)", ErrUnreachable)
 
 // ErrTunnelTaken is a delivery to a tunnel that carries another bot's
 // events: sending it again cannot help.
@@ -264,7 +270,8 @@ func (c *Caller) sendHTTP(ctx context.Context, call Call, h http.Header) (Result
 	}
 	req.Header = h
 	via := call.Bot.Spec.URL
-	if id, ok := c.route.tunnelID(req); ok {
+	id, tunnel := c.route.tunnelID(req)
+	if tunnel {
 		via = "tunnel " + id
 		// A tunnel carries the events of the first bot sent down it (the
 		// dev bot whose url names it), for the life of this process.
@@ -274,15 +281,20 @@ func (c *Caller) sendHTTP(ctx context.Context, call Call, h http.Header) (Result
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return Result{Via: via}, err // its deadline: not sent again
+		case tunnel:
+			return Result{Via: via}, fmt.Errorf("%w: %w", ErrUnreachable, err) // what the tunnel server says
 		}
-		return Result{Via: via}, fmt.Errorf("%w: %w", ErrUnreachable, err)
+		c.cfg.Log.Info("sdk bot: the bot's url cannot be reached", "bot", call.Bot.ID, "url", call.Bot.Spec.URL, "err", err)
+		return Result{Via: via}, errNoAnswer
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponse))
 	if err != nil {
-		return Result{Status: resp.StatusCode, Via: via}, fmt.Errorf("reading the bot's answer: %w", err)
+		c.cfg.Log.Info("sdk bot: reading the bot's answer", "bot", call.Bot.ID, "url", call.Bot.Spec.URL, "err", err)
+		return Result{Status: resp.StatusCode, Via: via}, errors.New("the bot's answer broke off")
 	}
 	return Result{Status: resp.StatusCode, Body: body, Via: via}, nil
 }
