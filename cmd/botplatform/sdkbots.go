@@ -4,13 +4,16 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/config"
+	"github.com/botplatform/botplatform/internal/egress"
 	"github.com/botplatform/botplatform/internal/nodehost"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/sandbox"
@@ -40,7 +43,8 @@ func sdkBots(cfg config.Config, listen net.Addr, bundleAPI *sandbox.Listener, st
 	if !cfg.UnsandboxedBots {
 		api = "http://" + bundleAPI.Addr().String()
 	}
-	caller := sdkbot.New(sdkbot.Config{Tunnels: tunnels, OwnHosts: ownHosts(listen, cfg.PublicURL), Node: host, Keys: adm, APIURL: api, Log: log})
+	caller := sdkbot.New(sdkbot.Config{Tunnels: tunnels, OwnHosts: ownHosts(listen, cfg.PublicURL), Dial: botURLRule(cfg, listen),
+		Node: host, Keys: adm, APIURL: api, Log: log})
 	return caller, tunnels, func() { tunnels.Close(); host.Close(); lines.close() }, nil
 }
 
@@ -78,6 +82,33 @@ func ownHosts(a net.Addr, publicURL string) []string {
 		hosts = append(hosts, u.Host)
 	}
 	return hosts
+}
+
+// botURLRule is what a bot's url may reach: public addresses, the ranges
+// the operator allows, and loopback when the server is a developer's own
+// (it listens only on loopback and its public URL names loopback too: a
+// server behind a proxy has a public URL of its own). Never the server's
+// own ports, its debug listener's included; other ports of a developer's
+// machine, its database's too, are the developer's own, and a bot's url
+// learns nothing from them (neither what answered nor how a connection
+// failed reaches the bot's logs).
+func botURLRule(cfg config.Config, listen net.Addr) egress.Rule {
+	r := egress.Rule{Allow: cfg.BotURLPrivate, Setting: "--bot-url-private"}
+	for _, a := range []string{listen.String(), cfg.DebugAddr} {
+		if _, port, err := net.SplitHostPort(a); err == nil {
+			if n, err := strconv.Atoi(port); err == nil {
+				r.OwnPorts = append(r.OwnPorts, n)
+			}
+		}
+	}
+	host, _, _ := net.SplitHostPort(listen.String())
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+		u, err := url.Parse(cfg.PublicURL)
+		pub := u.Hostname()
+		ip, perr := netip.ParseAddr(pub)
+		r.Loopback = err == nil && (pub == "localhost" || perr == nil && ip.IsLoopback())
+	}
+	return r
 }
 
 // lineWriter turns the log lines of Node bundles into the bots' logs,

@@ -127,6 +127,7 @@ func TestSDKBotsOverHTTP(t *testing.T) {
 		{"bad urls are refused", testURLBotBadURL},
 		{"only an answer in the SDK's error format reaches the caller", testURLBotAnswersNotEchoed},
 		{"connection failures read the same", testURLBotUniformFailures},
+		{"on a developer's machine, loopback is reached and the server's own port is not", testURLBotDevMachine},
 	}, runtimeFlags...)
 }
 
@@ -327,4 +328,20 @@ func testURLBotUniformFailures(t *testing.T, s *testServer) {
 		log := s.Stderr.String()
 		return strings.Contains(log, "connection refused") && strings.Contains(log, "EOF")
 	})
+}
+
+// testURLBotDevMachine: the test server listens on loopback with no public
+// URL of its own, a developer's machine: a bot served on loopback is
+// reached (the other scenarios' bots are), the server's own port is not,
+// but for its tunnels.
+func testURLBotDevMachine(t *testing.T, s *testServer) {
+	e := newChatEnv(t, s)
+	own := ownPort(t, s)
+	for _, u := range []string{s.URL + "/v1/admin/bots", "http://127.0.0.2:" + own + "/x", "http://[::ffff:127.0.0.1]:" + own + "/"} {
+		e.admin.put("/v1/admin/bots/"+e.botID, map[string]any{"url": u}).fail(400, "InvalidPayload", "url", "this server itself")
+	}
+	for _, u := range []string{"http://10.0.0.7/", "http://169.254.169.254/"} {
+		e.admin.put("/v1/admin/bots/"+e.botID, map[string]any{"url": u}).fail(400, "InvalidPayload", "url", "--bot-url-private")
+	}
+	e.admin.put("/v1/admin/bots/"+e.botID, map[string]any{"url": s.URL + "/0f8e3c4e-6a53-4c62-9a4e-1b2c3d4e5f62"}).ok()
 }

@@ -252,6 +252,11 @@ func (s *Service) apply(ctx context.Context, b *platform.Bot, in *BotInput) erro
 			if err := checkBotURL(*u); err != nil {
 				return err
 			}
+			if s.check != nil {
+				if err := s.check.CheckURL(*u); err != nil {
+					return err
+				}
+			}
 			sp.URL = *u
 		}
 	}

@@ -51,11 +51,13 @@ func (s *Service) botsChanged() {
 // BotChecker checks, before a bot is saved, what the bot runtime will run
 // (cmd/botplatform injects the runtime): its code, compiled in a bot
 // process (a syntax error, or code too costly to compile, is an
-// InvalidPayload error on code), and its recurring events (each needs a
-// type and a cron schedule the runtime understands).
+// InvalidPayload error on code), its recurring events (each needs a
+// type and a cron schedule the runtime understands), and the url it is
+// served at (one the runtime would refuse to call is an error on url).
 type BotChecker interface {
 	CheckCode(ctx context.Context, code string) (platform.CodeDefinition, error)
 	CheckRecurring(spec json.RawMessage) error
+	CheckURL(url string) error
 }
 
 // TableDeployer creates or migrates the tables a bot declares at deploy

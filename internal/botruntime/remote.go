@@ -19,6 +19,7 @@ import (
 type Remote interface {
 	Send(ctx context.Context, c sdkbot.Call) (sdkbot.Result, error)
 	CheckCode(ctx context.Context, code string) (platform.CodeDefinition, error)
+	CheckURL(url string) error
 }
 
 var _ Remote = (*sdkbot.Caller)(nil)
@@ -30,6 +31,15 @@ func (r *Runtime) SetRemote(rm Remote) { r.remote = rm }
 // answer at all (unreachable, or answering 502–504: a `bp dev` worker
 // still starting), with backoff, before the event fails.
 const remoteAttempts = 8
+
+// CheckURL checks the url a bot is about to be served at (Remote.CheckURL);
+// without a Remote no url is ever called, and any passes.
+func (r *Runtime) CheckURL(url string) error {
+	if r.remote == nil {
+		return nil
+	}
+	return r.remote.CheckURL(url)
+}
 
 // serves tells whether b's events go to the remote contract.
 func (r *Runtime) serves(b *botInfo) bool { return r.remote != nil && (b.Spec.URL != "" || b.bundle) }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -63,6 +64,9 @@ type Config struct {
 	// UnsandboxedBots runs Node bundles as the server's own user where no
 	// sandbox can be made (one trusted tenant only).
 	UnsandboxedBots bool
+	// BotURLPrivate are the ranges, not public, that a bot's url may
+	// reach (bots served on the deployment's own network).
+	BotURLPrivate []netip.Prefix
 	// NodeCommand is the node executable that runs bots deployed as Node
 	// bundles (default: node on PATH).
 	NodeCommand     string
@@ -199,6 +203,12 @@ func settings(c *Config, p *pending) []setting {
 		{flag: "bot-versions-keep", env: "BOT_VERSIONS_KEEP", def: "50", usage: "how many versions of each bot are kept (the oldest are removed)", set: whole(&c.BotVersionsKept, 1)},
 		{flag: "bot-fetch-private", env: "BOT_FETCH_PRIVATE", def: "false", isBool: true, usage: "let bot code's fetch reach loopback, private and link-local addresses (off: refused after DNS resolution, and on every redirect)", set: boolean(&c.BotFetchPrivate)},
 		{flag: "unsandboxed-bots", env: "UNSANDBOXED_BOTS", def: "false", isBool: true, usage: "run Node bundles without a sandbox, as the server's own user, where this machine cannot make one (single tenant only: any developer's bundle can then read the server's data)", set: boolean(&c.UnsandboxedBots)},
+		{flag: "bot-url-private", env: "BOT_URL_PRIVATE", usage: "address ranges (10.0.0.0/8,fd00::/8) that bots' urls may reach although not public; others, loopback aside on a server that listens only on loopback, are refused after DNS resolution",
+			set: func(s setting, v string) error {
+				var err error
+				c.BotURLPrivate, err = prefixes(s.flag, v)
+				return err
+			}},
 		{flag: "ai-search-rewrite", env: "AI_SEARCH_REWRITE", def: "false", isBool: true, usage: "have the model server (--ai-url) turn each searchFiles question into search terms first, charged as AI Spend", set: boolean(&c.AISearchRewrite)},
 		{flag: "ai-index-questions", env: "AI_INDEX_QUESTIONS", def: "false", isBool: true, usage: "have the model server (--ai-url) write, for each passage indexed, the questions it answers, searched as a lower-weighted field; charged as AI Spend", set: boolean(&c.AIIndexQuestions)},
 		{flag: "node", env: "NODE", usage: "node executable that runs bots deployed as Node bundles (bp deploy); default: node on PATH", set: text(&c.NodeCommand)},
@@ -216,6 +226,27 @@ func settings(c *Config, p *pending) []setting {
 	list = append(list, auditSettings(c)...)
 	list = append(list, blobSettings(c)...)
 	return append(list, backupSettings(c)...)
+}
+
+// prefixes reads a comma-separated list of address ranges, a lone address
+// being a range of one.
+func prefixes(flag, v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return nil, fmt.Errorf("%s: %q is not an address range such as 10.0.0.0/8 or an address", flag, f)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 func text(dst *string) func(setting, string) error {

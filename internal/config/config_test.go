@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -284,6 +285,34 @@ func TestDatabaseConnections(t *testing.T) {
 		}
 		if err != nil || c.DatabaseConns != tc.want {
 			t.Errorf("env %q args %q: DatabaseConns %d %v, want %d", tc.env, tc.args, c.DatabaseConns, err, tc.want)
+		}
+	}
+}
+
+func TestBotURLPrivateFlag(t *testing.T) {
+	for _, tc := range []struct {
+		env     string
+		args    []string
+		want    string
+		wantErr string
+	}{
+		{"", nil, "[]", ""},
+		{"", []string{"--bot-url-private", "10.0.0.0/8, fd00::/8"}, "[10.0.0.0/8 fd00::/8]", ""},
+		{"10.1.2.3", nil, "[10.1.2.3/32]", ""},
+		{"10.1.2.3/8", []string{"--bot-url-private", "192.168.0.0/16"}, "[192.168.0.0/16]", ""},
+		{"", []string{"--bot-url-private", "10.1.2.3/8"}, "[10.0.0.0/8]", ""},
+		{"", []string{"--bot-url-private", "internal.example"}, "", `bot-url-private: "internal.example" is not an address range`},
+	} {
+		t.Setenv("BOTPLATFORM_BOT_URL_PRIVATE", tc.env)
+		c, err := Parse("serve", tc.args, io.Discard)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("env %q args %q: error %v, want %q", tc.env, tc.args, err, tc.wantErr)
+			}
+			continue
+		}
+		if got := fmt.Sprint(c.BotURLPrivate); err != nil || got != tc.want {
+			t.Errorf("env %q args %q: %s, %v; want %s", tc.env, tc.args, got, err, tc.want)
 		}
 	}
 }

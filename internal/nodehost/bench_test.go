@@ -2,6 +2,7 @@ package nodehost
 
 import (
 	"context"
+	"fmt"
 	"testing"
 )
 
@@ -27,5 +28,35 @@ func BenchmarkCall(b *testing.B) {
 		if _, err := h.Call(ctx, bd, req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkColdStart is the first call of a bot whose process is not running: starting node (in its
+// sandbox, or not), loading the bundle and answering.
+func BenchmarkColdStart(b *testing.B) {
+	if testing.Short() {
+		b.Skip("starts node")
+	}
+	for _, mode := range []struct {
+		name        string
+		unsandboxed bool
+	}{{"sandboxed", false}, {"unsandboxed", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			h, err := New(Config{Dir: b.TempDir(), Unsandboxed: mode.unsandboxed}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close()
+			ctx := context.Background()
+			req := Request{Method: "POST", Path: "/echo", Body: []byte(`{"event":{}}`)}
+			n := 0
+			for b.Loop() {
+				n++
+				bd := Bundle{BotID: "bot_bench", Version: fmt.Sprint("v", n), Code: toolbox}
+				if _, err := h.Call(ctx, bd, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

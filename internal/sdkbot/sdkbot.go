@@ -16,7 +16,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -24,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/egress"
 	"github.com/botplatform/botplatform/internal/nodehost"
 	"github.com/botplatform/botplatform/internal/platform"
 )
@@ -58,8 +61,12 @@ type Config struct {
 	// (tunnel.Server); nil: no tunnels.
 	Tunnels http.RoundTripper
 	// OwnHosts are the host:port pairs the server answers on: a bot url
-	// http://OWN/<id> is the tunnel <id>.
+	// http://OWN/<id> is the tunnel <id>; no other url of the server's own
+	// is a bot's.
 	OwnHosts []string
+	// Dial is the rule of the addresses a bot's url may reach, applied to
+	// each connection after DNS.
+	Dial egress.Rule
 	// Node runs Node bundles; nil: they are refused.
 	Node NodeHost
 	Keys Keys
@@ -82,9 +89,9 @@ type Caller struct {
 }
 
 // ErrUnreachable wraps the error of a request that did not reach the bot
-// (refused, reset, no such host, no `bp dev` on the tunnel): sending it
-// again may help. A Node bundle that crashed, or any answer, is not such an
-// error.
+// (refused, reset, no such host, an address Dial refuses, no `bp dev` on the
+// tunnel): sending it again may help. A Node bundle that crashed, or any
+// answer, is not such an error.
 var ErrUnreachable = errors.New("the bot cannot be reached")
 
 // errNoAnswer is ErrUnreachable over the network: its text is the same
@@ -112,7 +119,8 @@ func New(cfg Config) *Caller {
 	for _, h := range cfg.OwnHosts {
 		own[strings.ToLower(h)] = true
 	}
-	plain := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 32, IdleConnTimeout: 90 * time.Second, ResponseHeaderTimeout: 0}
+	dialer := &net.Dialer{Control: cfg.Dial.Control}
+	plain := &http.Transport{Proxy: nil, DialContext: dialer.DialContext, MaxIdleConnsPerHost: 32, IdleConnTimeout: 90 * time.Second, ResponseHeaderTimeout: 0}
 	route := routeTransport{plain: plain, tunnels: cfg.Tunnels, own: own}
 	return &Caller{cfg: cfg, route: route, http: &http.Client{Transport: route, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
@@ -205,6 +213,32 @@ func (c *Caller) Send(ctx context.Context, call Call) (Result, error) {
 	return Result{Status: res.Status, Body: res.Body, Via: "node"}, err
 }
 
+// CheckURL checks the url a bot is about to be served at, so that what
+// would be refused when dialed is refused now, naming the field: a url of
+// the server's own other than a `bp dev` tunnel's, and an IP address the
+// Dial rule refuses (a name is checked on each address it resolves to,
+// when dialed).
+func (c *Caller) CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return platform.Invalid("url", "must be an absolute http or https URL")
+	}
+	if c.route.own[strings.ToLower(u.Host)] {
+		if _, ok := c.route.tunnelID(u); !ok {
+			return platform.Invalid("url", "names this server itself: of its urls, only a `bp dev` tunnel's (http://%s/<tunnel id>) may be a bot's", u.Host)
+		}
+		return nil
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if err := c.cfg.Dial.CheckHost(u.Hostname(), port); err != nil {
+		return platform.Invalid("url", "%v", err)
+	}
+	return nil
+}
+
 // CheckCode checks a Node bundle about to be deployed and returns what it
 // declares.
 func (c *Caller) CheckCode(ctx context.Context, code string) (platform.CodeDefinition, error) {
@@ -270,7 +304,7 @@ func (c *Caller) sendHTTP(ctx context.Context, call Call, h http.Header) (Result
 	}
 	req.Header = h
 	via := call.Bot.Spec.URL
-	id, tunnel := c.route.tunnelID(req)
+	id, tunnel := c.route.tunnelID(req.URL)
 	if tunnel {
 		via = "tunnel " + id
 		// A tunnel carries the events of the first bot sent down it (the
@@ -336,19 +370,26 @@ type routeTransport struct {
 
 var tunnelPath = regexp.MustCompile(`^/[A-Za-z0-9_-]{1,100}$`)
 
-// tunnelID tells whether req goes to one of the server's own tunnels: a url
+// tunnelID tells whether u is one of the server's own tunnels: a url
 // on one of its own hosts whose path is one segment, the tunnel id (what
 // `bp dev` registers: the tunnel url's path is dropped).
-func (t routeTransport) tunnelID(req *http.Request) (string, bool) {
-	if t.tunnels == nil || !t.own[strings.ToLower(req.URL.Host)] || !tunnelPath.MatchString(req.URL.Path) {
+func (t routeTransport) tunnelID(u *url.URL) (string, bool) {
+	if t.tunnels == nil || !t.own[strings.ToLower(u.Host)] || !tunnelPath.MatchString(u.Path) {
 		return "", false
 	}
-	return req.URL.Path[1:], true
+	return u.Path[1:], true
 }
 
 func (t routeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if _, ok := t.tunnelID(req); ok {
+	if _, ok := t.tunnelID(req.URL); ok {
 		return t.tunnels.RoundTrip(req)
+	}
+	if t.own[strings.ToLower(req.URL.Host)] {
+		return nil, errOwnURL
 	}
 	return t.plain.RoundTrip(req)
 }
+
+// errOwnURL refuses a url of the server's own that is not a tunnel's: the
+// server never calls its own API for a bot.
+var errOwnURL = errors.New("the url names this server itself and is not one of its `bp dev` tunnels")

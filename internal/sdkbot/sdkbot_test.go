@@ -5,10 +5,13 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/egress"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -75,5 +78,41 @@ func TestTunnelBoundToOneBot(t *testing.T) {
 	}
 	if ft.n != 2 {
 		t.Fatalf("%d requests went down the tunnel, want the dev bot's 2", ft.n)
+	}
+}
+
+// TestStoredURLsFollowTheRule: a url saved before the rule was (or a name
+// that resolves elsewhere since) is refused when sent to: the server's own
+// urls but its tunnels', and addresses the Dial rule refuses.
+func TestStoredURLsFollowTheRule(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		_, _ = io.WriteString(w, `{"output":{}}`)
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	send := func(c *Caller, url string) (Result, error) {
+		b := platform.Bot{ID: "bot_1", SigningSecret: "s", Spec: platform.BotSpec{URL: url}}
+		return c.Send(context.Background(), Call{Bot: b, Operation: OpAction, Type: "x", Body: []byte(`{}`)})
+	}
+	ft := &fakeTunnels{}
+	dev := New(Config{Tunnels: ft, OwnHosts: []string{host}, Dial: egress.Rule{Loopback: true}})
+	if _, err := send(dev, srv.URL+"/v1/admin/bots"); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("the server's own url: %v, want ErrUnreachable", err)
+	}
+	if res, err := send(dev, srv.URL+"/0f8e3c4e-tunnel"); err != nil || res.Via != "tunnel 0f8e3c4e-tunnel" || ft.n != 1 {
+		t.Errorf("the server's tunnel: %+v, %v (%d down the tunnel)", res, err, ft.n)
+	}
+	strict := New(Config{Dial: egress.Rule{Setting: "--bot-url-private"}})
+	res, err := send(strict, srv.URL)
+	if !errors.Is(err, ErrUnreachable) || strings.Contains(err.Error(), "127.0.0.1") {
+		t.Errorf("loopback under the strict rule: %+v, %v, want ErrUnreachable telling no address", res, err)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the server got %d requests", n)
+	}
+	if res, err := send(New(Config{Dial: egress.Rule{Loopback: true}}), srv.URL); err != nil || res.Status != 200 || hits.Load() != 1 {
+		t.Fatalf("loopback on a developer's machine: %+v, %v", res, err)
 	}
 }
