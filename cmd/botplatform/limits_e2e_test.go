@@ -1,7 +1,8 @@
 package main
 
 // End-to-end tests of the limits on what users send: JSON nesting on every
-// surface, NUL characters, Content-Type, and signal streams.
+// surface, NUL characters, text that is not Unicode, Content-Type, and
+// signal streams.
 
 import (
 	"fmt"
@@ -27,6 +28,7 @@ func TestInputLimits(t *testing.T) {
 		{"nul_refused", testNULRefused},
 		{"nul_stored", testNULStored},
 		{"nul_bot_logs", testNULBotLogs},
+		{"invalid_unicode", testInvalidUnicode},
 	}, runtimeFlags...)
 }
 
@@ -304,6 +306,45 @@ func testNULStored(t *testing.T, s *testServer) {
 	ch.send(u, c, "x\x00y")
 	if ms := ch.messages(u, c); len(ms) != 1 || textOf(ms[0]) != "x\x00y" {
 		t.Fatalf("messages %v, want the text with its NUL", ms)
+	}
+}
+
+// testInvalidUnicode: text that is not Unicode (invalid UTF-8 bytes, a
+// lone surrogate escape, which decoders would silently turn into U+FFFD)
+// is refused naming the field on every surface, documents included, and
+// nothing is stored; a surrogate pair is one character and is kept.
+func testInvalidUnicode(t *testing.T, s *testServer) {
+	e := newFilesEnv(t, s, "invalid unicode")
+	bots := func() int { return len(e.ws.get("/v1/admin/bots").ok()["bots"].([]any)) }
+	before := bots()
+	e.ws.post("/v1/admin/bots", "{\"name\":\"\xff\xfe\"}").fail(400, "InvalidPayload", "name: is not valid UTF-8")
+	e.ws.post("/v1/admin/bots", `{"name":"b","tags":{"t":"\ud800"}}`).fail(400, "InvalidPayload", `tags.t: holds a lone UTF-16 surrogate (\ud800)`)
+	e.ws.put("/v1/admin/bots/"+e.bot, "{\"configuration\":{\"data\":{\"a\":\"\xc3\"}}}").fail(400, "InvalidPayload", "configuration.data.a: is not valid UTF-8")
+	if n := bots(); n != before {
+		t.Fatalf("%d bots after refused createBot calls, want %d", n, before)
+	}
+	e.f.do(http.MethodPut, "/v1/files", `{"key":"a\udc00b","size":1}`).fail(400, "InvalidPayload", `key: holds a lone UTF-16 surrogate (\udc00)`)
+	e.f.do(http.MethodPut, "/v1/files", "{\"key\":\"k\",\"size\":1,\"metadata\":{\"n\":\"\x80\"}}").fail(400, "InvalidPayload", "metadata.n: is not valid UTF-8")
+	if files := e.f.listAll("", 10); len(files) != 0 {
+		t.Fatalf("files after refused upserts: %v", files)
+	}
+	e.ws.raw(http.MethodPost, "/v1/chat/states/bot/"+e.bot+"/mode", `{"payload":{"mode":"\udfff"}}`, "x-bot-id", e.bot).
+		fail(400, "InvalidPayload", `payload.mode: holds a lone UTF-16 surrogate`)
+	e.ws.raw(http.MethodPost, "/v1/chat/users", "{\"tags\":{},\"name\":\"\xed\xa0\x80\"}", "x-bot-id", e.bot).
+		fail(400, "InvalidPayload", "name: is not valid UTF-8")
+	ch := newChatEnv(t, s)
+	ch.call(http.MethodPost, "/users", "", "{\"pictureUrl\":\"\xed\xa0\x80\"}").fail(400, "InvalidPayload", "pictureUrl: is not valid UTF-8")
+	u := ch.user("unicode-user")
+	c := ch.conversation(u, "")
+	ch.call(http.MethodPost, "/messages", u.Key, `{"conversationId":"`+c+`","payload":{"type":"text","text":"a\ud83db"}}`).
+		fail(400, "InvalidPayload", `payload.text: holds a lone UTF-16 surrogate (\ud83d)`)
+	if ms := ch.messages(u, c); len(ms) != 0 {
+		t.Fatalf("messages after a refused one: %v", ms)
+	}
+	// A pair, escaped or as UTF-8, is a character like any other.
+	got := str(t, ch.call(http.MethodPut, "/users/me", u.Key, `{"name":"\ud83d\ude00 😀"}`).status(200), "user", "name")
+	if got != "😀 😀" {
+		t.Fatalf("name %q, want two smileys", got)
 	}
 }
 

@@ -2,9 +2,13 @@ package platform
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // MaxJSONDepth is how deeply objects and arrays may nest in any JSON a user
@@ -26,10 +30,11 @@ var JSONDocumentFields = map[string]bool{
 }
 
 // CheckJSON refuses, with 400 InvalidPayload naming the path (prefix, when
-// set, names b itself), JSON that nests deeper than MaxJSONDepth or holds a
-// NUL character outside JSONDocumentFields. It is a single pass over the
-// bytes that decodes nothing: it only has to be right for valid JSON, since
-// whatever decodes b next rejects invalid JSON.
+// set, names b itself), JSON that nests deeper than MaxJSONDepth, holds a
+// NUL character outside JSONDocumentFields, or holds text that is not
+// Unicode anywhere (invalid UTF-8 bytes, a lone surrogate escape). It is a
+// single pass over the bytes that decodes nothing: it only has to be right
+// for valid JSON, since whatever decodes b next rejects invalid JSON.
 func CheckJSON(b []byte, prefix string) error {
 	var open [MaxJSONDepth]jsonFrame
 	stack := open[:0]
@@ -39,11 +44,23 @@ func CheckJSON(b []byte, prefix string) error {
 		}
 		switch b[i] {
 		case '"':
-			start, nul := i, false
+			start, nul, bad := i, false, ""
 			for i++; i < len(b) && b[i] != '"'; i++ {
-				if b[i] == '\\' {
+				switch {
+				case b[i] == '\\':
 					nul = nul || bytes.HasPrefix(b[i+1:], nulEscape)
+					if n, why := surrogates(b[i+1:]); why != "" {
+						bad = cmp.Or(bad, why)
+					} else {
+						i += n
+					}
 					i++
+				case b[i] >= utf8.RuneSelf:
+					r, n := utf8.DecodeRune(b[i:])
+					if r == utf8.RuneError && n == 1 {
+						bad = cmp.Or(bad, "is not valid UTF-8")
+					}
+					i += n - 1
 				}
 			}
 			// A string followed by ':' is the key of the current object.
@@ -59,6 +76,9 @@ func CheckJSON(b []byte, prefix string) error {
 			}
 			if nul && (key && len(stack) == 1 || !inDocument(b, stack)) {
 				return Invalid(jsonPath(b, prefix, stack), "contains a NUL character (\\u0000), which is not allowed here")
+			}
+			if bad != "" {
+				return Invalid(jsonPath(b, prefix, stack), "%s", bad)
 			}
 		case '{', '[':
 			if len(stack) == MaxJSONDepth {
@@ -79,6 +99,42 @@ func CheckJSON(b []byte, prefix string) error {
 }
 
 var nulEscape = []byte("u0000")
+
+// surrogates reads the escape after a backslash: for a UTF-16 surrogate
+// pair it returns the bytes to skip past the first escape's "u"; for a
+// lone surrogate, why it is refused. A decoder would turn a lone one into
+// U+FFFD without a word, storing what the caller never sent.
+func surrogates(esc []byte) (skip int, why string) {
+	r := hexEscape(esc)
+	if !utf16.IsSurrogate(r) {
+		return 0, ""
+	}
+	if r < 0xdc00 && len(esc) > 6 && esc[5] == '\\' {
+		if low := hexEscape(esc[6:]); low >= 0xdc00 && low <= 0xdfff {
+			return 10, ""
+		}
+	}
+	return 0, fmt.Sprintf("holds a lone UTF-16 surrogate (\\u%04x), which is not valid Unicode", r)
+}
+
+// hexEscape reads "uXXXX" at the start of esc (-1 when it is not one).
+func hexEscape(esc []byte) rune {
+	if len(esc) < 5 || esc[0] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range esc[1:5] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c|0x20 >= 'a' && c|0x20 <= 'f':
+			r = r<<4 | rune(c|0x20-'a'+10)
+		default:
+			return -1
+		}
+	}
+	return r
+}
 
 // inDocument tells whether the member being read lies in one of the
 // JSONDocumentFields of the outermost object.
