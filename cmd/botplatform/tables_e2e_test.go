@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,7 @@ func TestTables(t *testing.T) {
 		{"rows", testTableRows},
 		{"find", testTableFind},
 		{"bad_input", testTablesBadInput},
+		{"filter_edges", testTableFilterEdges},
 		{"other_bots", testTablesOtherBots},
 		{"export_import", testTablesExportImport},
 		{"quota", testTablesQuota},
@@ -300,6 +302,84 @@ func testTablesBadInput(t *testing.T, s *testServer) {
 	if n := e.tbl(http.MethodGet, "/"+id, nil).ok()["rows"]; n != 0.0 {
 		t.Errorf("rows after refused writes: %v", n)
 	}
+}
+
+// testTableFilterEdges: an empty filter ({}) matches every row wherever it
+// sits, as in MongoDB, and its negation none; lists and filters past their
+// bounds are refused naming where, never a database error.
+func testTableFilterEdges(t *testing.T, s *testServer) {
+	e := newRuntimeEnv(t, s)
+	id := e.people("EdgeTable")
+	var rows []any
+	for i := range 5 {
+		rows = append(rows, map[string]any{"name": fmt.Sprintf("p%d", i), "age": i, "email": fmt.Sprintf("p%d@x", i), "extra": map[string]any{"n": i}})
+	}
+	e.tbl(http.MethodPost, "/"+id+"/rows", map[string]any{"rows": rows}).ok()
+	find := func(filter string) string {
+		t.Helper()
+		r := e.tbl(http.MethodPost, "/"+id+"/rows/find", `{"filter":`+filter+`}`).ok()
+		var names []string
+		for _, row := range r["rows"].([]any) {
+			names = append(names, fmt.Sprint(row.(map[string]any)["name"]))
+		}
+		return strings.Join(names, " ")
+	}
+	all := "p0 p1 p2 p3 p4"
+	for _, c := range []struct{ filter, want string }{
+		{`{}`, all},
+		{`{"$and":[{}]}`, all},
+		{`{"$or":[{}]}`, all},
+		{`{"$or":[{},{"age":1}]}`, all},
+		{`{"$not":{}}`, ""},
+		{`{"$not":{"$and":[{}]}}`, ""},
+		{`{"$and":[{"$and":[{"$or":[{"$and":[{}]}]}]},{"age":{"$lt":2}}]}`, "p0 p1"},
+		{`{"$and":[],"age":3}`, "p3"},
+		{`{"$or":[]}`, ""},
+		{`{"age":{"$in":[` + numbers(tables1000, 0) + `]}}`, all},
+		{`{"extra.n":{"$nin":[` + numbers(tables1000, 1) + `]}}`, "p0"},
+		{`{"$or":[` + strings.Repeat(`{"age":-1},`, 1999) + `{"age":4}]}`, "p4"},
+	} {
+		if got := find(c.filter); got != c.want {
+			t.Errorf("filter %.80s: %q, want %q", c.filter, got, c.want)
+		}
+	}
+	for _, c := range []struct{ filter, mention string }{
+		{`{"age":{"$in":[` + numbers(tables1000+1, 0) + `]}}`, "filter.age.$in: at most 1000 values"},
+		{`{"age":{"$in":[` + numbers(200_000, 0) + `]}}`, "filter.age.$in: at most 1000 values"},
+		{`{"$and":[{"name":{"$nin":[` + strings.Repeat(`"x",`, 1000) + `"y"]}}]}`, "filter.$and[0].name.$nin: at most 1000 values"},
+		{`{"$or":[` + strings.Repeat(`{"age":{"$in":[`+numbers(900, 0)+`]}},`, 3) + `{}]}`, "filter: at most 2000 conditions and values"},
+		{`{"$or":[` + strings.Repeat(`{"age":1},`, 40_000) + `{}]}`, "filter: at most 2000 conditions and values"},
+		{`{"$and":[{"age":1},null]}`, "filter.$and[1]: must be a filter"},
+	} {
+		e.tbl(http.MethodPost, "/"+id+"/rows/find", `{"filter":`+c.filter+`}`).fail(400, "InvalidPayload", c.mention)
+		e.tbl(http.MethodPost, "/"+id+"/rows/delete", `{"filter":`+c.filter+`}`).fail(400, "InvalidPayload", c.mention)
+	}
+	// Deleting every row takes deleteAllRows, not a filter that happens to
+	// match them all.
+	for _, f := range []string{`{}`, `{"$and":[{}]}`, `{"$or":[{"age":1},{}]}`} {
+		e.tbl(http.MethodPost, "/"+id+"/rows/delete", `{"filter":`+f+`}`).fail(400, "InvalidPayload", "filter: matches every row", "deleteAllRows")
+	}
+	if n := e.tbl(http.MethodPost, "/"+id+"/rows/delete", `{"filter":{"$not":{}}}`).ok()["deletedRows"]; n != 0.0 {
+		t.Errorf("deleting by {$not: {}} deleted %v rows", n)
+	}
+	if got := find(`{}`); got != all {
+		t.Errorf("rows after refused deletes: %q", got)
+	}
+}
+
+// tables1000 is the most values a $in or $nin list may hold.
+const tables1000 = 1000
+
+// numbers is n numbers from start, comma-separated.
+func numbers(n, start int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(start + i))
+	}
+	return b.String()
 }
 
 func testTablesOtherBots(t *testing.T, s *testServer) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -24,11 +25,46 @@ func parseFilter(t platform.Table, field string, raw json.RawMessage) (*store.Co
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return nil, platform.Invalid(field, "must be an object")
 	}
-	c, err := filterObject(t, field, obj)
+	p := &filterParser{t: t, field: field}
+	c, err := p.object(field, obj)
 	if err != nil {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// Bounds of a filter: every term is a bound value of the SQL it becomes
+// (SQLite takes at most 32,766), and a condition each row is tested by.
+const (
+	MaxFilterList  = 1000 // values of one $in or $nin list
+	MaxFilterTerms = 2000 // comparisons, listed values and empty filters, in all
+)
+
+// filterParser reads one filter, counting its terms.
+type filterParser struct {
+	t     platform.Table
+	field string // the filter's own field, named when it is too big
+	terms int
+}
+
+// count adds n terms, refusing the filter past MaxFilterTerms.
+func (p *filterParser) count(n int) error {
+	if p.terms += n; p.terms > MaxFilterTerms {
+		return platform.Invalid(p.field, "at most %d conditions and values (each comparison, each value of a $in or $nin list and each empty filter {} counts one)", MaxFilterTerms)
+	}
+	return nil
+}
+
+// matchesAll tells whether c keeps every row whatever it holds: {}, or
+// made of {} by $and and $or.
+func matchesAll(c store.Cond) bool {
+	switch {
+	case c.And != nil:
+		return !slices.ContainsFunc(c.And, func(c store.Cond) bool { return !matchesAll(c) })
+	case c.Or != nil:
+		return slices.ContainsFunc(c.Or, matchesAll)
+	}
+	return false
 }
 
 func sortedKeys(m map[string]json.RawMessage) []string {
@@ -40,7 +76,12 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	return keys
 }
 
-func filterObject(t platform.Table, field string, obj map[string]json.RawMessage) (store.Cond, error) {
+// object reads a filter object. The empty one keeps every row, as in
+// MongoDB: an empty $and, never a condition without a column.
+func (p *filterParser) object(field string, obj map[string]json.RawMessage) (store.Cond, error) {
+	if len(obj) == 0 {
+		return store.Cond{And: []store.Cond{}}, p.count(1)
+	}
 	var and []store.Cond
 	for _, key := range sortedKeys(obj) {
 		v := obj[key]
@@ -52,8 +93,11 @@ func filterObject(t platform.Table, field string, obj map[string]json.RawMessage
 				return store.Cond{}, platform.Invalid(at, "must be a list of filters")
 			}
 			sub := make([]store.Cond, 0, len(parts))
-			for i, p := range parts {
-				c, err := filterObject(t, fmt.Sprintf("%s[%d]", at, i), p)
+			for i, part := range parts {
+				if part == nil {
+					return store.Cond{}, platform.Invalid(fmt.Sprintf("%s[%d]", at, i), "must be a filter")
+				}
+				c, err := p.object(fmt.Sprintf("%s[%d]", at, i), part)
 				if err != nil {
 					return store.Cond{}, err
 				}
@@ -65,11 +109,11 @@ func filterObject(t platform.Table, field string, obj map[string]json.RawMessage
 				and = append(and, store.Cond{Or: sub})
 			}
 		case "$not":
-			var p map[string]json.RawMessage
-			if err := json.Unmarshal(v, &p); err != nil || p == nil {
+			var not map[string]json.RawMessage
+			if err := json.Unmarshal(v, &not); err != nil || not == nil {
 				return store.Cond{}, platform.Invalid(at, "must be a filter")
 			}
-			c, err := filterObject(t, at, p)
+			c, err := p.object(at, not)
 			if err != nil {
 				return store.Cond{}, err
 			}
@@ -78,7 +122,7 @@ func filterObject(t platform.Table, field string, obj map[string]json.RawMessage
 			if strings.HasPrefix(key, "$") {
 				return store.Cond{}, platform.Invalid(at, "unknown operator %q (at this level: $and, $or, $not, or a column)", key)
 			}
-			c, err := fieldFilter(t, at, key, v)
+			c, err := p.fieldFilter(at, key, v)
 			if err != nil {
 				return store.Cond{}, err
 			}
@@ -129,8 +173,8 @@ func resolve(t platform.Table, at, key string) (target, error) {
 var operators = map[string]string{"$eq": "eq", "$ne": "ne", "$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte",
 	"$in": "in", "$nin": "nin", "$exists": "exists", "$regex": "regex"}
 
-func fieldFilter(t platform.Table, at, key string, v json.RawMessage) (store.Cond, error) {
-	tg, err := resolve(t, at, key)
+func (p *filterParser) fieldFilter(at, key string, v json.RawMessage) (store.Cond, error) {
+	tg, err := resolve(p.t, at, key)
 	if err != nil {
 		return store.Cond{}, err
 	}
@@ -155,7 +199,7 @@ func fieldFilter(t platform.Table, at, key string, v json.RawMessage) (store.Con
 				if err := json.Unmarshal(ops[name], &inner); err != nil || !isOperators(inner) {
 					return store.Cond{}, platform.Invalid(at+".$not", "must hold operators, e.g. {\"$not\": {\"$gt\": 3}}")
 				}
-				c, err := fieldFilter(t, at+".$not", key, ops[name])
+				c, err := p.fieldFilter(at+".$not", key, ops[name])
 				if err != nil {
 					return store.Cond{}, err
 				}
@@ -166,7 +210,7 @@ func fieldFilter(t platform.Table, at, key string, v json.RawMessage) (store.Con
 			if !ok {
 				return store.Cond{}, platform.Invalid(at, "unknown operator %q (known: $eq $ne $gt $gte $lt $lte $in $nin $exists $regex $options $not)", name)
 			}
-			c, err := comparison(tg, at+"."+name, op, ops[name])
+			c, err := p.comparison(tg, at+"."+name, op, ops[name])
 			if err != nil {
 				return store.Cond{}, err
 			}
@@ -178,7 +222,7 @@ func fieldFilter(t platform.Table, at, key string, v json.RawMessage) (store.Con
 		}
 		return store.Cond{And: and}, nil
 	}
-	return comparison(tg, at, "eq", v)
+	return p.comparison(tg, at, "eq", v)
 }
 
 func isOperators(m map[string]json.RawMessage) bool {
@@ -190,8 +234,11 @@ func isOperators(m map[string]json.RawMessage) bool {
 	return true
 }
 
-func comparison(tg target, at, op string, raw json.RawMessage) (store.Cond, error) {
+func (p *filterParser) comparison(tg target, at, op string, raw json.RawMessage) (store.Cond, error) {
 	c := store.Cond{Column: tg.column, Path: tg.path, Op: op}
+	if err := p.count(1); err != nil {
+		return c, err
+	}
 	switch op {
 	case "exists":
 		var b bool
@@ -217,6 +264,12 @@ func comparison(tg target, at, op string, raw json.RawMessage) (store.Cond, erro
 		var list []json.RawMessage
 		if err := json.Unmarshal(raw, &list); err != nil {
 			return c, platform.Invalid(at, "must be a list")
+		}
+		if len(list) > MaxFilterList {
+			return c, platform.Invalid(at, "at most %d values (got %d)", MaxFilterList, len(list))
+		}
+		if err := p.count(len(list)); err != nil {
+			return c, err
 		}
 		vals := make([]any, len(list))
 		for i, x := range list {

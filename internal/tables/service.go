@@ -724,6 +724,10 @@ func (s *Service) DeleteRows(ctx context.Context, botID, idOrName string, in Del
 	if err != nil {
 		return 0, err
 	}
+	// A filter built from an empty search must not empty the table.
+	if where != nil && matchesAll(*where) {
+		return 0, platform.Invalid("filter", "matches every row whatever it holds; to delete them all, send deleteAllRows: true")
+	}
 	return s.store.DeleteTableRows(ctx, t, ids, where, in.DeleteAllRows)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -552,7 +553,8 @@ func (s *Store) where(b *strings.Builder, t platform.Table, c *store.Cond) ([]an
 // cond writes a filter as a SQL condition on the rows table, its values
 // bound. The filter was checked against the table's columns.
 func (s *Store) cond(b *strings.Builder, args []any, t platform.Table, c store.Cond) ([]any, error) {
-	join := func(parts []store.Cond, op string) ([]any, error) {
+	var join func(parts []store.Cond, op string) ([]any, error)
+	join = func(parts []store.Cond, op string) ([]any, error) {
 		if len(parts) == 0 {
 			if op == " AND " {
 				b.WriteString("1 = 1")
@@ -562,17 +564,26 @@ func (s *Store) cond(b *strings.Builder, args []any, t platform.Table, c store.C
 			return args, nil
 		}
 		b.WriteString("(")
-		for i, p := range parts {
-			if i > 0 {
+		var err error
+		if len(parts) > 2 {
+			// In halves: a chain of n terms is an expression n deep, and
+			// SQLite refuses one deeper than 1000.
+			if args, err = join(parts[:len(parts)/2], op); err == nil {
 				b.WriteString(op)
+				args, err = join(parts[len(parts)/2:], op)
 			}
-			var err error
-			if args, err = s.cond(b, args, t, p); err != nil {
-				return nil, err
+		} else {
+			for i, p := range parts {
+				if i > 0 {
+					b.WriteString(op)
+				}
+				if args, err = s.cond(b, args, t, p); err != nil {
+					break
+				}
 			}
 		}
 		b.WriteString(")")
-		return args, nil
+		return args, err
 	}
 	switch {
 	case c.And != nil:
@@ -597,7 +608,7 @@ func (s *Store) cond(b *strings.Builder, args []any, t platform.Table, c store.C
 	default:
 		var ok bool
 		if col, ok = s.column(t, c.Column); !ok {
-			return nil, platform.ErrNotFound
+			return nil, fmt.Errorf("sqlstore: a filter on %q, which table %s does not have", c.Column, t.ID)
 		}
 		expr = col.Phys
 	}
