@@ -73,6 +73,9 @@ func botSchema(update bool) *jsonbody.Schema {
 			"configuration": object, "disabledChannels": obj{"type": "array", "items": str},
 		}))
 		props["plugins"] = mapOf(obj{"type": "object", "required": []string{"id"}})
+		// The definition says the hosted service ignores it; older CLIs
+		// still send it.
+		props["shouldMergePlugins"] = boolean
 		// Not in the official client's body: `bp deploy` sends the bot's
 		// declared tables (see tables.DeployTables).
 		props["tables"] = mapOf(object)
