@@ -52,6 +52,38 @@ for (const backend of backends()) {
       await assert.rejects(rt.getUser({ id: made.user.id }), ResourceNotFoundError)
     })
 
+    test('official fields of older and newer SDKs: integrationName, properties and attributes are kept', async () => {
+      const { user } = await rt.createUser({ tags: {}, integrationName: 'chat', properties: { shared: 'a' }, attributes: { tier: 'gold' } })
+      assert.deepEqual(user.properties, { shared: 'a' })
+      assert.deepEqual(user.attributes, { tier: 'gold' })
+      const { user: updated } = await rt.updateUser({ id: user.id, properties: { shared: null, seen: '1' }, attributes: { tier: 'silver' } })
+      assert.deepEqual(updated.properties, { seen: '1' })
+      assert.deepEqual(updated.attributes, { tier: 'silver' })
+      assert.deepEqual((await rt.getUser({ id: user.id })).user, updated)
+      const made = await rt.getOrCreateUser({ tags: { crm: 'p1' }, integrationName: 'chat', attributes: { a: 'b' } })
+      assert.deepEqual(made.user.attributes, { a: 'b' })
+
+      // A bot of an older SDK creates the conversations of an integration
+      // itself (bots/bugbuster: linear's issues).
+      const { conversation } = await rt.getOrCreateConversation({
+        integrationName: 'linear', channel: 'issue', tags: { 'linear:id': 'ISS-1' }, properties: { state: 'open' },
+      })
+      assert.equal(conversation.integration, 'linear')
+      assert.deepEqual(conversation.properties, { state: 'open' })
+      const again = await rt.getOrCreateConversation({ integrationName: 'linear', channel: 'issue', tags: { 'linear:id': 'ISS-1' } })
+      assert.equal(again.conversation.id, conversation.id)
+      const chat = await rt.getOrCreateConversation({ channel: 'issue', tags: { 'linear:id': 'ISS-1' } })
+      assert.notEqual(chat.conversation.id, conversation.id, 'a conversation of another integration is not found')
+      assert.equal(chat.conversation.integration, 'chat')
+      const { conversation: changed } = await rt.updateConversation({ id: conversation.id, properties: { state: 'closed' } })
+      assert.deepEqual(changed.properties, { state: 'closed' })
+      const { conversations } = await rt.listConversations({ integrationName: 'linear' })
+      assert.deepEqual(conversations, [changed])
+      const created = await rt.createConversation({ channel: 'web', tags: {}, integrationName: 'telegram', properties: { p: 'q' } })
+      assert.equal(created.conversation.integration, 'telegram')
+      assert.deepEqual((await rt.getConversation({ id: created.conversation.id })).conversation.properties, { p: 'q' })
+    })
+
     test('conversations and participants', async () => {
       const { conversation } = await rt.createConversation({ channel: 'web', tags: { topic: 'billing' } })
       assert.equal(conversation.channel, 'web')

@@ -205,7 +205,7 @@ func versionOf(v platform.BotVersion) versionRecord {
 }
 
 func userOf(u platform.ChatUser) userRecord {
-	return userRecord{u.ID, u.FID, u.Name, u.PictureURL, u.Profile, u.Tags, u.CreatedAt, u.UpdatedAt}
+	return userRecord{u.ID, u.FID, u.Name, u.PictureURL, u.Profile, u.Tags, u.Properties, u.Attributes, u.CreatedAt, u.UpdatedAt}
 }
 
 func conversationOf(c store.BotConversation) conversationRecord {
@@ -213,7 +213,7 @@ func conversationOf(c store.BotConversation) conversationRecord {
 	for i, p := range c.Participants {
 		ps[i] = participantRecord{p.UserID, p.CreatedAt}
 	}
-	return conversationRecord{c.ID, c.FID, c.OwnerID, c.Tags, c.Channel, c.Integration, ps, c.CreatedAt, c.UpdatedAt}
+	return conversationRecord{c.ID, c.FID, c.OwnerID, c.Tags, c.Channel, c.Integration, c.Properties, ps, c.CreatedAt, c.UpdatedAt}
 }
 
 func messageOf(m platform.Message) messageRecord {

@@ -93,6 +93,8 @@ type userRecord struct {
 	PictureURL string            `json:"pictureUrl,omitempty"`
 	Profile    string            `json:"profile,omitempty"`
 	Tags       map[string]string `json:"tags"`
+	Properties map[string]string `json:"properties,omitempty"`
+	Attributes map[string]string `json:"attributes,omitempty"`
 	CreatedAt  time.Time         `json:"createdAt"`
 	UpdatedAt  time.Time         `json:"updatedAt"`
 }
@@ -104,6 +106,7 @@ type conversationRecord struct {
 	Tags         map[string]string   `json:"tags"`
 	Channel      string              `json:"channel"`
 	Integration  string              `json:"integration"`
+	Properties   map[string]string   `json:"properties,omitempty"`
 	Participants []participantRecord `json:"participants"`
 	CreatedAt    time.Time           `json:"createdAt"`
 	UpdatedAt    time.Time           `json:"updatedAt"`

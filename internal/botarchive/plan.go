@@ -118,11 +118,11 @@ func (p *plan) build(a archive) error {
 			fid = x.bot // the user the bot speaks as has the bot's id
 		}
 		in.Users = append(in.Users, platform.ChatUser{ID: x.of(u.ID), FID: fid, Name: u.Name, PictureURL: u.PictureURL, Profile: u.Profile,
-			Tags: u.Tags, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt})
+			Tags: u.Tags, Properties: u.Properties, Attributes: u.Attributes, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt})
 	}
 	for _, c := range a.conversations {
 		conv := store.BotConversation{Conversation: platform.Conversation{ID: x.of(c.ID), FID: c.FID, OwnerID: x.of(c.OwnerID), Tags: c.Tags,
-			Channel: c.Channel, Integration: c.Integration, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}}
+			Channel: c.Channel, Integration: c.Integration, Properties: c.Properties, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}}
 		for _, pa := range c.Participants {
 			conv.Participants = append(conv.Participants, store.Participant{UserID: x.of(pa.UserID), CreatedAt: pa.CreatedAt})
 		}

@@ -153,15 +153,22 @@ func writeList[T any](w http.ResponseWriter, key string, items []T, next string,
 const tagsSchema = `{"type":"object","additionalProperties":{"type":"string"}}`
 const discriminateSchema = `{"type":"array","items":{"type":"string"},"maxItems":50}`
 
+// keyValues is the schema of the tags, properties and attributes of users
+// and conversations: the official client types allow null (removal) where
+// a value may change, and the same map serves creation.
+const keyValues = `{"type":"object","additionalProperties":{"type":["string","null"]}}`
+
 var (
 	rtUserSchema = schema("runtime-user.json", `{"type":"object","additionalProperties":false,"properties":{
-		"tags":`+tagsSchema+`,"name":{"type":"string"},"pictureUrl":{"type":"string"},"discriminateByTags":`+discriminateSchema+`}}`)
+		"tags":`+keyValues+`,"properties":`+keyValues+`,"attributes":`+keyValues+`,"name":{"type":"string"},"pictureUrl":{"type":"string"},
+		"integrationName":{"type":"string","maxLength":200},"discriminateByTags":`+discriminateSchema+`}}`)
 	rtUserUpdateSchema = schema("runtime-user-update.json", `{"type":"object","additionalProperties":false,"properties":{
-		"tags":`+tagsSchema+`,"name":{"type":["string","null"]},"pictureUrl":{"type":["string","null"]}}}`)
+		"tags":`+keyValues+`,"properties":`+keyValues+`,"attributes":`+keyValues+`,"name":{"type":["string","null"]},"pictureUrl":{"type":["string","null"]}}}`)
 	rtConversationSchema = schema("runtime-conversation.json", `{"type":"object","additionalProperties":false,"required":["channel"],"properties":{
-		"channel":{"type":"string"},"tags":`+tagsSchema+`,"discriminateByTags":`+discriminateSchema+`}}`)
+		"channel":{"type":"string"},"tags":`+keyValues+`,"properties":`+keyValues+`,"integrationName":{"type":"string","maxLength":200},
+		"discriminateByTags":`+discriminateSchema+`}}`)
 	rtConversationUpdateSchema = schema("runtime-conversation-update.json", `{"type":"object","additionalProperties":false,"properties":{
-		"tags":`+tagsSchema+`,"currentTaskId":{"type":"string"}}}`)
+		"tags":`+keyValues+`,"properties":`+keyValues+`,"currentTaskId":{"type":"string"}}}`)
 	rtParticipantSchema = schema("runtime-participant.json", `{"type":"object","additionalProperties":false,"required":["userId"],"properties":{"userId":{"type":"string","minLength":1}}}`)
 	rtMessageProps      = `"payload":{"type":"object"},"userId":{"type":"string","minLength":1},"conversationId":{"type":"string","minLength":1},
 		"type":{"type":"string","minLength":1},"tags":` + tagsSchema + `,"origin":{"enum":["synthetic"]}`

@@ -15,6 +15,10 @@ type ChatUser struct {
 	PictureURL string
 	Profile    string
 	Tags       map[string]string // never nil once read
+	// Properties and Attributes are the Runtime API's free key-value
+	// maps of a user, shown as given; never nil once read.
+	Properties map[string]string
+	Attributes map[string]string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 }
@@ -30,6 +34,7 @@ type Conversation struct {
 	// and "chat" for conversations of the Chat API.
 	Channel     string
 	Integration string
+	Properties  map[string]string // the Runtime API's free key-value map; never nil once read
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 }

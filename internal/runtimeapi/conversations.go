@@ -1,6 +1,7 @@
 package runtimeapi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -13,7 +14,12 @@ import (
 type ConversationInput struct {
 	Channel            *string           `json:"channel"`
 	Tags               map[string]string `json:"tags"`
+	Properties         map[string]string `json:"properties"`
 	DiscriminateByTags []string          `json:"discriminateByTags"`
+	// IntegrationName (deprecated, still sent by older SDKs) names the
+	// integration the conversation is of, as its integration field shows;
+	// "chat" when not given.
+	IntegrationName string `json:"integrationName"`
 }
 
 func (in ConversationInput) check(creating bool) error {
@@ -24,9 +30,18 @@ func (in ConversationInput) check(creating bool) error {
 		if len(*in.Channel) > MaxChannelName {
 			return platform.Invalid("channel", "at most %d characters", MaxChannelName)
 		}
+		if len(in.IntegrationName) > MaxChannelName {
+			return platform.Invalid("integrationName", "at most %d characters", MaxChannelName)
+		}
 	}
-	return platform.CheckTags("tags", in.Tags)
+	if err := platform.CheckTags("tags", in.Tags); err != nil {
+		return err
+	}
+	return platform.CheckTags("properties", in.Properties)
 }
+
+// integration is the integration a conversation created with in is of.
+func (in ConversationInput) integration() string { return cmp.Or(in.IntegrationName, "chat") }
 
 // NewConversationJSON renders a conversation just created (no messages).
 func NewConversationJSON(c platform.Conversation) map[string]any { return ConversationJSON(c, 0) }
@@ -37,10 +52,14 @@ func ConversationJSON(c platform.Conversation, messages int64) map[string]any {
 	if tags == nil {
 		tags = map[string]string{}
 	}
-	return map[string]any{
+	out := map[string]any{
 		"id": c.FID, "createdAt": platform.FormatTime(c.CreatedAt), "updatedAt": platform.FormatTime(c.UpdatedAt),
 		"channel": c.Channel, "integration": c.Integration, "tags": tags, "messageCount": messages,
 	}
+	if len(c.Properties) > 0 {
+		out["properties"] = c.Properties
+	}
+	return out
 }
 
 // CreateConversation creates a conversation of the bot. The bot's own user
@@ -58,14 +77,14 @@ func (s *Service) CreateConversation(ctx context.Context, botID string, in Conve
 	}
 	now := s.clock.Now()
 	c := platform.Conversation{ID: platform.NewID("conv_"), BotID: botID, OwnerID: bu.ID, Tags: created(in.Tags),
-		Channel: *in.Channel, Integration: "chat", CreatedAt: now, UpdatedAt: now}
+		Properties: created(in.Properties), Channel: *in.Channel, Integration: in.integration(), CreatedAt: now, UpdatedAt: now}
 	c.FID = c.ID
 	return c, s.store.CreateConversation(ctx, c)
 }
 
 // GetOrCreateConversation returns the bot's first conversation (by
-// creation) on that channel whose tags match the discriminating tags, or
-// creates one.
+// creation) of that integration and channel whose tags match the
+// discriminating tags, or creates one.
 func (s *Service) GetOrCreateConversation(ctx context.Context, botID string, in ConversationInput) (store.CountedConversation, bool, error) {
 	if err := in.check(true); err != nil {
 		return store.CountedConversation{}, false, err
@@ -76,7 +95,8 @@ func (s *Service) GetOrCreateConversation(ctx context.Context, botID string, in 
 	}
 	if len(by) > 0 {
 		defer s.lock(botID, "conversation")()
-		found, _, err := s.store.ListBotConversations(ctx, store.ConversationFilter{BotID: botID, Tags: anyOf(by), Channel: *in.Channel, Page: store.Page{Limit: 1}})
+		found, _, err := s.store.ListBotConversations(ctx, store.ConversationFilter{BotID: botID, Tags: anyOf(by), Channel: *in.Channel,
+			Integration: in.integration(), Page: store.Page{Limit: 1}})
 		if err != nil {
 			return store.CountedConversation{}, false, err
 		}
@@ -109,8 +129,8 @@ func (s *Service) counted(ctx context.Context, c platform.Conversation) (store.C
 	return store.CountedConversation{Conversation: c, Messages: n}, err
 }
 
-// UpdateConversation changes a conversation's tags (an empty value removes
-// a tag).
+// UpdateConversation changes a conversation's tags and properties (an
+// empty or null value removes a key).
 func (s *Service) UpdateConversation(ctx context.Context, botID, id string, in ConversationInput) (store.CountedConversation, error) {
 	if err := in.check(false); err != nil {
 		return store.CountedConversation{}, err
@@ -120,6 +140,7 @@ func (s *Service) UpdateConversation(ctx context.Context, botID, id string, in C
 		return store.CountedConversation{}, err
 	}
 	c.Tags = merged(c.Tags, in.Tags)
+	c.Properties = merged(c.Properties, in.Properties)
 	c.UpdatedAt = s.clock.Now()
 	if err := s.store.UpdateConversation(ctx, c); err != nil {
 		return store.CountedConversation{}, notFound(err, "conversation", id)

@@ -8,17 +8,27 @@ import (
 )
 
 // UserInput is the body of createUser, getOrCreateUser and updateUser; nil
-// leaves a field unchanged.
+// leaves a field unchanged. Properties and attributes change as tags do.
 type UserInput struct {
 	Tags               map[string]string `json:"tags"`
+	Properties         map[string]string `json:"properties"`
+	Attributes         map[string]string `json:"attributes"`
 	Name               *string           `json:"name"`
 	PictureURL         *string           `json:"pictureUrl"`
 	DiscriminateByTags []string          `json:"discriminateByTags"`
+	// IntegrationName is accepted for bots of older SDKs: a user has no
+	// integration to show, so it changes nothing.
+	IntegrationName string `json:"integrationName"`
 }
 
 func (in UserInput) check() error {
-	if err := platform.CheckTags("tags", in.Tags); err != nil {
-		return err
+	for _, m := range []struct {
+		field string
+		v     map[string]string
+	}{{"tags", in.Tags}, {"properties", in.Properties}, {"attributes", in.Attributes}} {
+		if err := platform.CheckTags(m.field, m.v); err != nil {
+			return err
+		}
 	}
 	if in.Name != nil && len([]rune(*in.Name)) > 200 {
 		return platform.Invalid("name", "at most 200 characters")
@@ -44,6 +54,12 @@ func UserJSON(u platform.ChatUser) map[string]any {
 	if u.Tags == nil {
 		out["tags"] = map[string]string{}
 	}
+	if len(u.Properties) > 0 {
+		out["properties"] = u.Properties
+	}
+	if len(u.Attributes) > 0 {
+		out["attributes"] = u.Attributes
+	}
 	if u.Name != "" {
 		out["name"] = u.Name
 	}
@@ -62,7 +78,8 @@ func (s *Service) CreateUser(ctx context.Context, botID string, in UserInput) (p
 		return platform.ChatUser{}, err
 	}
 	now := s.clock.Now()
-	u := platform.ChatUser{ID: platform.NewID("user_"), BotID: botID, Tags: created(in.Tags), CreatedAt: now, UpdatedAt: now}
+	u := platform.ChatUser{ID: platform.NewID("user_"), BotID: botID, Tags: created(in.Tags), Properties: created(in.Properties),
+		Attributes: created(in.Attributes), CreatedAt: now, UpdatedAt: now}
 	u.FID = u.ID
 	in.apply(&u)
 	return u, s.store.CreateChatUser(ctx, u)
@@ -103,8 +120,8 @@ func (s *Service) User(ctx context.Context, botID, id string) (platform.ChatUser
 	return u, notFound(err, "user", id)
 }
 
-// UpdateUser changes a user's name, picture and tags (an empty tag value
-// removes the tag).
+// UpdateUser changes a user's name, picture, tags, properties and
+// attributes (an empty or null value removes the key).
 func (s *Service) UpdateUser(ctx context.Context, botID, id string, in UserInput) (platform.ChatUser, error) {
 	if err := in.check(); err != nil {
 		return platform.ChatUser{}, err
@@ -115,6 +132,8 @@ func (s *Service) UpdateUser(ctx context.Context, botID, id string, in UserInput
 	}
 	in.apply(&u)
 	u.Tags = merged(u.Tags, in.Tags)
+	u.Properties = merged(u.Properties, in.Properties)
+	u.Attributes = merged(u.Attributes, in.Attributes)
 	u.UpdatedAt = s.clock.Now()
 	return u, notFound(s.store.UpdateChatUser(ctx, u), "user", id)
 }

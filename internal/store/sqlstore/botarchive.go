@@ -209,8 +209,9 @@ func (m importer) versions() error {
 
 func (m importer) users() error {
 	for _, u := range m.in.Users {
-		added, err := m.insert(store.RowUsers, `INSERT INTO chat_users (id, bot_id, fid, name, picture_url, profile, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			u.ID, m.in.BotID, u.FID, u.Name, u.PictureURL, u.Profile, tagsJSON(u.Tags), micros(u.CreatedAt), micros(u.UpdatedAt))
+		added, err := m.insert(store.RowUsers, `INSERT INTO chat_users (id, bot_id, fid, name, picture_url, profile, tags, properties, attributes, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, m.in.BotID, u.FID, u.Name, u.PictureURL, u.Profile, tagsJSON(u.Tags),
+			tagsJSON(u.Properties), tagsJSON(u.Attributes), micros(u.CreatedAt), micros(u.UpdatedAt))
 		if err != nil {
 			return err
 		}
@@ -225,8 +226,9 @@ func (m importer) users() error {
 
 func (m importer) conversations() error {
 	for _, c := range m.in.Conversations {
-		added, err := m.insert(store.RowConversations, `INSERT INTO conversations (id, bot_id, fid, owner_id, tags, channel, integration, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.ID, m.in.BotID, c.FID, c.OwnerID, tagsJSON(c.Tags), c.Channel, c.Integration, micros(c.CreatedAt), micros(c.UpdatedAt))
+		added, err := m.insert(store.RowConversations, `INSERT INTO conversations (id, bot_id, fid, owner_id, tags, channel, integration, properties, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, c.ID, m.in.BotID, c.FID, c.OwnerID, tagsJSON(c.Tags), c.Channel, c.Integration,
+			tagsJSON(c.Properties), micros(c.CreatedAt), micros(c.UpdatedAt))
 		if err != nil {
 			return err
 		}

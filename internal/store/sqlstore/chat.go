@@ -11,12 +11,12 @@ import (
 	"github.com/botplatform/botplatform/internal/store"
 )
 
-const chatUserCols = `u.id, u.bot_id, u.fid, u.name, u.picture_url, u.profile, u.tags, u.created_at, u.updated_at`
+const chatUserCols = `u.id, u.bot_id, u.fid, u.name, u.picture_url, u.profile, u.tags, u.properties, u.attributes, u.created_at, u.updated_at`
 
 // chatUserOrEmptyCols are chatUserCols of a row that may be missing (a
 // LEFT JOIN's): empty values then, and an empty id.
 const chatUserOrEmptyCols = `COALESCE(u.id, ''), COALESCE(u.bot_id, ''), COALESCE(u.fid, ''), COALESCE(u.name, ''),
-	COALESCE(u.picture_url, ''), COALESCE(u.profile, ''), u.tags, COALESCE(u.created_at, 0), COALESCE(u.updated_at, 0)`
+	COALESCE(u.picture_url, ''), COALESCE(u.profile, ''), u.tags, u.properties, u.attributes, COALESCE(u.created_at, 0), COALESCE(u.updated_at, 0)`
 
 func scanChatUser(sc interface{ Scan(...any) error }) (platform.ChatUser, error) {
 	var u platform.ChatUser
@@ -31,26 +31,34 @@ func scanChatUser(sc interface{ Scan(...any) error }) (platform.ChatUser, error)
 // chatUserRaw holds the columns of chatUserCols that are decoded after the
 // scan.
 type chatUserRaw struct {
-	tags             []byte
-	created, updated int64
+	tags, properties, attributes []byte
+	created, updated             int64
 }
 
 // dst is where chatUserCols scan to.
 func (r *chatUserRaw) dst(u *platform.ChatUser) []any {
-	return []any{&u.ID, &u.BotID, &u.FID, &u.Name, &u.PictureURL, &u.Profile, &r.tags, &r.created, &r.updated}
+	return []any{&u.ID, &u.BotID, &u.FID, &u.Name, &u.PictureURL, &u.Profile, &r.tags, &r.properties, &r.attributes, &r.created, &r.updated}
 }
 
 func (r *chatUserRaw) decode(u *platform.ChatUser) error {
 	u.CreatedAt, u.UpdatedAt = fromMicros(r.created), fromMicros(r.updated)
 	var err error
-	u.Tags, err = readTags(r.tags)
-	return err
+	for _, f := range []struct {
+		raw []byte
+		dst *map[string]string
+	}{{r.tags, &u.Tags}, {r.properties, &u.Properties}, {r.attributes, &u.Attributes}} {
+		if *f.dst, err = readTags(f.raw); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Store) CreateChatUser(ctx context.Context, u platform.ChatUser) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := s.exec(ctx, tx, `INSERT INTO chat_users (id, bot_id, fid, name, picture_url, profile, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			u.ID, u.BotID, u.FID, u.Name, u.PictureURL, u.Profile, tagsJSON(u.Tags), micros(u.CreatedAt), micros(u.UpdatedAt)); err != nil {
+		if _, err := s.exec(ctx, tx, `INSERT INTO chat_users (id, bot_id, fid, name, picture_url, profile, tags, properties, attributes, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.BotID, u.FID, u.Name, u.PictureURL, u.Profile, tagsJSON(u.Tags),
+			tagsJSON(u.Properties), tagsJSON(u.Attributes), micros(u.CreatedAt), micros(u.UpdatedAt)); err != nil {
 			return err
 		}
 		return s.writeTags(ctx, tx, userTags, u.ID, u.BotID, u.Tags)
@@ -66,11 +74,12 @@ func (s *Store) GetChatUser(ctx context.Context, botID, id string) (platform.Cha
 	return u, err
 }
 
-// UpdateChatUser replaces the user's name, picture, profile and tags.
+// UpdateChatUser replaces the user's name, picture, profile, tags,
+// properties and attributes.
 func (s *Store) UpdateChatUser(ctx context.Context, u platform.ChatUser) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if err := s.execOne(ctx, tx, `UPDATE chat_users SET name = ?, picture_url = ?, profile = ?, tags = ?, updated_at = ? WHERE id = ?`,
-			u.Name, u.PictureURL, u.Profile, tagsJSON(u.Tags), micros(u.UpdatedAt), u.ID); err != nil {
+		if err := s.execOne(ctx, tx, `UPDATE chat_users SET name = ?, picture_url = ?, profile = ?, tags = ?, properties = ?, attributes = ?, updated_at = ? WHERE id = ?`,
+			u.Name, u.PictureURL, u.Profile, tagsJSON(u.Tags), tagsJSON(u.Properties), tagsJSON(u.Attributes), micros(u.UpdatedAt), u.ID); err != nil {
 			return err
 		}
 		return s.writeTags(ctx, tx, userTags, u.ID, u.BotID, u.Tags)
@@ -95,25 +104,44 @@ func (s *Store) DeleteChatUser(ctx context.Context, id string) error {
 	})
 }
 
-const convCols = `c.id, c.bot_id, c.fid, c.owner_id, c.tags, c.channel, c.integration, c.created_at, c.updated_at`
+const convCols = `c.id, c.bot_id, c.fid, c.owner_id, c.tags, c.channel, c.integration, c.properties, c.created_at, c.updated_at`
 
 func scanConversation(sc interface{ Scan(...any) error }) (platform.Conversation, error) {
 	var c platform.Conversation
-	var cr, up int64
-	var tags []byte
-	err := sc.Scan(&c.ID, &c.BotID, &c.FID, &c.OwnerID, &tags, &c.Channel, &c.Integration, &cr, &up)
-	c.CreatedAt, c.UpdatedAt = fromMicros(cr), fromMicros(up)
-	if err == nil {
-		c.Tags, err = readTags(tags)
+	var raw convRaw
+	return c, noRows(raw.decode(&c, sc.Scan(raw.dst(&c)...)))
+}
+
+// convRaw holds the columns of convCols that are decoded after the scan.
+type convRaw struct {
+	tags, properties []byte
+	created, updated int64
+}
+
+// dst is where convCols scan to.
+func (r *convRaw) dst(c *platform.Conversation) []any {
+	return []any{&c.ID, &c.BotID, &c.FID, &c.OwnerID, &r.tags, &c.Channel, &c.Integration, &r.properties, &r.created, &r.updated}
+}
+
+// decode completes c once scanned, unless the scan failed with err.
+func (r *convRaw) decode(c *platform.Conversation, err error) error {
+	if err != nil {
+		return err
 	}
-	return c, noRows(err)
+	c.CreatedAt, c.UpdatedAt = fromMicros(r.created), fromMicros(r.updated)
+	if c.Tags, err = readTags(r.tags); err != nil {
+		return err
+	}
+	c.Properties, err = readTags(r.properties)
+	return err
 }
 
 // CreateConversation inserts the conversation with its owner as first participant.
 func (s *Store) CreateConversation(ctx context.Context, c platform.Conversation) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := s.exec(ctx, tx, `INSERT INTO conversations (id, bot_id, fid, owner_id, tags, channel, integration, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.ID, c.BotID, c.FID, c.OwnerID, tagsJSON(c.Tags), cmp.Or(c.Channel, "channel"), cmp.Or(c.Integration, "chat"), micros(c.CreatedAt), micros(c.UpdatedAt)); err != nil {
+		if _, err := s.exec(ctx, tx, `INSERT INTO conversations (id, bot_id, fid, owner_id, tags, channel, integration, properties, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, c.ID, c.BotID, c.FID, c.OwnerID, tagsJSON(c.Tags), cmp.Or(c.Channel, "channel"),
+			cmp.Or(c.Integration, "chat"), tagsJSON(c.Properties), micros(c.CreatedAt), micros(c.UpdatedAt)); err != nil {
 			return err
 		}
 		if err := s.writeTags(ctx, tx, conversationTags, c.ID, c.BotID, c.Tags); err != nil {

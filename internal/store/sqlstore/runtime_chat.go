@@ -138,15 +138,8 @@ const messageCount = `(SELECT COUNT(*) FROM messages mc WHERE mc.conversation_id
 
 func scanCountedConversation(sc interface{ Scan(...any) error }) (store.CountedConversation, error) {
 	var out store.CountedConversation
-	var cr, up int64
-	var tags []byte
-	c := &out.Conversation
-	err := sc.Scan(&c.ID, &c.BotID, &c.FID, &c.OwnerID, &tags, &c.Channel, &c.Integration, &cr, &up, &out.Messages)
-	c.CreatedAt, c.UpdatedAt = fromMicros(cr), fromMicros(up)
-	if err == nil {
-		c.Tags, err = readTags(tags)
-	}
-	return out, noRows(err)
+	var raw convRaw
+	return out, noRows(raw.decode(&out.Conversation, sc.Scan(append(raw.dst(&out.Conversation), &out.Messages)...)))
 }
 
 // ListBotConversations lists a bot's conversations with their message counts.
@@ -199,10 +192,12 @@ func (s *Store) CountMessages(ctx context.Context, conversationID string) (int64
 	return n, err
 }
 
-// UpdateConversation replaces the conversation's tags and update date.
+// UpdateConversation replaces the conversation's tags, properties and
+// update date.
 func (s *Store) UpdateConversation(ctx context.Context, c platform.Conversation) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if err := s.execOne(ctx, tx, `UPDATE conversations SET tags = ?, updated_at = ? WHERE id = ?`, tagsJSON(c.Tags), micros(c.UpdatedAt), c.ID); err != nil {
+		if err := s.execOne(ctx, tx, `UPDATE conversations SET tags = ?, properties = ?, updated_at = ? WHERE id = ?`,
+			tagsJSON(c.Tags), tagsJSON(c.Properties), micros(c.UpdatedAt), c.ID); err != nil {
 			return err
 		}
 		return s.writeTags(ctx, tx, conversationTags, c.ID, c.BotID, c.Tags)

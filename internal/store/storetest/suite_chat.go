@@ -77,14 +77,25 @@ func (e *env) newChatEvent(convID, userID string, isBot bool) platform.ChatEvent
 		Payload: json.RawMessage(fmt.Sprintf(`{"kind":"custom","n":%d,"nested":{"list":[1,2.5,null,true]}}`, n)), IsBot: isBot, CreatedAt: e.now()}
 }
 
+// normChatUser is u as read back: times at the store's precision, and its
+// maps never nil.
 func normChatUser(u platform.ChatUser) platform.ChatUser {
 	u.CreatedAt, u.UpdatedAt = mt(u.CreatedAt), mt(u.UpdatedAt)
+	u.Properties, u.Attributes = nonNil(u.Properties), nonNil(u.Attributes)
 	return u
 }
 
 func normConversation(c platform.Conversation) platform.Conversation {
 	c.CreatedAt, c.UpdatedAt = mt(c.CreatedAt), mt(c.UpdatedAt)
+	c.Properties = nonNil(c.Properties)
 	return c
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
 }
 
 func normMessage(m platform.Message) platform.Message { m.CreatedAt = mt(m.CreatedAt); return m }

@@ -15,24 +15,33 @@ func testRuntimeChatTags(t *testing.T, e *env) {
 	b := e.chatBot(t)
 	u := e.newChatUser(b.ID, "")
 	u.Tags = map[string]string{"crm": "42", "plan": "pro ünï"}
+	u.Properties, u.Attributes = map[string]string{"shared": "ünï"}, map[string]string{"tier": "gold"}
 	must(t, e.s.CreateChatUser(e.ctx, u), "CreateChatUser with tags")
-	same(t, normChatUser(e.getChatUser(t, b.ID, u.ID)), normChatUser(u), "user read back with its tags")
+	same(t, normChatUser(e.getChatUser(t, b.ID, u.ID)), normChatUser(u), "user read back with its tags, properties and attributes")
 	u.Tags = map[string]string{"plan": "free"}
+	u.Properties, u.Attributes = map[string]string{}, map[string]string{"tier": "silver", "seats": "3"}
 	u.UpdatedAt = e.now()
 	must(t, e.s.UpdateChatUser(e.ctx, u), "UpdateChatUser tags")
-	same(t, normChatUser(e.getChatUser(t, b.ID, u.ID)), normChatUser(u), "user after its tags changed")
+	same(t, normChatUser(e.getChatUser(t, b.ID, u.ID)), normChatUser(u), "user after its tags, properties and attributes changed")
 
 	c := e.newConversation(b.ID, u.ID, "")
-	c.Tags, c.Channel, c.Integration = map[string]string{"topic": "billing"}, "web", "chat"
+	c.Tags, c.Channel, c.Integration = map[string]string{"topic": "billing"}, "issue", "linear"
+	c.Properties = map[string]string{"shared": "yes"}
 	must(t, e.s.CreateConversation(e.ctx, c), "CreateConversation with tags")
 	got, err := e.s.GetConversation(e.ctx, b.ID, c.ID)
 	must(t, err, "GetConversation")
 	same(t, normConversation(got), normConversation(c), "conversation read back")
-	c.Tags = map[string]string{}
+	c.Tags, c.Properties = map[string]string{}, map[string]string{"shared": "no"}
 	c.UpdatedAt = e.now()
 	must(t, e.s.UpdateConversation(e.ctx, c), "UpdateConversation")
 	got, _ = e.s.GetConversation(e.ctx, b.ID, c.ID)
 	same(t, normConversation(got), normConversation(c), "conversation after its tags were removed")
+	listed, _, err := e.s.ListBotConversations(e.ctx, store.ConversationFilter{BotID: b.ID, Integration: "linear", Page: store.Page{Limit: 10}})
+	must(t, err, "ListBotConversations of an integration")
+	if len(listed) != 1 {
+		t.Fatalf("conversations of integration linear: %d, want 1", len(listed))
+	}
+	same(t, normConversation(listed[0].Conversation), normConversation(c), "conversation listed")
 
 	m := e.newMessage(c.ID, u.ID, true)
 	m.Tags = map[string]string{"kind": "greeting"}
