@@ -1,8 +1,8 @@
 package main
 
-// A bot's secrets and the roles that see them: the signing secret signs
-// for the bot, so only the roles that may change the bot read it
-// (docs/admin-api.md#roles).
+// A bot's secrets and the roles that see them: the signing secret and the
+// chat integration's encryptionKey sign for the bot and for its users, so
+// only the roles that may change the bot read them (docs/admin-api.md#roles).
 
 import (
 	"encoding/json"
@@ -16,23 +16,26 @@ import (
 
 func TestBotSecretsByRole(t *testing.T) {
 	runScenarios(t, []scenario{
-		{"a viewer reads no bot's signing secret from any route", testViewerSeesNoSigningSecret},
+		{"a viewer reads no bot's signing secret nor chat encryption key from any route", testViewerSeesNoBotSecrets},
 	})
 }
 
-func testViewerSeesNoSigningSecret(t *testing.T, s *testServer) {
+func testViewerSeesNoBotSecrets(t *testing.T, s *testServer) {
 	own := s.newWorkspace(t, "bot secrets")
 	viewer, _ := own.addMember("viewer")
 	dev, _ := own.addMember("developer")
 	bot := dev.createBot(map[string]any{"name": "guarded"})
 	botID := str(t, bot, "id")
 	signing := str(t, bot, "signingSecret")
+	encKey := str(t, bot, "integrations", "chat", "configuration", "encryptionKey")
+	secrets := map[string]string{"signing secret": signing, "chat encryption key": encKey}
 	path := "/v1/admin/bots/" + botID
 
-	// The roles that may change the bot read its secret in every answer.
+	// The roles that may change the bot read its secrets in every answer.
 	for _, c := range []client{dev, own} {
-		if got := str(t, c.get(path).ok(), "bot", "signingSecret"); got != signing {
-			t.Errorf("getBot of a developer or owner: signingSecret %q, want %q", got, signing)
+		b := c.get(path).ok()
+		if str(t, b, "bot", "signingSecret") != signing || str(t, b, "bot", "integrations", "chat", "configuration", "encryptionKey") != encKey {
+			t.Errorf("getBot of a developer or owner lacks the bot's secrets: %v", b)
 		}
 	}
 	if got := str(t, dev.put(path, map[string]any{"description": "seen"}).ok(), "bot", "signingSecret"); got != signing {
@@ -44,11 +47,14 @@ func testViewerSeesNoSigningSecret(t *testing.T, s *testServer) {
 	if got, ok := field(t, vb, "bot").(map[string]any)["signingSecret"]; !ok || got != "" {
 		t.Errorf("a viewer's getBot: signingSecret %#v, want the field present and empty", got)
 	}
+	if k, ok := field(t, vb, "bot", "integrations", "chat", "configuration").(map[string]any)["encryptionKey"]; ok {
+		t.Errorf("a viewer's getBot: chat encryptionKey %#v, want none", k)
+	}
 	if str(t, vb, "bot", "integrations", "chat", "webhookId") == "" || str(t, vb, "bot", "name") != "guarded" {
-		t.Errorf("a viewer's getBot lost more than the secret: %v", vb)
+		t.Errorf("a viewer's getBot lost more than the secrets: %v", vb)
 	}
 
-	// No route a viewer may read carries it: every GET operation of the
+	// No route a viewer may read carries them: every GET operation of the
 	// served OpenAPI document that takes a bearer token, with the bot's,
 	// its workspace's and its first version's ids in the path.
 	versions := dev.get(path + "/versions").ok()["versions"].([]any)
@@ -71,8 +77,10 @@ func testViewerSeesNoSigningSecret(t *testing.T, s *testServer) {
 		})
 		q := "?timeStart=2000-01-01T00:00:00Z&botId=" + botID
 		r := viewer.raw(http.MethodGet, filled+q, nil, "x-bot-id", botID)
-		if strings.Contains(string(r.Body), signing) {
-			t.Errorf("a viewer's GET %s (%d) carries the bot's signing secret: %s", filled, r.Status, tail(string(r.Body), 500))
+		for name, v := range secrets {
+			if strings.Contains(string(r.Body), v) {
+				t.Errorf("a viewer's GET %s (%d) carries the bot's %s: %s", filled, r.Status, name, tail(string(r.Body), 500))
+			}
 		}
 		checked++
 	}
@@ -84,11 +92,21 @@ func testViewerSeesNoSigningSecret(t *testing.T, s *testServer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := s.as(t, "", "").get(u.RequestURI()); r.Status != http.StatusOK || strings.Contains(string(r.Body), signing) {
-		t.Errorf("the version document a viewer's url designates: %d, carries the secret: %v", r.Status, strings.Contains(string(r.Body), signing))
+	r := s.as(t, "", "").get(u.RequestURI())
+	if r.Status != http.StatusOK {
+		t.Errorf("the version document a viewer's url designates: %d", r.Status)
+	}
+	for name, v := range secrets {
+		if strings.Contains(string(r.Body), v) {
+			t.Errorf("the version document a viewer's url designates carries the bot's %s", name)
+		}
 	}
 	// An export with the secrets is an administrator's.
 	viewer.post(path+"/export?secrets=true", nil).fail(http.StatusForbidden, "Forbidden")
+	// What viewers were shown changed nothing stored.
+	if k := str(t, dev.get(path).ok(), "bot", "integrations", "chat", "configuration", "encryptionKey"); k != encKey {
+		t.Errorf("after the viewer's reads, the developer's getBot has encryptionKey %q, want %q", k, encKey)
+	}
 }
 
 // pathParam is a parameter in an OpenAPI path: {id}.

@@ -1,18 +1,34 @@
 package admin
 
-import "github.com/botplatform/botplatform/internal/platform"
+import (
+	"maps"
+	"slices"
 
-// BotSecretsRole is the least role that reads a bot's signing secret: it
-// signs what the platform sends the bot, and the roles that may change the
-// bot (updateBot, rotateBotSigningSecrets) may have it; a viewer may not.
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// BotSecretsRole is the least role that reads a bot's secrets: its signing
+// secret, which signs what the platform sends the bot, and its chat
+// integration's encryptionKey, which signs its chat users' keys. The roles
+// that may change the bot (updateBot, rotateBotSigningSecrets) may have
+// them; a viewer may not.
 const BotSecretsRole = platform.RoleDeveloper
 
 // Shown is b as an answer to a shows it: below BotSecretsRole, with an
-// empty signing secret (the official client's Bot type requires the field).
+// empty signing secret (the official client's Bot type requires the field)
+// and no encryptionKey in its integrations' configuration.
 func Shown(a *platform.Actor, b platform.Bot) platform.Bot {
 	if a.Member.Role.AtLeast(BotSecretsRole) {
 		return b
 	}
 	b.SigningSecret = ""
+	b.Integrations = slices.Clone(b.Integrations)
+	for i, in := range b.Integrations {
+		if _, ok := in.Configuration["encryptionKey"]; ok {
+			in.Configuration = maps.Clone(in.Configuration)
+			delete(in.Configuration, "encryptionKey")
+			b.Integrations[i] = in
+		}
+	}
 	return b
 }
