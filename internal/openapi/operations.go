@@ -18,8 +18,8 @@ var _ = describe(map[string]op{
 		other: obj{"401": obj{"description": "the token is missing or wrong", "content": obj{"text/plain": obj{"schema": str}}}}},
 	"getOpenAPIDocument": {summary: "This document", result: object, other: notModified},
 	"openTunnel": {summary: "The WebSocket tunnel of bp dev --tunnelUrl (docs/sdk-bots.md)",
-		description: "A WebSocket upgrade: the tunnel carries what the platform sends the dev bot.",
-		status:      101, media: noBody, returns: "the connection is a WebSocket", errs: []int{400, 410}},
+		description: "A WebSocket upgrade: the tunnel carries what the platform sends the dev bot. A live connection holds its id: another is refused with 409.",
+		status:      101, media: noBody, returns: "the connection is a WebSocket", errs: []int{400, 409, 410}},
 
 	"openConsole": {summary: "The web console: a redirect to /console/", status: 301, media: noBody,
 		returns: "Location: /console/"},

@@ -127,6 +127,15 @@ func peerGone(err error) string {
 	return err.Error()
 }
 
+// answers tells whether the peer answers a ping within pingWait. Nothing
+// of the caller's bounds the wait: a caller that goes away must not make a
+// live peer look dead.
+func (t *tunnel) answers() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), t.pingWait)
+	defer cancel()
+	return t.ws.Ping(ctx) == nil
+}
+
 // keepalive answers hellos and pings the peer.
 func (t *tunnel) keepalive() {
 	tick := time.NewTicker(t.pingEvery)

@@ -49,6 +49,8 @@ func newEnv(t *testing.T, opts ...func(*Server)) *env {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 		case errors.Is(err, ErrServerClosed):
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		case errors.Is(err, ErrInUse):
+			http.Error(w, err.Error(), http.StatusConflict)
 		}
 		e.accepted <- err
 	})
@@ -86,6 +88,27 @@ func (e *env) dial(t *testing.T, id string) *cli {
 		t.Fatalf("answer to hello = %v, want a hello", f)
 	}
 	return c
+}
+
+// serve reads frames in the background, as `bp dev` does, so the socket
+// answers pings; the requests arrive on the channel, which closes when the
+// socket does.
+func (c *cli) serve() <-chan map[string]any {
+	out := make(chan map[string]any, 16)
+	go func() {
+		defer close(out)
+		for {
+			_, b, err := c.ws.Read(context.Background())
+			if err != nil {
+				return
+			}
+			var f map[string]any
+			if json.Unmarshal(b, &f) == nil {
+				out <- f
+			}
+		}
+	}()
+	return out
 }
 
 func (c *cli) write(frame any) {

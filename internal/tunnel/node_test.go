@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coder/websocket"
 
 	"github.com/botplatform/botplatform/internal/syncbuf"
 )
@@ -84,5 +87,21 @@ func TestNodeTunnelTail(t *testing.T) {
 	}
 	if got.Type != "request" || got.ID == "" || got.Method != "PUT" || got.Path != "/hook" || got.Query != "x=1" || got.Body != `{"a":"é"}` || got.Headers["X-Single"] != "one" {
 		t.Errorf("the request as the tail saw it: %+v", got)
+	}
+
+	// The tail answers pings, so its tunnel is live: another connection
+	// with its id is refused, and the tail keeps it.
+	dctx, dcancel := context.WithTimeout(t.Context(), hang)
+	defer dcancel()
+	ws, dres, err := websocket.Dial(dctx, e.wsURL+"/"+id, nil)
+	if err == nil {
+		ws.CloseNow()
+		t.Fatal("a second connection took the tail's tunnel")
+	}
+	if dres == nil || dres.StatusCode != http.StatusConflict {
+		t.Fatalf("second connection: %v, want 409", err)
+	}
+	if res := wait(t, call(t.Context(), e.srv, "GET", "http://localhost/"+id+"/again", "")); res.err != nil || res.res.StatusCode != 202 {
+		t.Fatalf("the tail after the refused connection: %+v", res)
 	}
 }

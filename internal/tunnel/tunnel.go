@@ -49,6 +49,10 @@ var (
 	// ErrServerClosed is returned by Accept after Close. It writes nothing:
 	// the caller answers 503.
 	ErrServerClosed = errors.New("tunnel server is shutting down")
+	// ErrInUse is returned, wrapped, by Accept for the id of a tunnel whose
+	// `bp dev` is alive (it answers a ping). It writes nothing: the caller
+	// answers 409.
+	ErrInUse = errors.New("a live `bp dev` connection holds this tunnel id")
 )
 
 var validID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
@@ -83,19 +87,28 @@ func New(log *slog.Logger) *Server {
 }
 
 // Accept upgrades r to a WebSocket and serves it as tunnel id until it
-// closes. A connection with the id of one already connected replaces it:
-// the CLI reconnects with the same id after a drop, often before the old
-// socket is known dead here.
+// closes. The id is the only credential of a tunnel (the CLI sends none),
+// so a connection never takes a live tunnel over: while the one connected
+// with the id answers a ping, another is refused with ErrInUse. One that
+// does not answer within the ping timeout is taken for dead, as keepalive
+// would, and replaced: the CLI reconnects with the same id after a drop,
+// often before the old socket is known dead here.
 //
-// Before upgrading it returns ErrBadID or ErrServerClosed with nothing
-// written. If the upgrade fails, coder/websocket has already answered. Once
-// upgraded it returns nil however the tunnel ends; the end is logged.
+// Before upgrading it returns ErrBadID, ErrServerClosed or ErrInUse with
+// nothing written. If the upgrade fails, coder/websocket has already
+// answered. Once upgraded it returns nil however the tunnel ends; the end
+// is logged.
 func (s *Server) Accept(w http.ResponseWriter, r *http.Request, id string) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
 	if s.isClosed() {
 		return ErrServerClosed
+	}
+	old := s.live(id)
+	if old != nil && old.answers() {
+		s.log.Warn("tunnel: a second connection for a live tunnel refused", "tunnel", id, "remote", r.RemoteAddr)
+		return fmt.Errorf("%w: tunnel %s", ErrInUse, id)
 	}
 	// No InsecureSkipVerify: the CLI sends no Origin, which coder/websocket
 	// accepts, while a page of another site (which does) stays refused.
@@ -112,12 +125,17 @@ func (s *Server) Accept(w http.ResponseWriter, r *http.Request, id string) error
 		_ = ws.Close(websocket.StatusGoingAway, "server is shutting down")
 		return nil
 	}
-	old := s.tunnels[id]
+	if cur := s.tunnels[id]; cur != nil && cur != old && !cur.ended() {
+		// Another connection came in meanwhile and won.
+		s.mu.Unlock()
+		_ = ws.Close(closeConflict, "another connection holds this tunnel id")
+		return nil
+	}
 	s.tunnels[id] = t
 	s.mu.Unlock()
 
 	if old != nil {
-		old.end(closeConflict, "replaced by a newer connection with the same tunnel id")
+		old.endWhy(0, "", "replaced: it answered no ping when a new connection came with its id")
 	}
 	s.log.Info("tunnel: `bp dev` connected", "tunnel", id, "remote", r.RemoteAddr, "replaced", old != nil)
 	t.serve()

@@ -172,15 +172,47 @@ func TestClosedWithPendingRequest(t *testing.T) {
 	}
 }
 
-func TestReconnectReplaces(t *testing.T) {
+// TestLiveTunnelNotTakenOver: the id is a tunnel's only credential, and
+// knowing it is not enough to take a live tunnel over: a second connection
+// is refused while the first answers pings, and the first keeps its
+// requests.
+func TestLiveTunnelNotTakenOver(t *testing.T) {
 	e := newEnv(t)
-	old := e.dial(t, "same")
-	ch := call(t.Context(), e.srv, "GET", "http://h/same/first", "")
-	old.read()
-	fresh := e.dial(t, "same")
-	if code := old.closedWith(); code != closeConflict {
-		t.Errorf("old connection closed with %d, want %d", code, closeConflict)
+	first := e.dial(t, "same")
+	frames := first.serve()
+	ctx, cancel := context.WithTimeout(t.Context(), hang)
+	defer cancel()
+	ws, res, err := websocket.Dial(ctx, e.wsURL+"/same", &websocket.DialOptions{HTTPHeader: http.Header{"User-Agent": {"tunnel-client"}}})
+	if err == nil {
+		ws.CloseNow()
+		t.Fatal("a second connection with a live tunnel's id was accepted")
 	}
+	if res == nil || res.StatusCode != http.StatusConflict {
+		t.Fatalf("second connection: %v (%+v), want 409", err, res)
+	}
+	if !e.srv.Connected("same") {
+		t.Fatal("the refused connection ended the live one")
+	}
+	ch := call(t.Context(), e.srv, "GET", "http://h/same/after", "")
+	r := <-frames
+	first.answer(r, 200, nil, "from the first")
+	if res := wait(t, ch); res.err != nil || string(res.body) != "from the first" {
+		t.Fatalf("after the refused connection: %q, %v", res.body, res.err)
+	}
+	if logs := e.logs.String(); !strings.Contains(logs, "second connection for a live tunnel refused") {
+		t.Errorf("logs, want the refusal:\n%s", logs)
+	}
+}
+
+// TestReconnectReplacesDeadPeer: the CLI reconnects with the same id
+// after a network drop, before the old socket is known dead here; the old
+// one answers no ping and the new one takes its place.
+func TestReconnectReplacesDeadPeer(t *testing.T) {
+	e := newEnv(t, func(s *Server) { s.pingEvery, s.pingWait = time.Hour, 50*time.Millisecond })
+	e.dial(t, "same") // from now on it reads nothing, so it answers no ping
+	ch := call(t.Context(), e.srv, "GET", "http://h/same/first", "")
+	waitFor(t, "the request to be pending", func() bool { return pending(e.srv, "same") == 1 })
+	fresh := e.dial(t, "same")
 	if res := wait(t, ch); res.err == nil || !strings.Contains(res.err.Error(), "replaced") {
 		t.Errorf("pending request on the old connection: %v, want it failed as replaced", res.err)
 	}
@@ -198,6 +230,17 @@ func TestReconnectReplaces(t *testing.T) {
 	if res := wait(t, ch); res.err != nil || r["path"] != "/second" || string(res.body) != "from fresh" {
 		t.Fatalf("after reconnecting: %q, %v (path %v)", res.body, res.err, r["path"])
 	}
+}
+
+// pending counts the requests waiting on tunnel id.
+func pending(s *Server, id string) int {
+	t := s.live(id)
+	if t == nil {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.pending)
 }
 
 func TestMalformedFrameCloses(t *testing.T) {
