@@ -73,7 +73,7 @@ const hostKeyKind = "botplatform node host key v2"
 
 // legacyHostKeyID starts the ids of the host keys earlier builds derived
 // from the bot's signing secret alone, which every workspace member could
-// read: they authenticate nothing (AuthenticateBotKey), and migration 0026
+// read: they authenticate nothing (AuthenticateBotKey), and migration 0027
 // deleted those it found.
 const legacyHostKeyID = platform.PrefixBotKey + "host"
 

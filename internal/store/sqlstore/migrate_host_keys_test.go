@@ -13,7 +13,7 @@ import (
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
-// TestHostKeysMigration: migration 0026 deletes the Node host's keys that
+// TestHostKeysMigration: migration 0027 deletes the Node host's keys that
 // earlier builds derived from a bot's signing secret (ids bak_host…), and
 // no other bot API key.
 func TestHostKeysMigration(t *testing.T) {
@@ -40,13 +40,13 @@ func TestHostKeysMigration(t *testing.T) {
 			}
 			d.Migrations = full
 			applied, err := sqlstore.New(db, db, d).Migrate(ctx)
-			if err != nil || !slices.Contains(applied, "0026_host_keys.sql") {
+			if err != nil || !slices.Contains(applied, "0027_host_keys.sql") {
 				t.Fatalf("migrating on: applied %v, %v", applied, err)
 			}
 			for id, kept := range keys {
 				_, _, err := st.GetBotKeyByHash(ctx, []byte(id))
 				if kept && err != nil || !kept && !errors.Is(err, platform.ErrNotFound) {
-					t.Errorf("key %s after migration 0026: %v, want kept %v", id, err, kept)
+					t.Errorf("key %s after migration 0027: %v, want kept %v", id, err, kept)
 				}
 			}
 		})
