@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -56,6 +57,8 @@ type proc struct {
 	definition *Definition
 	done       chan struct{} // closed after the process ended; err is set before
 	err        error
+	// listeners are the sandbox's, closed when the process ends: an open one keeps its network namespace.
+	listeners []net.Listener
 
 	stopOnce, readyOnce sync.Once
 
@@ -108,6 +111,7 @@ func startProc(s procSpec) (*proc, error) {
 		SysProcAttr: sysProcAttr(),
 	}
 	var box *sandbox.Setup
+	var listeners []net.Listener
 	if s.sandbox != nil {
 		var err error
 		if box, err = sandbox.Wrap(cmd, *s.sandbox); err != nil {
@@ -139,6 +143,7 @@ func startProc(s procSpec) (*proc, error) {
 		for _, ln := range lns {
 			if s.api != nil {
 				s.api.Add(ln)
+				listeners = append(listeners, ln)
 			} else {
 				ln.Close()
 			}
@@ -153,7 +158,7 @@ func startProc(s procSpec) (*proc, error) {
 	p := &proc{
 		procSpec: s, cmd: cmd,
 		calls: make(chan []byte, 64), quit: make(chan struct{}), ready: make(chan struct{}), done: make(chan struct{}),
-		pending: map[uint64]chan frameIn{}, lastFrame: time.Now(),
+		pending: map[uint64]chan frameIn{}, lastFrame: time.Now(), listeners: listeners,
 	}
 	var readers sync.WaitGroup
 	readers.Add(3)
@@ -301,6 +306,9 @@ func (p *proc) wait(readers *sync.WaitGroup, pipes []*os.File) {
 	p.mu.Lock()
 	p.reaped = true
 	p.mu.Unlock()
+	for _, ln := range p.listeners {
+		ln.Close()
+	}
 	killGroup(p.cmd.Process.Pid) // children the bundle started
 	drained := make(chan struct{})
 	go func() { readers.Wait(); close(drained) }()

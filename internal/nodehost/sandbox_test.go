@@ -146,6 +146,28 @@ func TestSandboxedBundleCannotTouchTheServer(t *testing.T) {
 	}
 }
 
+// A sandbox's API listener lives as long as its process: one left open
+// would keep the sandbox's network namespace, a descriptor and a goroutine
+// for every start of a bot.
+func TestSandboxListenerEndsWithItsProcess(t *testing.T) {
+	needNode(t)
+	if err := sandbox.Available(); err != nil {
+		t.Fatalf("no sandbox on this machine: %v", err)
+	}
+	api := sandbox.NewListener(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080})
+	defer api.Close()
+	h, _ := newHost(t, Config{Dir: t.TempDir(), API: api})
+	b := bot("b1")
+	for i := range 3 {
+		mustCall(t, h, b, "/echo")
+		if n := api.Len(); n != 1 {
+			t.Fatalf("start %d: %d listeners feed the API, want 1", i, n)
+		}
+		h.Stop(b.BotID)
+		eventually(t, "the stopped process's listener to close", func() bool { return api.Len() == 0 })
+	}
+}
+
 func TestNoSandboxRefusesBundles(t *testing.T) {
 	needNode(t)
 	err := noSandboxError{errors.New("user namespaces are disabled")}

@@ -127,6 +127,13 @@ func (l *Listener) Add(ln net.Listener) {
 	}()
 }
 
+// Len says how many sandboxes' listeners feed l.
+func (l *Listener) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.lns)
+}
+
 // Accept implements net.Listener.
 func (l *Listener) Accept() (net.Conn, error) {
 	select {
