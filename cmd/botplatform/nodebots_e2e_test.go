@@ -116,6 +116,13 @@ func testNodeBundleRefused(t *testing.T, s *testServer) {
 	if got := textOf(e.ask(u, e.conversation(u, ""), "still")); got != "node: still" {
 		t.Fatalf("after refused deploys the bot answers %q: a refused bundle replaced the one deployed before", got)
 	}
+	// A bundle that assigns a property of module.exports is a bundle too.
+	code := strings.Replace(nodeEchoBundle, "module.exports = { default: { handler:", "module.exports.default = { handler:", 1)
+	code = strings.TrimSuffix(strings.TrimSpace(code), "}") + "\n"
+	e.admin.put("/v1/admin/bots/"+e.botID, map[string]any{"code": code}).ok()
+	if got := textOf(e.ask(u, e.conversation(u, ""), "property")); got != "node: property" {
+		t.Fatalf("a bundle assigning module.exports.default answers %q", got)
+	}
 }
 
 func testDeployTables(t *testing.T, s *testServer) {

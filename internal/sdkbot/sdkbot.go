@@ -126,8 +126,8 @@ func New(cfg Config) *Caller {
 }
 
 // IsNodeBundle tells whether deployed code is a Node bundle rather than
-// code for the embedded VM: it assigns module.exports or a property of
-// exports. Every bundle `bp build` emits (esbuild, CommonJS) does, and code
+// code for the embedded VM: it assigns module.exports, exports' property
+// or a property of either (module.exports.handler = …). Every bundle `bp build` emits (esbuild, CommonJS) does, and code
 // for the embedded VM cannot (it has neither object). A plain scan, not a
 // regular expression: bundles are megabytes, and the runtime asks once per
 // deployed version.
@@ -145,15 +145,24 @@ func IsNodeBundle(code string) bool {
 			}
 			k := i
 			if word == "exports." {
-				for k < len(code) && isIdent(code[k]) {
-					k++
-				}
-				if k == i {
+				if k = skipIdent(code, k); k == i {
 					continue
 				}
 			}
-			for k < len(code) && strings.IndexByte(" \t\r\n", code[k]) >= 0 {
-				k++
+			// module.exports.handler = …, exports.a.b = …, module.exports["default"] = …
+			for k = skipSpace(code, k); k < len(code); k = skipSpace(code, k) {
+				if code[k] == '.' {
+					if n := skipIdent(code, skipSpace(code, k+1)); n > skipSpace(code, k+1) {
+						k = n
+						continue
+					}
+				} else if code[k] == '[' {
+					if n := strings.IndexByte(code[k:], ']'); n > 0 {
+						k += n + 1
+						continue
+					}
+				}
+				break
 			}
 			if k+1 < len(code) && code[k] == '=' && code[k+1] != '=' {
 				return true
@@ -161,6 +170,20 @@ func IsNodeBundle(code string) bool {
 		}
 	}
 	return false
+}
+
+func skipIdent(code string, k int) int {
+	for k < len(code) && isIdent(code[k]) {
+		k++
+	}
+	return k
+}
+
+func skipSpace(code string, k int) int {
+	for k < len(code) && strings.IndexByte(" \t\r\n", code[k]) >= 0 {
+		k++
+	}
+	return k
 }
 
 func isIdent(c byte) bool {

@@ -28,6 +28,14 @@ func TestIsNodeBundle(t *testing.T) {
 		{`if (module.exports == null) {}`, false},                // a comparison, not an assignment
 		{"exports.default = { handler }", true},                  // CommonJS through exports
 		{"exports.=1; x.exports.a = 1; myexports.a = 1", false},
+		{"module.exports.handler = async () => {}", true}, // a property of module.exports
+		{"module.exports . default\n= { handler }", true}, // spaced
+		{`module.exports["default"] = { handler }`, true}, // by index
+		{"exports.default.handler = h", true},             // a property's property
+		{"module.exports.handler == null", false},         // a comparison
+		{"if (module.exports.handler) run()", false},      // a read
+		{"module.exports.", false},                        // cut short
+		{"module.exports[", false},
 		{strings.Repeat("var a = 1; // module.exports\n", 50000) + "module.exports = a", true}, // megabytes
 	} {
 		if got := IsNodeBundle(tc.code); got != tc.want {
