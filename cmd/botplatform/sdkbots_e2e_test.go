@@ -221,6 +221,13 @@ func testURLBotFailures(t *testing.T, s *testServer) {
 	f.srv.Close()
 	e.send(u, conv, "lost")
 	e.waitLog("level=warn", "delivering message", "attempt 1 of 8", "the bot cannot be reached at its url")
+	e.waitLog("level=warn", "delivering message", "attempt 7 of 8")
+	// The give-up says how long the tries lasted (25.4 s of backoff), not the last try's time.
+	line := e.waitLog("level=error", "delivering message", "failed after 8 tries over ", "the bot cannot be reached at its url")
+	over := strings.TrimSpace(strings.SplitN(strings.SplitN(line.Message, " tries over ", 2)[1], "(", 2)[0])
+	if d, err := time.ParseDuration(over); err != nil || d < 25*time.Second {
+		t.Fatalf("the give-up says the tries lasted %q: %s", over, line.Message)
+	}
 }
 
 func testURLBotActions(t *testing.T, s *testServer) {

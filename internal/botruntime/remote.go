@@ -83,6 +83,11 @@ func (r *Runtime) deliver(ctx context.Context, j platform.Job, p platform.BotEve
 			r.log.Error("bot runtime: writing a delivery's log", "bot", b.ID, "err", err)
 		}
 		return r.store.RetryJob(ctx, j.ID, r.clock.Now().Add(backoff))
+	case j.Attempts > 1:
+		// The time since the event was queued: the last try's alone says little of a give-up.
+		entry.Level, entry.Message = "error", fmt.Sprintf("delivering %s failed after %d tries over %s (the last took %s): %s",
+			what, j.Attempts, round(r.clock.Now().Sub(j.CreatedAt)), round(took), reason)
+		r.endEvent(ctx, j, platform.EventFailed, reason)
 	default:
 		entry.Level, entry.Message = "error", fmt.Sprintf("delivering %s failed after %s: %s", what, round(took), reason)
 		r.endEvent(ctx, j, platform.EventFailed, reason)
