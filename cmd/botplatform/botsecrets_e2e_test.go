@@ -28,8 +28,16 @@ func testViewerSeesNoBotSecrets(t *testing.T, s *testServer) {
 	botID := str(t, bot, "id")
 	signing := str(t, bot, "signingSecret")
 	encKey := str(t, bot, "integrations", "chat", "configuration", "encryptionKey")
-	secrets := map[string]string{"signing secret": signing, "chat encryption key": encKey}
+	// A dev bot's url names its `bp dev` tunnel, whose id is the tunnel's
+	// only credential; one delivery puts the tunnel in the bot's logs.
+	const tunnelID = "7d1f0b52-9c4e-4a8e-b1d2-3f6a0c9e8b71"
 	path := "/v1/admin/bots/" + botID
+	dev.put(path, map[string]any{"url": s.URL + "/" + tunnelID}).ok()
+	dev.raw(http.MethodPost, "/v1/chat/actions", map[string]any{"type": "ping", "input": map[string]any{}}, "x-bot-id", botID).fail(400, "Runtime")
+	if logs := string(dev.get("/v1/admin/bots/" + botID + "/logs?timeStart=2000-01-01T00:00:00Z").Body); !strings.Contains(logs, "tunnel 7d1f0b52…") {
+		t.Fatalf("the bot's logs do not name its tunnel, cut short: %s", logs)
+	}
+	secrets := map[string]string{"signing secret": signing, "chat encryption key": encKey, "tunnel id": tunnelID[8:]}
 
 	// The roles that may change the bot read its secrets in every answer.
 	for _, c := range []client{dev, own} {
@@ -37,6 +45,9 @@ func testViewerSeesNoBotSecrets(t *testing.T, s *testServer) {
 		if str(t, b, "bot", "signingSecret") != signing || str(t, b, "bot", "integrations", "chat", "configuration", "encryptionKey") != encKey {
 			t.Errorf("getBot of a developer or owner lacks the bot's secrets: %v", b)
 		}
+	}
+	if got := str(t, dev.get(path).ok(), "bot", "url"); got != s.URL+"/"+tunnelID {
+		t.Errorf("a developer's getBot: url %q", got)
 	}
 	if got := str(t, dev.put(path, map[string]any{"description": "seen"}).ok(), "bot", "signingSecret"); got != signing {
 		t.Errorf("updateBot's answer: signingSecret %q, want %q", got, signing)

@@ -8,20 +8,23 @@ import (
 )
 
 // BotSecretsRole is the least role that reads a bot's secrets: its signing
-// secret, which signs what the platform sends the bot, and its chat
-// integration's encryptionKey, which signs its chat users' keys. The roles
+// secret, which signs what the platform sends the bot, its chat
+// integration's encryptionKey, which signs its chat users' keys, and its
+// url, which for a dev bot names the `bp dev` tunnel whose id is the
+// tunnel's only credential. The roles
 // that may change the bot (updateBot, rotateBotSigningSecrets) may have
 // them; a viewer may not.
 const BotSecretsRole = platform.RoleDeveloper
 
 // Shown is b as an answer to a shows it: below BotSecretsRole, with an
-// empty signing secret (the official client's Bot type requires the field)
-// and no encryptionKey in its integrations' configuration.
+// empty signing secret (the official client's Bot type requires the field),
+// no url and no encryptionKey in its integrations' configuration.
 func Shown(a *platform.Actor, b platform.Bot) platform.Bot {
 	if a.Member.Role.AtLeast(BotSecretsRole) {
 		return b
 	}
 	b.SigningSecret = ""
+	b.Spec.URL = ""
 	b.Integrations = slices.Clone(b.Integrations)
 	for i, in := range b.Integrations {
 		if _, ok := in.Configuration["encryptionKey"]; ok {

@@ -158,24 +158,46 @@ func (s *Service) BotVersionURL(ctx context.Context, a *platform.Actor, botID, i
 	}
 	expires := strconv.FormatInt(s.clock.Now().Add(VersionURLTTL).Unix(), 10)
 	q := url.Values{"expires": {expires}, "signature": {signing.MAC(secret, versionURLKind, botID, id, expires)}}
+	if !a.Member.Role.AtLeast(BotSecretsRole) {
+		// The document shows what its asker's getBot shows: signed, so that
+		// dropping the parameter breaks the signature.
+		q.Set("view", versionViewLimited)
+		q.Set("signature", signing.MAC(secret, versionURLKind, botID, id, expires, versionViewLimited))
+	}
 	return s.versions.publicURL + "/v1/admin/bots/" + url.PathEscape(botID) + "/versions/" + url.PathEscape(id) + "/content?" + q.Encode(), nil
 }
 
 // SignedBotVersion returns the version a url of BotVersionURL designates,
 // with its code and spec.
-func (s *Service) SignedBotVersion(ctx context.Context, botID, id, expires, signature string) (platform.BotVersion, error) {
+func (s *Service) SignedBotVersion(ctx context.Context, botID, id, expires, view, signature string) (platform.BotVersion, error) {
 	bad := platform.Errorf(platform.TypeForbidden, "this URL is invalid or has expired; get a new one with getBotVersion")
 	secret, err := s.versionSecret(ctx)
 	if err != nil {
 		return platform.BotVersion{}, err
 	}
+	fields := []string{versionURLKind, botID, id, expires}
+	switch view {
+	case "":
+	case versionViewLimited:
+		fields = append(fields, view)
+	default:
+		return platform.BotVersion{}, bad
+	}
 	exp, perr := strconv.ParseInt(expires, 10, 64)
-	if !signing.Valid(secret, signature, versionURLKind, botID, id, expires) || perr != nil || s.clock.Now().After(time.Unix(exp, 0)) {
+	if !signing.Valid(secret, signature, fields...) || perr != nil || s.clock.Now().After(time.Unix(exp, 0)) {
 		return platform.BotVersion{}, bad
 	}
 	ws, err := s.store.GetBotWorkspace(ctx, botID)
 	if err != nil {
 		return platform.BotVersion{}, notFound(err, "bot", botID)
 	}
-	return s.getVersion(ctx, ws, botID, id)
+	v, err := s.getVersion(ctx, ws, botID, id)
+	if view == versionViewLimited {
+		v.Spec.URL = "" // as Shown
+	}
+	return v, err
 }
+
+// versionViewLimited is the view of a version url made for a role below
+// BotSecretsRole.
+const versionViewLimited = "limited"

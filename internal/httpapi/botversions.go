@@ -95,7 +95,7 @@ func (a *api) deployBotVersion(w http.ResponseWriter, r *http.Request, act *plat
 // designates (docs/data.md#bot-versions).
 func (a *api) botVersionContent(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	v, err := a.Admin.SignedBotVersion(r.Context(), r.PathValue("id"), r.PathValue("versionId"), q.Get("expires"), q.Get("signature"))
+	v, err := a.Admin.SignedBotVersion(r.Context(), r.PathValue("id"), r.PathValue("versionId"), q.Get("expires"), q.Get("view"), q.Get("signature"))
 	if err != nil {
 		return err
 	}

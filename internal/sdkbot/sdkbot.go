@@ -172,6 +172,14 @@ func IsNodeBundle(code string) bool {
 	return false
 }
 
+// shortID is a tunnel id as the bot's logs show it: its first 8 characters.
+func shortID(id string) string {
+	if len(id) <= 8 {
+		return id
+	}
+	return id[:8] + "…"
+}
+
 func skipIdent(code string, k int) int {
 	for k < len(code) && isIdent(code[k]) {
 		k++
@@ -207,7 +215,7 @@ type Call struct {
 type Result struct {
 	Status int
 	Body   []byte
-	// Via names where the request went ("http://…", "tunnel …", "node").
+	// Via names where the request went: the url's origin ("http://host:port"), "tunnel 5f0c4a3e…" or "node".
 	Via string
 }
 
@@ -323,26 +331,38 @@ func configuration(b platform.Bot) ([]byte, error) {
 func (c *Caller) sendHTTP(ctx context.Context, call Call, h http.Header) (Result, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, call.Bot.Spec.URL, bytes.NewReader(call.Body))
 	if err != nil {
-		return Result{Via: call.Bot.Spec.URL}, fmt.Errorf("the bot's url: %w", err)
+		return Result{Via: "its url"}, errors.New("the bot's url cannot be parsed")
 	}
 	req.Header = h
-	via := call.Bot.Spec.URL
+	// Via is read by every member in the bot's logs: the url's origin only
+	// (a path may hold a token), a tunnel's id cut short (it is the
+	// tunnel's only credential).
+	via := req.URL.Scheme + "://" + req.URL.Host
 	id, tunnel := c.route.tunnelID(req.URL)
 	if tunnel {
-		via = "tunnel " + id
+		via = "tunnel " + shortID(id)
 		// A tunnel carries the events of the first bot sent down it (the
 		// dev bot whose url names it), for the life of this process.
 		if owner, taken := c.bound.LoadOrStore(id, call.Bot.ID); taken && owner != call.Bot.ID {
-			return Result{Via: via}, fmt.Errorf("%w: tunnel %s carries the events of bot %s", ErrTunnelTaken, id, owner)
+			return Result{Via: via}, fmt.Errorf("%w: tunnel %s carries the events of bot %s", ErrTunnelTaken, shortID(id), owner)
 		}
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		// What the tunnel server says, without the url (the bot's logs show
+		// neither it nor the tunnel's whole id).
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		if tunnel {
+			err = errors.New(strings.ReplaceAll(err.Error(), id, shortID(id)))
+		}
 		switch {
 		case ctx.Err() != nil:
 			return Result{Via: via}, err // its deadline: not sent again
 		case tunnel:
-			return Result{Via: via}, fmt.Errorf("%w: %w", ErrUnreachable, err) // what the tunnel server says
+			return Result{Via: via}, fmt.Errorf("%w: %w", ErrUnreachable, err)
 		}
 		c.cfg.Log.Info("sdk bot: the bot's url cannot be reached", "bot", call.Bot.ID, "url", call.Bot.Spec.URL, "err", err)
 		return Result{Via: via}, errNoAnswer
