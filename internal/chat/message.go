@@ -86,12 +86,22 @@ var MessageSchema = func() *jsonbody.Schema {
 		"choice":   choice,
 		"dropdown": choice,
 	}
-	var blocItems []any
+	blocItems := map[string]obj{}
 	for _, t := range []string{"text", "markdown", "image", "audio", "video", "file", "location"} {
-		blocItems = append(blocItems, withType(types[t], t))
+		blocItems[t] = types[t]
 	}
-	types["bloc"] = loose(obj{"items": obj{"type": "array", "items": obj{"anyOf": blocItems}}}, "items")
+	types["bloc"] = loose(obj{"items": obj{"type": "array", "items": union(blocItems)}}, "items")
+	payload := union(types)
+	body := obj{"type": "object", "additionalProperties": false, "required": []string{"payload", "conversationId"},
+		"properties": obj{"payload": payload, "conversationId": str, "metadata": obj{"type": []string{"object", "null"}}}}
+	b, _ := json.Marshal(body)
+	return jsonbody.Compile("chat-message.json", string(b))
+}()
 
+// union is an object of one of the given types, named by its "type":
+// checked against that type's schema only, so that an error names the
+// field at fault of the type given rather than of the first type tried.
+func union(types map[string]obj) obj {
 	// Sorted, so that the source, which the API document shows, is the same
 	// in every process.
 	names := slices.Sorted(maps.Keys(types))
@@ -99,12 +109,8 @@ var MessageSchema = func() *jsonbody.Schema {
 	for _, name := range names {
 		rules = append(rules, obj{"if": obj{"properties": obj{"type": obj{"const": name}}}, "then": types[name]})
 	}
-	payload := obj{"type": "object", "required": []string{"type"}, "properties": obj{"type": obj{"enum": names}}, "allOf": rules}
-	body := obj{"type": "object", "additionalProperties": false, "required": []string{"payload", "conversationId"},
-		"properties": obj{"payload": payload, "conversationId": str, "metadata": obj{"type": []string{"object", "null"}}}}
-	b, _ := json.Marshal(body)
-	return jsonbody.Compile("chat-message.json", string(b))
-}()
+	return obj{"type": "object", "required": []string{"type"}, "properties": obj{"type": obj{"enum": names}}, "allOf": rules}
+}
 
 // withType is s requiring the given type discriminator.
 func withType(s obj, t string) obj {
