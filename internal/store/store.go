@@ -280,7 +280,7 @@ type Store interface {
 	// UpdateConversation replaces its tags and update date.
 	UpdateConversation(ctx context.Context, c platform.Conversation) error
 	FindMessages(ctx context.Context, f MessageFilter) ([]platform.Message, string, error)
-	// UpdateMessage replaces the payload, tags and update date of a message of botID.
+	// UpdateMessage replaces the payload, metadata, tags and update date of a message of botID.
 	UpdateMessage(ctx context.Context, m platform.Message, botID string) error
 	// GetRuntimeState returns a named state not lapsed at now.
 	GetRuntimeState(ctx context.Context, botID, typ, scopeID, name string, now time.Time) (platform.RuntimeState, error)

@@ -229,7 +229,7 @@ func (s *Store) FindMessages(ctx context.Context, f store.MessageFilter) ([]plat
 // UpdateMessage replaces a message's payload and tags.
 func (s *Store) UpdateMessage(ctx context.Context, m platform.Message, botID string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if err := s.execOne(ctx, tx, `UPDATE messages SET payload = ?, tags = ?, updated_at = ? WHERE id = ?`, string(m.Payload), tagsJSON(m.Tags), micros(m.UpdatedAt), m.ID); err != nil {
+		if err := s.execOne(ctx, tx, `UPDATE messages SET payload = ?, metadata = ?, tags = ?, updated_at = ? WHERE id = ?`, string(m.Payload), nullJSON(m.Metadata), tagsJSON(m.Tags), micros(m.UpdatedAt), m.ID); err != nil {
 			return err
 		}
 		return s.writeTags(ctx, tx, messageTags, m.ID, botID, m.Tags)

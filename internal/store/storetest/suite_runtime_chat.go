@@ -50,11 +50,12 @@ func testRuntimeChatTags(t *testing.T, e *env) {
 	must(t, err, "GetMessage")
 	same(t, normMessage(gm), normMessage(m), "message read back")
 	m.Payload = []byte(`{"type":"text","text":"edited"}`)
+	m.Metadata = []byte(`{"edited":true}`)
 	m.Tags = map[string]string{"kind": "greeting", "edited": "1"}
 	m.UpdatedAt = e.now()
 	must(t, e.s.UpdateMessage(e.ctx, m, b.ID), "UpdateMessage")
 	gm, _ = e.s.GetMessage(e.ctx, m.ID)
-	if string(gm.Payload) != string(m.Payload) || len(gm.Tags) != 2 || !mt(gm.UpdatedAt).Equal(mt(m.UpdatedAt)) {
+	if string(gm.Payload) != string(m.Payload) || string(gm.Metadata) != string(m.Metadata) || len(gm.Tags) != 2 || !mt(gm.UpdatedAt).Equal(mt(m.UpdatedAt)) {
 		t.Errorf("message after UpdateMessage: %+v", gm)
 	}
 	if err := e.s.UpdateMessage(e.ctx, platform.Message{ID: "msg_missing", Payload: []byte(`{}`), UpdatedAt: e.now()}, b.ID); err != platform.ErrNotFound {
