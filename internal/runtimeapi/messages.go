@@ -12,9 +12,9 @@ import (
 	"github.com/botplatform/botplatform/internal/store"
 )
 
-// A Runtime message is a Chat API message seen from the bot: its type is
-// the chat payload's "type", its payload the rest; it is outgoing when the
-// bot wrote it, incoming when a user did.
+// A Runtime message is a Chat API message seen from the bot, as an SDK
+// message (payload.go); it is outgoing when the bot wrote it, incoming when
+// a user did.
 
 // MessageInput is the body of createMessage and getOrCreateMessage, and one
 // message of importMessages.
@@ -32,14 +32,7 @@ type MessageInput struct {
 
 // MessageJSON renders a message as the Runtime API returns it.
 func MessageJSON(m chat.MessageView) map[string]any {
-	var payload map[string]json.RawMessage
-	_ = json.Unmarshal(m.Payload, &payload)
-	var typ string
-	_ = json.Unmarshal(payload["type"], &typ)
-	delete(payload, "type")
-	if payload == nil {
-		payload = map[string]json.RawMessage{}
-	}
+	typ, payload := fromChat(m.Payload, m.Metadata)
 	direction := "incoming"
 	if m.IsBot {
 		direction = "outgoing"
@@ -56,29 +49,6 @@ func MessageJSON(m chat.MessageView) map[string]any {
 		"id": m.ID, "createdAt": platform.FormatTime(m.CreatedAt), "updatedAt": platform.FormatTime(updated),
 		"type": typ, "payload": payload, "direction": direction, "userId": m.UserFID, "conversationId": m.ConversationFID, "tags": tags,
 	}
-}
-
-// chatPayload joins a Runtime type and payload into the chat payload it is
-// stored as, checked as chat messages are.
-func chatPayload(field, typ string, payload json.RawMessage) (json.RawMessage, error) {
-	if typ == "" {
-		return nil, platform.Invalid("type", "is required")
-	}
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &p); err != nil || p == nil {
-		return nil, platform.Invalid(field+"payload", "must be an object")
-	}
-	t, _ := json.Marshal(typ)
-	p["type"] = t
-	out, _ := json.Marshal(p)
-	if _, err := chat.CheckMessage(chat.MessageInput{ConversationID: "-", Payload: out}); err != nil {
-		var e *platform.Error
-		if errors.As(err, &e) {
-			return nil, platform.Invalid(field+"payload", "%s", e.Message)
-		}
-		return nil, err
-	}
-	return out, nil
 }
 
 // author resolves the writer of a message: the bot itself (its id) or one
@@ -110,7 +80,7 @@ func (s *Service) CreateMessage(ctx context.Context, botID string, in MessageInp
 	if err := platform.CheckTags("tags", in.Tags); err != nil {
 		return chat.MessageView{}, err
 	}
-	payload, err := chatPayload("", in.Type, in.Payload)
+	payload, metadata, err := chatMessage("", in.Type, in.Payload)
 	if err != nil {
 		return chat.MessageView{}, err
 	}
@@ -122,7 +92,7 @@ func (s *Service) CreateMessage(ctx context.Context, botID string, in MessageInp
 	if err != nil {
 		return chat.MessageView{}, err
 	}
-	m := platform.Message{ID: platform.NewID("msg_"), Payload: payload, IsBot: true, Tags: created(in.Tags)}
+	m := platform.Message{ID: platform.NewID("msg_"), Payload: payload, Metadata: metadata, IsBot: true, Tags: created(in.Tags)}
 	return s.chat.SendMessage(ctx, c, u, m, time.Time{})
 }
 
@@ -188,8 +158,8 @@ type MessageUpdate struct {
 	Payload json.RawMessage   `json:"payload"`
 }
 
-// UpdateMessage replaces a message's payload (same type) and merges its
-// tags (an empty value removes a tag).
+// UpdateMessage replaces a message's payload (same type), its metadata
+// with it, and merges its tags (an empty value removes a tag).
 func (s *Service) UpdateMessage(ctx context.Context, botID, id string, in MessageUpdate) (chat.MessageView, error) {
 	if err := platform.CheckTags("tags", in.Tags); err != nil {
 		return chat.MessageView{}, err
@@ -203,7 +173,7 @@ func (s *Service) UpdateMessage(ctx context.Context, botID, id string, in Messag
 			Type string `json:"type"`
 		}
 		_ = json.Unmarshal(m.Payload, &old)
-		if m.Payload, err = chatPayload("", old.Type, in.Payload); err != nil {
+		if m.Payload, m.Metadata, err = chatMessage("", old.Type, in.Payload); err != nil {
 			return chat.MessageView{}, err
 		}
 	}
@@ -277,7 +247,7 @@ func (s *Service) ImportMessages(ctx context.Context, botID string, in []Message
 		if err := platform.CheckTags(field+"tags", m.Tags); err != nil {
 			return nil, err
 		}
-		payload, err := chatPayload(field, m.Type, m.Payload)
+		payload, metadata, err := chatMessage(field, m.Type, m.Payload)
 		if err != nil {
 			return nil, err
 		}
@@ -310,7 +280,7 @@ func (s *Service) ImportMessages(ctx context.Context, botID string, in []Message
 				continue
 			}
 		}
-		msg := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: payload,
+		msg := platform.Message{ID: platform.NewID("msg_"), ConversationID: c.ID, UserID: u.ID, Payload: payload, Metadata: metadata,
 			IsBot: u.ID == botID, History: true, Tags: created(m.Tags), CreatedAt: at.UTC()}
 		if _, err := s.store.CreateMessage(ctx, msg); err != nil {
 			return nil, notFound(err, "conversation", m.ConversationID)
