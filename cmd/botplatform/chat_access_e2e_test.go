@@ -197,6 +197,21 @@ func testChatCORS(t *testing.T, e *chatEnv) {
 			t.Errorf("%s (status %d): CORS headers %v", r.what, r.Status, r.Header)
 		}
 	}
+	// The origin is echoed with credentials because the official chat client
+	// sends its requests with credentials in a browser; no ambient credential
+	// (a cookie, HTTP authentication, an owner's token) identifies a chat
+	// user, so a page that borrows a visitor's browser learns nothing.
+	for _, hdr := range [][]string{
+		{"Cookie", "session=1"},
+		{"Authorization", "Basic dXNlcjpwYXNz"},
+		{"Authorization", "Bearer " + e.s.Boot.Token},
+	} {
+		r := anon.raw(http.MethodGet, e.base+"/users/me", nil, "Origin", origin, hdr[0], hdr[1])
+		r.fail(401, "Unauthorized", "user key")
+		if r.Header.Get("Set-Cookie") != "" {
+			t.Errorf("the Chat API set a cookie: %q", r.Header.Get("Set-Cookie"))
+		}
+	}
 	for o, want := range map[string]bool{"https://eu.shop.example": true, "https://shop.example": false, "http://eu.shop.example": false,
 		"https://app.example.com:8443": false, "null": false} {
 		got := anon.raw(http.MethodGet, e.base+"/hello/", nil, "Origin", o).Header.Get("Access-Control-Allow-Origin")
