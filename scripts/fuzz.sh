@@ -24,6 +24,8 @@ targets='
 ./internal/httpapi FuzzQueryString
 ./internal/chat FuzzUserKey
 ./internal/files FuzzVerifySignedURL
+./internal/tunnel FuzzParseFrame
+./internal/botruntime FuzzBotAnswer
 ./internal/indexing/parse FuzzParseText
 ./internal/indexing/parse FuzzParseMarkdown
 ./internal/indexing/parse FuzzParseHTML
