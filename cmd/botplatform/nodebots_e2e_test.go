@@ -12,12 +12,17 @@ import (
 	"testing"
 )
 
-// nodeEchoBundle answers messages through the Runtime API with fetch, as
-// @botpress/client does, and logs the SDK's way (BP_LOG_FORMAT=json).
-const nodeEchoBundle = `
+// bundleAPI is api(path, body), a bundle's POST to the Runtime API with
+// the key and address the host gives it.
+const bundleAPI = `
 const api = (path, body) => fetch(process.env.BP_API_URL + path, { method: 'POST',
   headers: { authorization: 'Bearer ' + process.env.BP_TOKEN, 'x-bot-id': process.env.BP_BOT_ID, 'content-type': 'application/json' },
   body: JSON.stringify(body) }).then(async (r) => { if (!r.ok) throw new Error(path + ': ' + r.status + ' ' + await r.text()); return r.json() })
+`
+
+// nodeEchoBundle answers messages through the Runtime API with fetch, as
+// @botpress/client does, and logs the SDK's way (BP_LOG_FORMAT=json).
+const nodeEchoBundle = bundleAPI + `
 const log = (msg, options) => console.info(JSON.stringify({ msg, options }))
 module.exports = { default: { handler: async (req) => {
   const op = req.headers['x-bp-operation']
