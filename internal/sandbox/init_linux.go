@@ -33,6 +33,16 @@ func runInit() {
 		os.Exit(127)
 	}
 	err := build(&sp)
+	var argv, envv []*byte
+	if err == nil {
+		argv, envv, err = execArgs(sp.Args, sp.Env)
+	}
+	// The limits come last, just before the exec: a Go runtime that needs
+	// memory or a thread past RLIMIT_DATA dies (a busy race-enabled build
+	// already holds more than a bot's limit).
+	if err == nil {
+		err = limit(sp.Limits)
+	}
 	if err == nil && sp.Probe {
 		err = unix.Sendmsg(sp.CtlFD, []byte("ok"), nil, nil, 0)
 		if err == nil {
@@ -40,7 +50,7 @@ func runInit() {
 		}
 	}
 	if err == nil {
-		err = execFD(sp.ExeFD, sp.Args, sp.Env)
+		err = execFD(sp.ExeFD, argv, envv)
 		err = fmt.Errorf("executing the program: %w", err)
 	}
 	unix.Sendmsg(sp.CtlFD, []byte("error: "+err.Error()), nil, nil, 0)
@@ -60,9 +70,6 @@ func build(sp *spec) error {
 	}
 	if err := unix.Sethostname([]byte("bot")); err != nil {
 		return fmt.Errorf("hostname: %w", err)
-	}
-	if err := limit(sp.Limits); err != nil {
-		return err
 	}
 	if err := unix.Chdir(sp.Dir); err != nil {
 		return fmt.Errorf("working directory %s: %w", sp.Dir, err)
@@ -345,18 +352,23 @@ func dropPrivileges() error {
 	return nil
 }
 
-// execFD executes the file open at fd, whatever the mount namespace shows.
-func execFD(fd int, args, env []string) error {
-	argv, err := syscall.SlicePtrFromStrings(args)
-	if err != nil {
-		return err
+// execArgs is the program's arguments and environment as execveat takes them.
+func execArgs(args, env []string) (argv, envv []*byte, err error) {
+	if argv, err = syscall.SlicePtrFromStrings(args); err != nil {
+		return nil, nil, err
 	}
-	envv, err := syscall.SlicePtrFromStrings(env)
-	if err != nil {
-		return err
+	if envv, err = syscall.SlicePtrFromStrings(env); err != nil {
+		return nil, nil, err
 	}
-	empty, _ := syscall.BytePtrFromString("")
-	_, _, errno := syscall.Syscall6(unix.SYS_EXECVEAT, uintptr(fd), uintptr(unsafe.Pointer(empty)),
+	return argv, envv, nil
+}
+
+// emptyPath is execveat's path with AT_EMPTY_PATH.
+var emptyPath = [1]byte{}
+
+// execFD executes the file open at fd, whatever the mount namespace shows. It allocates nothing.
+func execFD(fd int, argv, envv []*byte) error {
+	_, _, errno := syscall.Syscall6(unix.SYS_EXECVEAT, uintptr(fd), uintptr(unsafe.Pointer(&emptyPath[0])),
 		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])), unix.AT_EMPTY_PATH, 0)
 	return errno
 }

@@ -282,3 +282,32 @@ func TestListenerFunnelsConnections(t *testing.T) {
 	}
 	_ = json.Valid
 }
+
+// TestSmallMemoryLimit: the limits are set just before the program runs, so
+// a limit below what the init itself holds (a race-enabled build holds far
+// more) still starts the program, which then lives under it.
+func TestSmallMemoryLimit(t *testing.T) {
+	needSandbox(t)
+	for range 3 {
+		cmd := exec.Command("/bin/sh", "-c", "ulimit -d")
+		var out, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &stderr
+		s, err := Wrap(cmd, Options{Limits: Limits{Memory: 2 << 20}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Start()
+		s.Started()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, werr := s.Wait(30 * time.Second)
+		if err := cmd.Wait(); err != nil || werr != nil {
+			t.Fatalf("sandbox: %v / %v; stderr: %s", werr, err, stderr.String())
+		}
+		s.Close()
+		if got := strings.TrimSpace(out.String()); got != "2048" {
+			t.Fatalf("the program's data limit: %q KiB, want 2048", got)
+		}
+	}
+}

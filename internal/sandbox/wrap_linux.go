@@ -105,7 +105,9 @@ func wrap(cmd *exec.Cmd, o Options, probe bool) (*Setup, error) {
 	// root server's sandbox is already the unprivileged user when it executes.
 	cmd.Path = "/proc/self/exe"
 	cmd.Args = []string{InitName}
-	cmd.Env = []string{specEnv + "=" + string(data)}
+	// GOTRACEBACK=none: should the init's runtime fail, its first words, not a dump of its goroutines,
+	// end the stderr the server keeps the last lines of.
+	cmd.Env = []string{specEnv + "=" + string(data), "GOTRACEBACK=none"}
 	cmd.Dir = "/"
 	cmd.ExtraFiles = append(cmd.ExtraFiles, s.child...)
 	attr := cmd.SysProcAttr
