@@ -38,26 +38,13 @@ type Source struct {
 	ExportedAt    string `json:"exportedAt"`
 }
 
-// archive is what an archive's JSON entries hold.
-type archive struct {
-	bot           botRecord
-	versions      []versionRecord
-	users         []userRecord
-	conversations []conversationRecord
-	messages      []messageRecord
-	states        []stateRecord
-	codeStates    []codeStateRecord
-	workflows     []workflowRecord
-	files         []fileRecord
-	passages      []passageRecord
-}
-
 // Import reads an archive from body into the caller's workspace. The
 // archive is spooled to a temporary file and verified whole first; only
 // then are the contents of new files stored and the rows written, in one
-// transaction. The bot's id, and those of its rows, are derived from the
-// workspace and the archived ids: importing the same bot again into the
-// same workspace finds the bot it made and adds only what it lacks.
+// transaction, read from the archive again rather than held (Bounds). The
+// bot's id, and those of its rows, are derived from the workspace and the
+// archived ids: importing the same bot again into the same workspace finds
+// the bot it made and adds only what it lacks.
 func (s *Service) Import(ctx context.Context, act *platform.Actor, body io.Reader, opt ImportOptions) (Result, error) {
 	if err := act.Require(ImportRole, "importing a bot"); err != nil {
 		return Result{}, err
@@ -69,17 +56,17 @@ func (s *Service) Import(ctx context.Context, act *platform.Actor, body io.Reade
 	if err != nil {
 		return Result{}, err
 	}
-	m, err := Verify(path)
+	m, err := verify(path, s.bounds)
 	if err != nil {
 		return Result{}, err
 	}
-	a, err := readArchive(path)
+	rec, err := readBot(path, s.bounds)
 	if err != nil {
 		return Result{}, err
 	}
 	ws := act.Member.WorkspaceID
 	now := s.clock.Now()
-	botID := derive(platform.PrefixBot, ws, m.BotID, a.bot.CreatedAt)
+	botID := derive(platform.PrefixBot, ws, m.BotID, rec.CreatedAt)
 	b, err := s.store.GetBot(ctx, ws, botID)
 	created := errors.Is(err, platform.ErrNotFound)
 	if err != nil && !created {
@@ -87,13 +74,14 @@ func (s *Service) Import(ctx context.Context, act *platform.Actor, body io.Reade
 	}
 	in := store.BotImport{WorkspaceID: ws, BotID: botID, Now: now}
 	if created {
-		b = newBot(a.bot, act, botID, opt.Name, now)
+		b = newBot(rec, act, botID, opt.Name, now)
 		in.Bot = &b
 	}
-	p := &plan{s: s, ctx: ctx, in: &in, ids: ids{bot: botID, src: m.BotID, m: map[string]string{}}, existing: !created, content: map[string]platform.File{}}
-	if err := p.build(a); err != nil {
+	p := newPlan(s, ctx, &in, m.BotID, !created)
+	if err := p.check(path); err != nil {
 		return Result{}, err
 	}
+	in.Rows = p.rows(path)
 	maxStorage, maxVector, room, err := s.limits(ctx, ws)
 	if err != nil {
 		return Result{}, err
@@ -138,35 +126,28 @@ func (s *Service) spool(body io.Reader) (string, error) {
 	return f.Name(), f.Sync()
 }
 
-func readArchive(path string) (archive, error) {
-	var a archive
-	err := eachEntry(path, func(name string, _ int64, r io.Reader) error {
-		var err error
-		switch name {
-		case BotEntry:
-			err = decodeJSON(name, r, &a.bot)
-		case "versions.jsonl":
-			a.versions, err = decodeLines[versionRecord](name, r)
-		case "users.jsonl":
-			a.users, err = decodeLines[userRecord](name, r)
-		case "conversations.jsonl":
-			a.conversations, err = decodeLines[conversationRecord](name, r)
-		case "messages.jsonl":
-			a.messages, err = decodeLines[messageRecord](name, r)
-		case "states.jsonl":
-			a.states, err = decodeLines[stateRecord](name, r)
-		case "code-states.jsonl":
-			a.codeStates, err = decodeLines[codeStateRecord](name, r)
-		case "workflows.jsonl":
-			a.workflows, err = decodeLines[workflowRecord](name, r)
-		case "files.jsonl":
-			a.files, err = decodeLines[fileRecord](name, r)
-		case "passages.jsonl":
-			a.passages, err = decodeLines[passageRecord](name, r)
+// errFound ends a walk of the archive early.
+var errFound = errors.New("found")
+
+// readBot reads bot.json, the archive's first entry.
+func readBot(path string, b Bounds) (botRecord, error) {
+	var r botRecord
+	err := eachEntry(path, func(name string, size int64, body io.Reader) error {
+		if name != BotEntry {
+			return nil
 		}
-		return err
+		if b.RecordBytes > 0 && size > int64(b.RecordBytes) {
+			return tooLarge("entry %s has %d bytes, over the import's bound of %d bytes a record", name, size, b.RecordBytes)
+		}
+		if err := decodeJSON(name, body, &r); err != nil {
+			return err
+		}
+		return errFound
 	})
-	return a, err
+	if errors.Is(err, errFound) {
+		err = nil
+	}
+	return r, err
 }
 
 // newBot is the bot an import creates: the archived one under a new id,

@@ -3,8 +3,12 @@ package botarchive
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/maphash"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,115 +69,308 @@ func (x ids) of(source string) string {
 	return derive("", x.bot, source, time.Time{})
 }
 
-// plan turns an archive into the rows to write.
+// Kinds of the archived rows that others refer to.
+const (
+	kindUser = iota + 1
+	kindConversation
+	kindWorkflow
+	kindFile
+)
+
+// plan checks an archive's rows and maps their ids, reading the archive
+// once (check), then hands the rows to the store, reading it again (rows):
+// rows are never all held, whatever the archive's size.
 type plan struct {
 	s        *Service
 	ctx      context.Context
 	in       *store.BotImport
 	ids      ids
+	bounds   Bounds
 	existing bool                     // the bot exists: look rows up by the keys clients use
-	content  map[string]platform.File // new files by archived id, to store the content of
+	content  map[string]platform.File // new files by archived id, to store the content of (id, blob key, sizes)
+	kinds    map[string]uint8         // archived ids of users, conversations, workflows and files
+	seed     maphash.Seed
+	seen     map[uint64]int // the current entry's keys (hashed), with their line
 }
 
-func (p *plan) build(a archive) error {
-	in, x := p.in, p.ids
-	// Ids first: rows refer to users, conversations, workflows and files.
-	for _, u := range a.users {
-		found, err := p.find(func() (string, error) { v, err := p.s.store.GetChatUser(p.ctx, x.bot, u.FID); return v.ID, err }, u.ID != x.src)
-		if err != nil {
-			return err
-		}
-		x.define("user_", u.ID, found, u.CreatedAt)
-	}
-	for _, c := range a.conversations {
-		found, err := p.find(func() (string, error) { v, err := p.s.store.GetConversation(p.ctx, x.bot, c.FID); return v.ID, err }, true)
-		if err != nil {
-			return err
-		}
-		x.define("conv_", c.ID, found, c.CreatedAt)
-	}
-	for _, w := range a.workflows {
-		x.define("wfl_", w.ID, "", w.CreatedAt)
-	}
-	skipped := map[string]bool{} // files whose key the bot has already
-	for _, f := range a.files {
-		found, err := p.find(func() (string, error) {
-			v, err := p.s.store.GetFileByKey(p.ctx, x.bot, f.Scope, f.Key)
-			return v.ID, err
-		}, true)
-		if err != nil {
-			return err
-		}
-		x.define("file_", f.ID, found, f.CreatedAt)
-		skipped[f.ID] = found != ""
-	}
+func newPlan(s *Service, ctx context.Context, in *store.BotImport, src string, existing bool) *plan {
+	return &plan{s: s, ctx: ctx, in: in, ids: ids{bot: in.BotID, src: src, m: map[string]string{}}, bounds: s.bounds, existing: existing,
+		content: map[string]platform.File{}, kinds: map[string]uint8{src: kindUser}, seed: maphash.MakeSeed(), seen: map[uint64]int{}}
+}
 
-	for _, v := range a.versions {
-		in.Versions = append(in.Versions, platform.BotVersion{ID: derive(platform.PrefixVersion, x.bot, v.ID, v.CreatedAt), Seq: v.Seq, Name: v.Name,
-			Description: v.Description, BotName: v.BotName, Code: v.Code, Tags: v.Tags, Spec: v.Spec, Digest: v.Digest, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt})
-	}
-	for _, u := range a.users {
-		fid := u.FID
-		if u.ID == x.src {
-			fid = x.bot // the user the bot speaks as has the bot's id
+// rowEntry calls fn with each record of each JSON Lines entry of the
+// archive at path, in archive order, within the bounds.
+func (p *plan) rowEntry(path string, fn func(name string, line int, rec []byte) error) error {
+	total, last := 0, -1
+	return eachEntry(path, func(name string, _ int64, r io.Reader) error {
+		i := slices.Index(rowEntries, name)
+		if i < 0 {
+			return nil
 		}
-		in.Users = append(in.Users, platform.ChatUser{ID: x.of(u.ID), FID: fid, Name: u.Name, PictureURL: u.PictureURL, Profile: u.Profile,
-			Tags: u.Tags, Properties: u.Properties, Attributes: u.Attributes, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt})
-	}
-	for _, c := range a.conversations {
-		conv := store.BotConversation{Conversation: platform.Conversation{ID: x.of(c.ID), FID: c.FID, OwnerID: x.of(c.OwnerID), Tags: c.Tags,
-			Channel: c.Channel, Integration: c.Integration, Properties: c.Properties, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}}
-		for _, pa := range c.Participants {
-			conv.Participants = append(conv.Participants, store.Participant{UserID: x.of(pa.UserID), CreatedAt: pa.CreatedAt})
+		if i < last {
+			return damaged("entry %s comes after %s (entries of rows come in the order %s)", name, rowEntries[last], strings.Join(rowEntries, ", "))
 		}
-		in.Conversations = append(in.Conversations, conv)
-	}
-	for _, m := range a.messages {
-		msg := platform.Message{ID: derive("msg_", x.bot, m.ID, m.CreatedAt), ConversationID: x.of(m.ConversationID), UserID: x.of(m.UserID),
-			Payload: m.Payload, Metadata: m.Metadata, IsBot: m.IsBot, Tags: m.Tags, CreatedAt: m.CreatedAt}
-		if m.UpdatedAt != nil {
-			msg.UpdatedAt = *m.UpdatedAt
+		last = i
+		clear(p.seen)
+		l := newLines(name, r, p.bounds, &total)
+		for {
+			rec, err := l.next()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if err := fn(name, l.line, rec); err != nil {
+				return err
+			}
 		}
-		in.Messages = append(in.Messages, msg)
-	}
-	for _, st := range a.states {
-		in.States = append(in.States, platform.RuntimeState{ID: derive("state_", x.bot, st.ID, st.CreatedAt), Type: st.Type, ScopeID: x.of(st.ScopeID),
-			Name: st.Name, Payload: st.Payload, Expiry: st.Expiry, ExpiresAt: st.ExpiresAt, Version: st.Version, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt})
-	}
-	for _, st := range a.codeStates {
-		in.CodeStates = append(in.CodeStates, platform.BotState{Scope: st.Scope, ScopeID: x.of(st.ScopeID), Value: st.Value})
-	}
-	for _, w := range a.workflows {
-		in.Workflows = append(in.Workflows, platform.Workflow{ID: x.of(w.ID), Name: w.Name, Status: w.Status, Input: w.Input, Output: w.Output,
-			ParentID: x.of(w.ParentID), ConversationID: x.of(w.ConversationID), UserID: x.of(w.UserID), Tags: w.Tags, FailureReason: w.FailureReason,
-			TimeoutAt: w.TimeoutAt, CompletedAt: w.CompletedAt, Version: w.Version, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt})
-	}
-	for _, f := range a.files {
-		if skipped[f.ID] {
-			continue
+	})
+}
+
+// check reads every record, refuses one that repeats a key of its entry or
+// refers to a row the archive lacks (the database would refuse it, or keep
+// an orphan), and maps the ids of rows others refer to. Nothing is written.
+func (p *plan) check(path string) error {
+	x := p.ids
+	return p.rowEntry(path, func(name string, line int, rec []byte) error {
+		bad := func(format string, args ...any) error {
+			return damaged("entry %s, line %d: "+format, append([]any{name, line}, args...)...)
 		}
-		size := f.Size
-		owner := f.Owner
-		if owner.Type == "bot" {
-			owner.ID = x.of(owner.ID)
+		unique := func(what, key string) error {
+			h := maphash.String(p.seed, what+"\x00"+key)
+			if prev, dup := p.seen[h]; dup {
+				return bad("%s %q appears twice (first at line %d)", what, key, prev)
+			}
+			p.seen[h] = line
+			return nil
 		}
-		nf := platform.File{ID: x.of(f.ID), Scope: f.Scope, Key: f.Key, Status: f.Status, Size: &size, DeclaredSize: size, ContentType: f.ContentType,
-			Tags: f.Tags, Metadata: f.Metadata, AccessPolicies: f.AccessPolicies, Index: f.Index, PublicNow: f.PublicNow, FailedReason: f.FailedReason,
-			IndexingStack: f.IndexingStack, ExpiresAt: f.ExpiresAt, Owner: owner, Generation: 1, SHA256: f.SHA256, Counted: true,
-			ExtraBytes: f.ExtraBytes, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
-		nf.BlobKey = newBlobKey(nf)
-		in.Files = append(in.Files, nf)
-		p.content[f.ID] = nf
-	}
-	for _, ps := range a.passages {
-		if _, ok := p.content[ps.FileID]; !ok {
-			continue // its file is the bot's already, with its own passages
+		r, err := decodeRow(name, rec)
+		if err != nil {
+			return bad("%v", err)
 		}
-		in.Passages = append(in.Passages, platform.Passage{ID: derive("psg_", x.bot, ps.ID, time.Time{}), FileID: x.of(ps.FileID), Position: ps.Position,
-			Content: ps.Content, Type: ps.Type, Subtype: ps.Subtype, PageNumber: ps.PageNumber, Breadcrumb: ps.Breadcrumb, Questions: ps.Questions, Vector: ps.Vector,
-			ImageType: ps.ImageType, Image: ps.Image})
+		switch v := r.(type) {
+		case *versionRecord:
+			return firstErr(unique("version", v.ID), unique("version number", fmt.Sprint(v.Seq)))
+		case *userRecord:
+			u := v
+			if err := firstErr(unique("user", u.ID), unique("user fid", u.FID)); err != nil {
+				return err
+			}
+			found, err := p.find(func() (string, error) { v, err := p.s.store.GetChatUser(p.ctx, x.bot, u.FID); return v.ID, err }, u.ID != x.src)
+			if err != nil {
+				return err
+			}
+			x.define("user_", u.ID, found, u.CreatedAt)
+			p.kinds[u.ID] = kindUser
+		case *conversationRecord:
+			c := v
+			if err := firstErr(unique("conversation", c.ID), unique("conversation fid", c.FID)); err != nil {
+				return err
+			}
+			for _, pa := range c.Participants {
+				if p.kinds[pa.UserID] != kindUser {
+					return bad("conversation %q: its participant %q is not in users.jsonl", c.ID, pa.UserID)
+				}
+			}
+			found, err := p.find(func() (string, error) { v, err := p.s.store.GetConversation(p.ctx, x.bot, c.FID); return v.ID, err }, true)
+			if err != nil {
+				return err
+			}
+			x.define("conv_", c.ID, found, c.CreatedAt)
+			p.kinds[c.ID] = kindConversation
+		case *messageRecord:
+			m := v
+			if err := unique("message", m.ID); err != nil {
+				return err
+			}
+			if p.kinds[m.ConversationID] != kindConversation {
+				return bad("message %q: its conversation %q is not in conversations.jsonl", m.ID, m.ConversationID)
+			}
+		case *stateRecord:
+			st := v
+			if err := firstErr(unique("state", st.ID), unique("state name", st.Type+" "+st.ScopeID+" "+st.Name)); err != nil {
+				return err
+			}
+			return p.scope("state "+st.ID, st.Type, st.ScopeID, bad)
+		case *codeStateRecord:
+			st := v
+			if err := unique("event.state of", st.Scope+" "+st.ScopeID); err != nil {
+				return err
+			}
+			return p.scope("event.state", st.Scope, st.ScopeID, bad)
+		case *workflowRecord:
+			w := v
+			if err := unique("workflow", w.ID); err != nil {
+				return err
+			}
+			if w.ConversationID != "" && p.kinds[w.ConversationID] != kindConversation {
+				return bad("workflow %q: its conversation %q is not in conversations.jsonl", w.ID, w.ConversationID)
+			}
+			x.define("wfl_", w.ID, "", w.CreatedAt)
+			p.kinds[w.ID] = kindWorkflow
+		case *fileRecord:
+			f := v
+			if err := firstErr(unique("file", f.ID), unique("file key", f.Scope+" "+f.Key)); err != nil {
+				return err
+			}
+			found, err := p.find(func() (string, error) {
+				v, err := p.s.store.GetFileByKey(p.ctx, x.bot, f.Scope, f.Key)
+				return v.ID, err
+			}, true)
+			if err != nil {
+				return err
+			}
+			x.define("file_", f.ID, found, f.CreatedAt)
+			p.kinds[f.ID] = kindFile
+			if found == "" { // a key the bot has already keeps its file
+				size := f.Size
+				nf := platform.File{ID: x.of(f.ID), Generation: 1, Size: &size, ExtraBytes: f.ExtraBytes}
+				nf.BlobKey = newBlobKey(nf)
+				p.content[f.ID] = nf
+			}
+		case *passageRecord:
+			ps := v
+			if err := unique("passage", ps.ID); err != nil {
+				return err
+			}
+			if p.kinds[ps.FileID] != kindFile {
+				return bad("passage %q: its file %q is not in files.jsonl", ps.ID, ps.FileID)
+			}
+		}
+		return nil
+	})
+}
+
+// scope checks that a state's user or conversation is in the archive (a
+// state outlives neither); a workflow's states are not checked, as
+// workflows come after states.
+func (p *plan) scope(what, typ, id string, bad func(string, ...any) error) error {
+	switch {
+	case typ == "user" && p.kinds[id] != kindUser:
+		return bad("%s: its user %q is not in users.jsonl", what, id)
+	case typ == "conversation" && p.kinds[id] != kindConversation:
+		return bad("%s: its conversation %q is not in conversations.jsonl", what, id)
 	}
 	return nil
+}
+
+// decodeRow decodes a record of the JSON Lines entry name.
+func decodeRow(name string, rec []byte) (any, error) {
+	var r any
+	switch name {
+	case "versions.jsonl":
+		r = &versionRecord{}
+	case "users.jsonl":
+		r = &userRecord{}
+	case "conversations.jsonl":
+		r = &conversationRecord{}
+	case "messages.jsonl":
+		r = &messageRecord{}
+	case "states.jsonl":
+		r = &stateRecord{}
+	case "code-states.jsonl":
+		r = &codeStateRecord{}
+	case "workflows.jsonl":
+		r = &workflowRecord{}
+	case "files.jsonl":
+		r = &fileRecord{}
+	case "passages.jsonl":
+		r = &passageRecord{}
+	}
+	return r, json.Unmarshal(rec, r)
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rows hands the store the rows to write, reading the archive again (it
+// was checked whole by check, and its entries' SHA-256 by verify), with
+// the ids of the bot.
+func (p *plan) rows(path string) func(fn func(row any) error) error {
+	x := p.ids
+	return func(fn func(row any) error) error {
+		return p.rowEntry(path, func(name string, _ int, rec []byte) error {
+			r, err := decodeRow(name, rec)
+			if err != nil {
+				return err
+			}
+			var row any
+			switch v := r.(type) {
+			case *versionRecord:
+				row = platform.BotVersion{ID: derive(platform.PrefixVersion, x.bot, v.ID, v.CreatedAt), Seq: v.Seq, Name: v.Name,
+					Description: v.Description, BotName: v.BotName, Code: v.Code, Tags: v.Tags, Spec: v.Spec, Digest: v.Digest, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt}
+			case *userRecord:
+				u := v
+				fid := u.FID
+				if u.ID == x.src {
+					fid = x.bot // the user the bot speaks as has the bot's id
+				}
+				row = platform.ChatUser{ID: x.of(u.ID), FID: fid, Name: u.Name, PictureURL: u.PictureURL, Profile: u.Profile,
+					Tags: u.Tags, Properties: u.Properties, Attributes: u.Attributes, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+			case *conversationRecord:
+				c := v
+				conv := store.BotConversation{Conversation: platform.Conversation{ID: x.of(c.ID), FID: c.FID, OwnerID: x.of(c.OwnerID), Tags: c.Tags,
+					Channel: c.Channel, Integration: c.Integration, Properties: c.Properties, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}}
+				for _, pa := range c.Participants {
+					conv.Participants = append(conv.Participants, store.Participant{UserID: x.of(pa.UserID), CreatedAt: pa.CreatedAt})
+				}
+				row = conv
+			case *messageRecord:
+				m := v
+				msg := platform.Message{ID: derive("msg_", x.bot, m.ID, m.CreatedAt), ConversationID: x.of(m.ConversationID), UserID: x.of(m.UserID),
+					Payload: m.Payload, Metadata: m.Metadata, IsBot: m.IsBot, Tags: m.Tags, CreatedAt: m.CreatedAt}
+				if m.UpdatedAt != nil {
+					msg.UpdatedAt = *m.UpdatedAt
+				}
+				row = msg
+			case *stateRecord:
+				st := v
+				row = platform.RuntimeState{ID: derive("state_", x.bot, st.ID, st.CreatedAt), Type: st.Type, ScopeID: x.of(st.ScopeID),
+					Name: st.Name, Payload: st.Payload, Expiry: st.Expiry, ExpiresAt: st.ExpiresAt, Version: st.Version, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt}
+			case *codeStateRecord:
+				st := v
+				row = platform.BotState{Scope: st.Scope, ScopeID: x.of(st.ScopeID), Value: st.Value}
+			case *workflowRecord:
+				w := v
+				row = platform.Workflow{ID: x.of(w.ID), Name: w.Name, Status: w.Status, Input: w.Input, Output: w.Output,
+					ParentID: x.of(w.ParentID), ConversationID: x.of(w.ConversationID), UserID: x.of(w.UserID), Tags: w.Tags, FailureReason: w.FailureReason,
+					TimeoutAt: w.TimeoutAt, CompletedAt: w.CompletedAt, Version: w.Version, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+			case *fileRecord:
+				f := v
+				c, isNew := p.content[f.ID]
+				if !isNew {
+					return nil // the bot has a file of that key already
+				}
+				size := f.Size
+				owner := f.Owner
+				if owner.Type == "bot" {
+					owner.ID = x.of(owner.ID)
+				}
+				row = platform.File{ID: c.ID, Scope: f.Scope, Key: f.Key, Status: f.Status, Size: &size, DeclaredSize: size, ContentType: f.ContentType,
+					Tags: f.Tags, Metadata: f.Metadata, AccessPolicies: f.AccessPolicies, Index: f.Index, PublicNow: f.PublicNow, FailedReason: f.FailedReason,
+					IndexingStack: f.IndexingStack, ExpiresAt: f.ExpiresAt, Owner: owner, Generation: c.Generation, SHA256: f.SHA256, Counted: true,
+					ExtraBytes: f.ExtraBytes, BlobKey: c.BlobKey, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
+			case *passageRecord:
+				ps := v
+				if _, ok := p.content[ps.FileID]; !ok {
+					return nil // its file is the bot's already, with its own passages
+				}
+				row = platform.Passage{ID: derive("psg_", x.bot, ps.ID, time.Time{}), FileID: x.of(ps.FileID), Position: ps.Position,
+					Content: ps.Content, Type: ps.Type, Subtype: ps.Subtype, PageNumber: ps.PageNumber, Breadcrumb: ps.Breadcrumb, Questions: ps.Questions, Vector: ps.Vector,
+					ImageType: ps.ImageType, Image: ps.Image}
+			default:
+				return nil
+			}
+			return fn(row)
+		})
+	}
 }
 
 // find looks a row up by the key clients use, when the bot existed

@@ -41,11 +41,12 @@ type Service struct {
 	log      *slog.Logger
 	version  string // the server's, written in manifests
 	tmpDir   string // where archives are spooled ("": the system's)
+	bounds   Bounds // on what an import decompresses and holds
 }
 
 // New returns a Service.
 func New(st Store, contents Contents, limits Limits, clock platform.Clock, log *slog.Logger, version, tmpDir string) *Service {
-	return &Service{store: st, contents: contents, limits: limits, clock: clock, log: log, version: version, tmpDir: tmpDir}
+	return &Service{store: st, contents: contents, limits: limits, clock: clock, log: log, version: version, tmpDir: tmpDir, bounds: DefaultBounds}
 }
 
 // Roles: exporting a bot is a developer's work (it is what they deploy);

@@ -68,12 +68,22 @@ func knownEntry(name string) bool {
 // format and its version, every entry listed with its size and SHA-256,
 // nothing else there. Nothing is written before it passes.
 func Verify(path string) (Manifest, error) {
+	return verify(path, Bounds{})
+}
+
+// verify is Verify within b: an entry past a bound is refused from its
+// header, before it is decompressed.
+func verify(path string, b Bounds) (Manifest, error) {
 	var m Manifest
 	seen := map[string]Entry{}
 	var manifest []byte
+	sz := sizes{b: b}
 	err := eachEntry(path, func(name string, size int64, r io.Reader) error {
 		if !knownEntry(name) {
 			return damaged("entry %s is not part of a bot archive", name)
+		}
+		if err := sz.add(name, size); err != nil {
+			return err
 		}
 		if _, dup := seen[name]; dup || (name == ManifestEntry && manifest != nil) {
 			return damaged("entry %s appears twice", name)
@@ -130,23 +140,6 @@ func Verify(path string) (Manifest, error) {
 		return m, damaged("no %s", BotEntry)
 	}
 	return m, nil
-}
-
-// decodeLines reads a JSON Lines entry.
-func decodeLines[T any](name string, r io.Reader) ([]T, error) {
-	dec := json.NewDecoder(r)
-	var out []T
-	for {
-		var v T
-		err := dec.Decode(&v)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, damaged("entry %s, line %d: %v", name, len(out)+1, err)
-		}
-		out = append(out, v)
-	}
 }
 
 func decodeJSON(name string, r io.Reader, v any) error {

@@ -390,18 +390,14 @@ type Participant struct {
 type BotImport struct {
 	WorkspaceID, BotID string
 	Bot                *platform.Bot // the bot to create; nil: it exists
-	Versions           []platform.BotVersion
-	Users              []platform.ChatUser
-	Conversations      []BotConversation
-	Messages           []platform.Message
-	States             []platform.RuntimeState
-	CodeStates         []platform.BotState
-	Workflows          []platform.Workflow
-	Files              []platform.File
-	Passages           []platform.Passage
-	MaxStorage         int64 // File Storage limit of the workspace, bytes
-	MaxVector          int64 // Vector DB Storage limit, bytes
-	Now                time.Time
+	// Rows calls fn with each row to write, as the types EachBotRow hands
+	// them, kind after kind in the order of the Row* constants (a row's
+	// references come before it). ImportBot calls it once, in its
+	// transaction: the rows are read as they are written, never all held.
+	Rows       func(fn func(row any) error) error
+	MaxStorage int64 // File Storage limit of the workspace, bytes
+	MaxVector  int64 // Vector DB Storage limit, bytes
+	Now        time.Time
 }
 
 // Person selects what the store holds about one chat user of a bot: the

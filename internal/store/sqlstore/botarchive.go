@@ -144,7 +144,7 @@ func (s *Store) ImportBot(ctx context.Context, in store.BotImport) (map[string]i
 	n := map[string]int{}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		clear(n)
-		imp := importer{s: s, tx: tx, ctx: ctx, in: in, n: n}
+		imp := importer{s: s, tx: tx, ctx: ctx, in: in, n: n, size: new(int64), vector: new(int64)}
 		if in.Bot != nil {
 			spec, tags, err := botJSON(*in.Bot)
 			if err != nil {
@@ -161,12 +161,10 @@ func (s *Store) ImportBot(ctx context.Context, in store.BotImport) (map[string]i
 				return err
 			}
 		}
-		for _, step := range []func() error{imp.versions, imp.users, imp.conversations, imp.messages, imp.states, imp.codeStates, imp.workflows, imp.files, imp.passages} {
-			if err := step(); err != nil {
-				return err
-			}
+		if err := in.Rows(imp.row); err != nil {
+			return err
 		}
-		return nil
+		return imp.takeStorage()
 	})
 	if err != nil {
 		return nil, err
@@ -180,6 +178,34 @@ type importer struct {
 	ctx context.Context
 	in  store.BotImport
 	n   map[string]int
+	// size and vector are the new files' File Storage and Vector DB
+	// Storage, taken at the end.
+	size, vector *int64
+}
+
+// row writes one row of the archive.
+func (m importer) row(row any) error {
+	switch r := row.(type) {
+	case platform.BotVersion:
+		return m.version(r)
+	case platform.ChatUser:
+		return m.user(r)
+	case store.BotConversation:
+		return m.conversation(r)
+	case platform.Message:
+		return m.message(r)
+	case platform.RuntimeState:
+		return m.state(r)
+	case platform.BotState:
+		return m.codeState(r)
+	case platform.Workflow:
+		return m.workflow(r)
+	case platform.File:
+		return m.file(r)
+	case platform.Passage:
+		return m.passage(r)
+	}
+	return fmt.Errorf("import: a row of type %T", row)
 }
 
 // insert runs an INSERT that skips stored rows and counts what it added.
@@ -192,159 +218,145 @@ func (m importer) insert(kind, query string, args ...any) (bool, error) {
 	return k > 0, nil
 }
 
-func (m importer) versions() error {
-	for _, v := range m.in.Versions {
-		spec, err := json.Marshal(v.Spec)
-		if err != nil {
-			return err
-		}
-		if _, err := m.insert(store.RowVersions, `INSERT INTO bot_versions (id, bot_id, seq, name, description, bot_name, code, tags, spec, digest, created_by, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			v.ID, m.in.BotID, v.Seq, v.Name, v.Description, v.BotName, v.Code, tagsJSON(v.Tags), string(spec), v.Digest, v.CreatedBy, micros(v.CreatedAt)); err != nil {
+func (m importer) version(v platform.BotVersion) error {
+	spec, err := json.Marshal(v.Spec)
+	if err != nil {
+		return err
+	}
+	if _, err := m.insert(store.RowVersions, `INSERT INTO bot_versions (id, bot_id, seq, name, description, bot_name, code, tags, spec, digest, created_by, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		v.ID, m.in.BotID, v.Seq, v.Name, v.Description, v.BotName, v.Code, tagsJSON(v.Tags), string(spec), v.Digest, v.CreatedBy, micros(v.CreatedAt)); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (m importer) user(u platform.ChatUser) error {
+	added, err := m.insert(store.RowUsers, `INSERT INTO chat_users (id, bot_id, fid, name, picture_url, profile, tags, properties, attributes, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, m.in.BotID, u.FID, u.Name, u.PictureURL, u.Profile, tagsJSON(u.Tags),
+		tagsJSON(u.Properties), tagsJSON(u.Attributes), micros(u.CreatedAt), micros(u.UpdatedAt))
+	if err != nil {
+		return err
+	}
+	if added {
+		if err := m.s.writeTags(m.ctx, m.tx, userTags, u.ID, m.in.BotID, u.Tags); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (m importer) users() error {
-	for _, u := range m.in.Users {
-		added, err := m.insert(store.RowUsers, `INSERT INTO chat_users (id, bot_id, fid, name, picture_url, profile, tags, properties, attributes, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, m.in.BotID, u.FID, u.Name, u.PictureURL, u.Profile, tagsJSON(u.Tags),
-			tagsJSON(u.Properties), tagsJSON(u.Attributes), micros(u.CreatedAt), micros(u.UpdatedAt))
-		if err != nil {
+func (m importer) conversation(c store.BotConversation) error {
+	added, err := m.insert(store.RowConversations, `INSERT INTO conversations (id, bot_id, fid, owner_id, tags, channel, integration, properties, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, c.ID, m.in.BotID, c.FID, c.OwnerID, tagsJSON(c.Tags), c.Channel, c.Integration,
+		tagsJSON(c.Properties), micros(c.CreatedAt), micros(c.UpdatedAt))
+	if err != nil {
+		return err
+	}
+	if added {
+		if err := m.s.writeTags(m.ctx, m.tx, conversationTags, c.ID, m.in.BotID, c.Tags); err != nil {
 			return err
 		}
-		if added {
-			if err := m.s.writeTags(m.ctx, m.tx, userTags, u.ID, m.in.BotID, u.Tags); err != nil {
-				return err
-			}
-		}
 	}
-	return nil
-}
-
-func (m importer) conversations() error {
-	for _, c := range m.in.Conversations {
-		added, err := m.insert(store.RowConversations, `INSERT INTO conversations (id, bot_id, fid, owner_id, tags, channel, integration, properties, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, c.ID, m.in.BotID, c.FID, c.OwnerID, tagsJSON(c.Tags), c.Channel, c.Integration,
-			tagsJSON(c.Properties), micros(c.CreatedAt), micros(c.UpdatedAt))
-		if err != nil {
-			return err
-		}
-		if added {
-			if err := m.s.writeTags(m.ctx, m.tx, conversationTags, c.ID, m.in.BotID, c.Tags); err != nil {
-				return err
-			}
-		}
-		for _, p := range c.Participants {
-			if _, err := m.s.exec(m.ctx, m.tx, `INSERT INTO participants (conversation_id, user_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-				c.ID, p.UserID, micros(p.CreatedAt)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (m importer) messages() error {
-	for _, msg := range m.in.Messages {
-		updated := int64(0)
-		if !msg.UpdatedAt.IsZero() {
-			updated = micros(msg.UpdatedAt)
-		}
-		added, err := m.insert(store.RowMessages, `INSERT INTO messages (id, conversation_id, user_id, payload, metadata, is_bot, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			msg.ID, msg.ConversationID, msg.UserID, string(msg.Payload), nullJSON(msg.Metadata), msg.IsBot, tagsJSON(msg.Tags), micros(msg.CreatedAt), updated)
-		if err != nil {
-			return err
-		}
-		if added && len(msg.Tags) > 0 {
-			if err := m.s.writeTags(m.ctx, m.tx, messageTags, msg.ID, m.in.BotID, msg.Tags); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (m importer) states() error {
-	for _, st := range m.in.States {
-		if _, err := m.insert(store.RowStates, `INSERT INTO runtime_states (id, bot_id, type, scope_id, name, payload, expiry_ms, expires_at, version, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			st.ID, m.in.BotID, st.Type, st.ScopeID, st.Name, string(st.Payload), nullInt(st.Expiry), nullMicros(st.ExpiresAt), st.Version,
-			micros(st.CreatedAt), micros(st.UpdatedAt)); err != nil {
+	for _, p := range c.Participants {
+		if _, err := m.s.exec(m.ctx, m.tx, `INSERT INTO participants (conversation_id, user_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+			c.ID, p.UserID, micros(p.CreatedAt)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (m importer) codeStates() error {
-	for _, st := range m.in.CodeStates {
-		if _, err := m.insert(store.RowCodeStates, `INSERT INTO bot_states (bot_id, scope, scope_id, value, updated_at) VALUES (?, ?, ?, ?, ?)`,
-			m.in.BotID, st.Scope, st.ScopeID, string(st.Value), micros(m.in.Now)); err != nil {
+func (m importer) message(msg platform.Message) error {
+	updated := int64(0)
+	if !msg.UpdatedAt.IsZero() {
+		updated = micros(msg.UpdatedAt)
+	}
+	added, err := m.insert(store.RowMessages, `INSERT INTO messages (id, conversation_id, user_id, payload, metadata, is_bot, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		msg.ID, msg.ConversationID, msg.UserID, string(msg.Payload), nullJSON(msg.Metadata), msg.IsBot, tagsJSON(msg.Tags), micros(msg.CreatedAt), updated)
+	if err != nil {
+		return err
+	}
+	if added && len(msg.Tags) > 0 {
+		if err := m.s.writeTags(m.ctx, m.tx, messageTags, msg.ID, m.in.BotID, msg.Tags); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (m importer) workflows() error {
-	for _, w := range m.in.Workflows {
-		added, err := m.insert(store.RowWorkflows, `INSERT INTO workflows (id, bot_id, name, status, input, output, parent_id, conversation_id, user_id, tags,
-			failure_reason, event_id, timeout_at, completed_at, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			w.ID, m.in.BotID, w.Name, w.Status, string(w.Input), string(w.Output), w.ParentID, w.ConversationID, w.UserID, tagsJSON(w.Tags),
-			w.FailureReason, w.EventID, micros(w.TimeoutAt), nullMicros(w.CompletedAt), w.Version, micros(w.CreatedAt), micros(w.UpdatedAt))
-		if err != nil {
+func (m importer) state(st platform.RuntimeState) error {
+	if _, err := m.insert(store.RowStates, `INSERT INTO runtime_states (id, bot_id, type, scope_id, name, payload, expiry_ms, expires_at, version, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		st.ID, m.in.BotID, st.Type, st.ScopeID, st.Name, string(st.Payload), nullInt(st.Expiry), nullMicros(st.ExpiresAt), st.Version,
+		micros(st.CreatedAt), micros(st.UpdatedAt)); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (m importer) codeState(st platform.BotState) error {
+	if _, err := m.insert(store.RowCodeStates, `INSERT INTO bot_states (bot_id, scope, scope_id, value, updated_at) VALUES (?, ?, ?, ?, ?)`,
+		m.in.BotID, st.Scope, st.ScopeID, string(st.Value), micros(m.in.Now)); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (m importer) workflow(w platform.Workflow) error {
+	added, err := m.insert(store.RowWorkflows, `INSERT INTO workflows (id, bot_id, name, status, input, output, parent_id, conversation_id, user_id, tags,
+		failure_reason, event_id, timeout_at, completed_at, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		w.ID, m.in.BotID, w.Name, w.Status, string(w.Input), string(w.Output), w.ParentID, w.ConversationID, w.UserID, tagsJSON(w.Tags),
+		w.FailureReason, w.EventID, micros(w.TimeoutAt), nullMicros(w.CompletedAt), w.Version, micros(w.CreatedAt), micros(w.UpdatedAt))
+	if err != nil {
+		return err
+	}
+	if added {
+		if err := m.s.writeTags(m.ctx, m.tx, workflowTags, w.ID, m.in.BotID, w.Tags); err != nil {
 			return err
-		}
-		if added {
-			if err := m.s.writeTags(m.ctx, m.tx, workflowTags, w.ID, m.in.BotID, w.Tags); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
 }
 
-// files inserts the new files, then takes their storage at once (as
-// CompleteUpload does, one conditional update within the limits), and
-// queues the indexing of those archived before their indexing ended.
-func (m importer) files() error {
-	var size, vector int64
-	for _, f := range m.in.Files {
-		tags, meta, policies, owner := fileJSON(f)
-		added, err := m.insert(store.RowFiles, `INSERT INTO files (id, bot_id, workspace_id, scope, key, status, size, declared_size, content_type, tags,
-			metadata, access_policies, shared, index_requested, public_now, failed_reason, indexing_stack, expires_at, owner, generation,
-			blob_key, sha256, counted, extra_bytes, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			f.ID, m.in.BotID, m.in.WorkspaceID, f.Scope, f.Key, f.Status, nullSize(f.Size), f.DeclaredSize, f.ContentType, tags,
-			meta, policies, f.Has(platform.PolicyIntegrations), f.Index, f.PublicNow, f.FailedReason, f.IndexingStack, nullMicros(f.ExpiresAt), owner, f.Generation,
-			f.BlobKey, f.SHA256, f.Counted, f.ExtraBytes, micros(f.CreatedAt), micros(f.UpdatedAt))
-		if err != nil {
-			return err
-		}
-		if !added {
-			continue
-		}
-		f.BotID = m.in.BotID
-		if err := m.s.writeFileTags(m.ctx, m.tx, f); err != nil {
-			return err
-		}
-		if f.Counted && f.Size != nil {
-			size += *f.Size + f.ExtraBytes
-			if f.Index {
-				vector += *f.Size
-			}
-		}
-		if f.Status == platform.FileIndexPending {
-			payload, _ := json.Marshal(platform.IndexJob{FileID: f.ID, Generation: f.Generation})
-			if _, err := m.s.insertJob(m.ctx, m.tx, platform.Job{ID: platform.NewID("job_"), Kind: platform.JobIndexFile, Subject: f.ID, Payload: payload,
-				RunAfter: m.in.Now, CreatedAt: m.in.Now}, ""); err != nil {
-				return err
-			}
+// file inserts a new file, counting its storage, and queues the indexing
+// of one archived before its indexing ended.
+func (m importer) file(f platform.File) error {
+	tags, meta, policies, owner := fileJSON(f)
+	added, err := m.insert(store.RowFiles, `INSERT INTO files (id, bot_id, workspace_id, scope, key, status, size, declared_size, content_type, tags,
+		metadata, access_policies, shared, index_requested, public_now, failed_reason, indexing_stack, expires_at, owner, generation,
+		blob_key, sha256, counted, extra_bytes, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		f.ID, m.in.BotID, m.in.WorkspaceID, f.Scope, f.Key, f.Status, nullSize(f.Size), f.DeclaredSize, f.ContentType, tags,
+		meta, policies, f.Has(platform.PolicyIntegrations), f.Index, f.PublicNow, f.FailedReason, f.IndexingStack, nullMicros(f.ExpiresAt), owner, f.Generation,
+		f.BlobKey, f.SHA256, f.Counted, f.ExtraBytes, micros(f.CreatedAt), micros(f.UpdatedAt))
+	if err != nil || !added {
+		return err
+	}
+	f.BotID = m.in.BotID
+	if err := m.s.writeFileTags(m.ctx, m.tx, f); err != nil {
+		return err
+	}
+	if f.Counted && f.Size != nil {
+		*m.size += *f.Size + f.ExtraBytes
+		if f.Index {
+			*m.vector += *f.Size
 		}
 	}
+	if f.Status == platform.FileIndexPending {
+		payload, _ := json.Marshal(platform.IndexJob{FileID: f.ID, Generation: f.Generation})
+		if _, err := m.s.insertJob(m.ctx, m.tx, platform.Job{ID: platform.NewID("job_"), Kind: platform.JobIndexFile, Subject: f.ID, Payload: payload,
+			RunAfter: m.in.Now, CreatedAt: m.in.Now}, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// takeStorage takes the new files' storage at once (as CompleteUpload
+// does, one conditional update within the limits).
+func (m importer) takeStorage() error {
+	size, vector := *m.size, *m.vector
 	if size == 0 && vector == 0 {
 		return nil
 	}
@@ -368,11 +380,9 @@ func (m importer) files() error {
 	return &store.QuotaError{Quota: "vector storage", Used: st.VectorBytes, Limit: m.in.MaxVector, Size: vector}
 }
 
-func (m importer) passages() error {
-	for _, p := range m.in.Passages {
-		if _, err := m.insert(store.RowPassages, insertPassages(1), passageArgs(p, p.FileID, m.in.BotID)...); err != nil {
-			return err
-		}
+func (m importer) passage(p platform.Passage) error {
+	if _, err := m.insert(store.RowPassages, insertPassages(1), passageArgs(p, p.FileID, m.in.BotID)...); err != nil {
+		return err
 	}
 	return nil
 }
