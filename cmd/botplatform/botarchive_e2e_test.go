@@ -326,12 +326,15 @@ func rewrite(t *testing.T, file string, change func(name string, body []byte) []
 	for n := range entries {
 		names = append(names, n)
 	}
-	slices.SortFunc(names, func(a, b string) int { // the manifest last, as written
-		if a == "manifest.json" || b == "manifest.json" {
-			return map[bool]int{true: 1, false: -1}[a == "manifest.json"]
+	order := []string{"bot.json", "versions.jsonl", "users.jsonl", "conversations.jsonl", "messages.jsonl", "states.jsonl",
+		"code-states.jsonl", "workflows.jsonl", "files.jsonl", "passages.jsonl", "files/", "manifest.json"}
+	rank := func(name string) int {
+		if strings.HasPrefix(name, "files/") {
+			name = "files/"
 		}
-		return strings.Compare(a, b)
-	})
+		return slices.Index(order, name)
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return rank(a) - rank(b) }) // as written
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
@@ -343,6 +346,32 @@ func rewrite(t *testing.T, file string, change func(name string, body []byte) []
 	tw.Close()
 	gz.Close()
 	return buf.Bytes()
+}
+
+// rewriteHonest is rewrite with the manifest made to match the changed
+// entries (their sizes and SHA-256), as an attacker would write it.
+func rewriteHonest(t *testing.T, file string, change func(name string, body []byte) []byte) []byte {
+	t.Helper()
+	sums := map[string][2]any{}
+	return rewrite(t, file, func(name string, body []byte) []byte {
+		if name != "manifest.json" {
+			body = change(name, body)
+			sum := sha256.Sum256(body)
+			sums[name] = [2]any{len(body), hex.EncodeToString(sum[:])}
+			return body
+		}
+		var m map[string]any
+		if err := json.Unmarshal(body, &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range m["entries"].([]any) {
+			e := e.(map[string]any)
+			s := sums[e["name"].(string)]
+			e["size"], e["sha256"] = s[0], s[1]
+		}
+		raw, _ := json.Marshal(m)
+		return raw
+	})
 }
 
 func testBadArchives(t *testing.T, c client, file string) {
@@ -363,11 +392,20 @@ func testBadArchives(t *testing.T, c client, file string) {
 		}
 		return body
 	})
+	// A message of a conversation the archive lacks, the manifest honest:
+	// refused before anything is written, naming the record.
+	dangling := rewriteHonest(t, file, func(name string, body []byte) []byte {
+		if name == "messages.jsonl" {
+			return append(slices.Clone(body), `{"id":"msg_dangling","conversationId":"conv_gone","userId":"x","payload":{}}`+"\n"...)
+		}
+		return body
+	})
 	for _, bad := range []struct {
 		name     string
 		body     []byte
 		mentions []string
 	}{
+		{"a message of an absent conversation", dangling, []string{"entry messages.jsonl, line", "msg_dangling", "conv_gone"}},
 		{"truncated", raw[:len(raw)/2], []string{"truncated"}},
 		{"an altered entry", altered, []string{"files/file_", "SHA-256"}},
 		{"a wrong format version", version, []string{"version 2", "version 1"}},
