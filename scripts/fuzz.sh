@@ -26,6 +26,7 @@ targets='
 ./internal/files FuzzVerifySignedURL
 ./internal/tunnel FuzzParseFrame
 ./internal/botruntime FuzzBotAnswer
+./internal/botarchive FuzzReadArchive
 ./internal/indexing/parse FuzzParseText
 ./internal/indexing/parse FuzzParseMarkdown
 ./internal/indexing/parse FuzzParseHTML
