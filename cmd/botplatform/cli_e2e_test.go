@@ -367,6 +367,12 @@ func TestCLIExitStatus(t *testing.T) {
 		{[]string{"bots", "ls", "--data", t.TempDir()}, 2, "no access token"},
 		{[]string{"nosuchcommand"}, 2, `unknown command "nosuchcommand"`},
 		{[]string{"bots", "ls", "-h"}, 0, "-json"},
+		{[]string{"bots", "--help"}, 0, "botplatform bots create NAME [--code FILE.js]\n      creates a bot"},
+		{[]string{"files", "help"}, 0, "botplatform files search BOT QUERY"},
+		{[]string{"users", "-h"}, 0, "erases a chat user"},
+		{[]string{"users", "nope"}, 2, `unknown command "users nope"`},
+		{[]string{"bots", "create", "--help"}, 0, "usage: botplatform bots create NAME [--code FILE.js]\n\ncreates a bot"},
+		{[]string{"token", "--help"}, 0, "usage: botplatform token --email EMAIL"},
 	} {
 		cmd := mainCommand(t, tc.args...)
 		var stderr bytes.Buffer

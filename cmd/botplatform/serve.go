@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
@@ -124,6 +125,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w: another program listens on %s; choose another address with --addr (BOTPLATFORM_ADDR), e.g. --addr 127.0.0.1:0 for any free port", err, cfg.Addr)
+	}
 	if err != nil {
 		return err
 	}
@@ -174,6 +178,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	boot, err := adm.Bootstrap(ctx, cfg.AdminToken)
 	if err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if !boot.Created {
+		// The credentials stay; the addresses are this start's, so that the
+		// client commands reach the server after a restart on another port.
+		if err := refreshBootstrap(cfg); err != nil {
+			log.Warn("bootstrap.json keeps an earlier start's address", "err", err)
+		}
 	}
 	if boot.Created {
 		if err := writeBootstrap(cfg, boot); err != nil {
@@ -367,9 +378,34 @@ func writeBootstrap(cfg config.Config, b admin.Bootstrap) error {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return err
 	}
-	body, _ := json.MarshalIndent(map[string]string{
-		"token": b.Token, "workspaceId": b.WorkspaceID, "apiUrl": cfg.PublicURL, "chatUrl": cfg.ChatURL,
-	}, "", "  ")
+	return saveBootstrap(cfg, map[string]string{"token": b.Token, "workspaceId": b.WorkspaceID})
+}
+
+// refreshBootstrap writes this start's addresses into an existing
+// bootstrap.json; none is no error (it was removed, or another process
+// made the first start).
+func refreshBootstrap(cfg config.Config) error {
+	raw, err := os.ReadFile(filepath.Join(cfg.DataDir, "bootstrap.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var boot map[string]string
+	if err := json.Unmarshal(raw, &boot); err != nil {
+		return err
+	}
+	if boot["apiUrl"] == cfg.PublicURL && boot["chatUrl"] == cfg.ChatURL {
+		return nil
+	}
+	return saveBootstrap(cfg, boot)
+}
+
+// saveBootstrap writes boot, with this start's addresses, to bootstrap.json.
+func saveBootstrap(cfg config.Config, boot map[string]string) error {
+	boot["apiUrl"], boot["chatUrl"] = cfg.PublicURL, cfg.ChatURL
+	body, _ := json.MarshalIndent(boot, "", "  ")
 	path := filepath.Join(cfg.DataDir, "bootstrap.json")
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, append(body, '\n'), 0o600); err != nil {
@@ -403,6 +439,13 @@ func issueToken(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-")
+		if name == "h" || name == "help" {
+			fmt.Fprintln(stderr, "usage: botplatform token --email EMAIL [--note TEXT] [database flags of serve]\n\n"+
+				"Prints a new personal access token for the account EMAIL (created if it does not exist),\n"+
+				"made in the server's database directly: run it where serve's --data or --database-url reach.\n\nFlags:")
+			fs.PrintDefaults()
+			return flag.ErrHelp
+		}
 		if name == "email" || name == "note" {
 			if !strings.Contains(a, "=") && i+1 < len(args) {
 				i++

@@ -200,8 +200,20 @@ func TestBootstrapAndRestart(t *testing.T) {
 			if out := s2.Stdout.String(); strings.Contains(out, "First start") || strings.Contains(out, b.Token) {
 				t.Errorf("restart printed bootstrap output:\n%s", out)
 			}
-			if raw2, _ := os.ReadFile(path); !bytes.Equal(raw2, raw) {
-				t.Errorf("restart rewrote bootstrap.json:\n%s\nwas\n%s", raw2, raw)
+			// Its credentials stay, its addresses are the new start's (another
+			// port here), so that the client commands reach the server.
+			s2.readBootstrap(t)
+			if b2 := s2.Boot; b2.Token != b.Token || b2.WorkspaceID != b.WorkspaceID || b2.APIURL != s2.URL || b2.ChatURL != s2.URL+"/chat" {
+				t.Errorf("bootstrap.json after a restart at %s: %+v, was %+v", s2.URL, b2, b)
+			}
+			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("bootstrap.json after a restart: %v, %v", fi.Mode(), err)
+			}
+			// A second server on the same address says how to choose another.
+			var stderr bytes.Buffer
+			err = run(context.Background(), append([]string{"serve", "--addr", strings.TrimPrefix(s2.URL, "http://")}, storageArgs(t.TempDir(), "")...), io.Discard, &stderr)
+			if err == nil || !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), "--addr") {
+				t.Errorf("serve on an address in use: %v", err)
 			}
 			owner2 := s2.as(t, b.Token, b.WorkspaceID)
 			if got := str(t, owner2.in("").get("/v1/admin/account/me").ok(), "account", "id"); got != acc {

@@ -2,8 +2,9 @@
 // docs/*.md marked with a comment line `<!-- run: NAME expect: TEXT -->`
 // just above it is run against a fresh server, in a directory laid out as
 // the README's reader has it (data/ with the server's bootstrap.json,
-// bin/botplatform, docs/, the npm clients installed). A `sh` block runs
-// with bash -euo pipefail, a `js` block as an ES module with node; each
+// bin/botplatform, docs/, quickstart/ with the npm clients installed). A
+// `sh` block runs with bash -euo pipefail there, a `js` block as an ES
+// module with node in quickstart/; each
 // must exit 0 and print TEXT. The server listens on a port of its own, so
 // the default address http://127.0.0.1:8080 in a block stands for it. A
 // marker whose block is not right below it fails the test, so a marker
@@ -68,7 +69,9 @@ before(async () => {
   await fs.symlink(serverBinary(), path.join(work, 'bin', 'botplatform'))
   await fs.symlink(server.dataDir, path.join(work, 'data'))
   await fs.symlink(path.join(repo, 'docs'), path.join(work, 'docs'))
-  await fs.symlink(path.join(compat, 'node_modules'), path.join(work, 'node_modules'))
+  // The README's JavaScript reader works in quickstart/, where the clients are installed.
+  await fs.mkdir(path.join(work, 'quickstart'))
+  await fs.symlink(path.join(compat, 'node_modules'), path.join(work, 'quickstart', 'node_modules'))
 })
 
 after(async () => {
@@ -94,9 +97,9 @@ test('the marked code blocks of README.md and docs/ run as written', async (t) =
       if (b.lang === 'sh') {
         res = await run('bash', ['-euo', 'pipefail', '-c', code], { cwd: work, env })
       } else if (b.lang === 'js') {
-        const file = path.join(work, `block-${i}.mjs`)
+        const file = path.join(work, 'quickstart', `block-${i}.mjs`)
         await fs.writeFile(file, code)
-        res = await run('node', [file], { cwd: work, env })
+        res = await run('node', [file], { cwd: path.join(work, 'quickstart'), env })
       } else {
         assert.fail(`${b.file}:${b.line}: a run marker on a ${b.lang} block: only sh and js blocks run`)
       }

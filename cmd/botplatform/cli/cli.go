@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,17 +64,26 @@ func Run(ctx context.Context, args []string, sio IO) error {
 	word, rest := args[0], args[1:]
 	if _, single := commands[word]; !single {
 		if len(args) < 2 {
-			return Usagef("%s: missing sub-command%s", args[0], strings.TrimSuffix(Usage, "\n"))
+			return Usagef("%s: missing sub-command\n%s", args[0], groupUsage(args[0]))
+		}
+		if isHelp(args[1]) {
+			fmt.Fprint(sio.Err, groupUsage(args[0])) // where the flag package writes a command's -h
+
+			return flag.ErrHelp
 		}
 		word, rest = args[0]+" "+args[1], args[2:]
 	}
 	cmd, ok := commands[word]
 	if !ok {
-		return Usagef("unknown command %q%s", word, strings.TrimSuffix(Usage, "\n"))
+		return Usagef("unknown command %q\n%s", word, groupUsage(args[0]))
 	}
 	e := &env{IO: sio}
 	fs := flag.NewFlagSet(word, flag.ContinueOnError)
 	fs.SetOutput(sio.Err)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: botplatform %s %s\n\n%s\n\nFlags:\n", word, cmd.args, cmd.what)
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&e.url, "url", "", "server URL (BOTPLATFORM_URL; default: bootstrap.json's, or http://127.0.0.1:8080)")
 	fs.StringVar(&e.token, "token", "", "access token (BOTPLATFORM_TOKEN; default: bootstrap.json's)")
 	fs.StringVar(&e.workspace, "workspace", "", "workspace id (BOTPLATFORM_WORKSPACE_ID; default: bootstrap.json's)")
@@ -99,9 +109,37 @@ func Run(ctx context.Context, args []string, sio IO) error {
 // command is one leaf command: its positional arguments and flags.
 type command struct {
 	args     string // for the usage line
+	what     string // what it does, for its help
 	min, max int    // positional arguments; max -1: any number
 	flags    func(*flag.FlagSet, *env)
 	run      func(context.Context, *env, []string) error
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help" || arg == "help"
+}
+
+// groupUsage lists the commands whose first word is group, each with what
+// it does; the whole client's usage for a word that is no group.
+func groupUsage(group string) string {
+	var names []string
+	for name := range commands {
+		if strings.HasPrefix(name, group+" ") {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return strings.TrimPrefix(Usage, "\n")
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Commands of botplatform %s (`botplatform %s COMMAND --help` for one; docs/cli.md):\n", group, group)
+	for _, name := range names {
+		c := commands[name]
+		fmt.Fprintf(&b, "  %s\n      %s\n", strings.TrimSpace("botplatform "+name+" "+c.args), c.what)
+	}
+	b.WriteString("  Flags of every client command: --url, --token, --workspace, --data DIR (where bootstrap.json is), --json\n")
+	return b.String()
 }
 
 func noFlags(*flag.FlagSet, *env) {}
@@ -110,26 +148,26 @@ var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"bots ls":       {"", 0, 0, noFlags, botsList},
-		"bots create":   {"NAME [--code FILE.js]", 1, 1, botsCreateFlags, botsCreate},
-		"bots deploy":   {"BOT FILE.js", 2, 2, noFlags, botsDeploy},
-		"bots logs":     {"BOT [-f] [--since DURATION] [--level LEVEL]", 1, 1, botsLogsFlags, botsLogs},
-		"bots rm":       {"BOT", 1, 1, noFlags, botsRemove},
-		"bots versions": {"BOT", 1, 1, noFlags, botsVersions},
-		"bots save":     {"BOT NAME [--description TEXT]", 2, 2, botsSaveFlags, botsSave},
-		"bots rollback": {"BOT VERSION", 2, 2, noFlags, botsRollback},
-		"bots export":   {"BOT -o FILE [--secrets]", 1, 1, botsExportFlags, botsExport},
-		"bots import":   {"FILE [--name NAME]", 1, 1, botsImportFlags, botsImport},
-		"bots webchat":  {"BOT [--type preconfigured] [--allow ORIGIN,…]", 1, 1, botsWebchatFlags, botsWebchat},
-		"files put":     {"BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]", 2, -1, filesPutFlags, filesPut},
-		"files ls":      {"BOT [--tag k=v]…", 1, 1, filesListFlags, filesList},
-		"files get":     {"BOT KEY [-o PATH]", 2, 2, filesGetFlags, filesGet},
-		"files rm":      {"BOT KEY", 2, 2, noFlags, filesRemove},
-		"files search":  {"BOT QUERY [--limit N] [--tag k=v]…", 2, 2, filesSearchFlags, filesSearch},
-		"chat":          {"BOT", 1, 1, chatFlags, chat},
-		"audit":         {"[--limit N]", 0, 0, auditFlags, auditList},
-		"users export":  {"BOT USER", 2, 2, noFlags, usersExport},
-		"users erase":   {"BOT USER [--yes]", 2, 2, usersEraseFlags, usersErase},
+		"bots ls":       {"", "lists the workspace's bots", 0, 0, noFlags, botsList},
+		"bots create":   {"NAME [--code FILE.js]", "creates a bot, with the JavaScript code of FILE.js if given", 1, 1, botsCreateFlags, botsCreate},
+		"bots deploy":   {"BOT FILE.js", "deploys FILE.js as the bot's code (embedded VM code, or a Node bundle)", 2, 2, noFlags, botsDeploy},
+		"bots logs":     {"BOT [-f] [--since DURATION] [--level LEVEL]", "prints the bot's logs; -f follows them", 1, 1, botsLogsFlags, botsLogs},
+		"bots rm":       {"BOT", "deletes the bot and its data", 1, 1, noFlags, botsRemove},
+		"bots versions": {"BOT", "lists the bot's saved versions", 1, 1, noFlags, botsVersions},
+		"bots save":     {"BOT NAME [--description TEXT]", "saves the bot's code and settings as a named version", 2, 2, botsSaveFlags, botsSave},
+		"bots rollback": {"BOT VERSION", "deploys a saved version again", 2, 2, noFlags, botsRollback},
+		"bots export":   {"BOT -o FILE [--secrets]", "writes the bot and its data to an archive", 1, 1, botsExportFlags, botsExport},
+		"bots import":   {"FILE [--name NAME]", "creates a bot from an archive bots export wrote", 1, 1, botsImportFlags, botsImport},
+		"bots webchat":  {"BOT [--type preconfigured] [--allow ORIGIN,…]", "prints the embed code of the bot's chat widget for websites", 1, 1, botsWebchatFlags, botsWebchat},
+		"files put":     {"BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]", "uploads files or folders for the bot; --index makes them searchable", 2, -1, filesPutFlags, filesPut},
+		"files ls":      {"BOT [--tag k=v]…", "lists the bot's files", 1, 1, filesListFlags, filesList},
+		"files get":     {"BOT KEY [-o PATH]", "downloads a file", 2, 2, filesGetFlags, filesGet},
+		"files rm":      {"BOT KEY", "deletes a file", 2, 2, noFlags, filesRemove},
+		"files search":  {"BOT QUERY [--limit N] [--tag k=v]…", "searches the bot's indexed files", 2, 2, filesSearchFlags, filesSearch},
+		"chat":          {"BOT", "chats with the bot: lines typed (or piped) are sent, its replies printed", 1, 1, chatFlags, chat},
+		"audit":         {"[--limit N]", "prints the workspace's audit log, newest first", 0, 0, auditFlags, auditList},
+		"users export":  {"BOT USER", "prints what is stored about a chat user (a privacy export)", 2, 2, noFlags, usersExport},
+		"users erase":   {"BOT USER [--yes]", "erases a chat user and their data", 2, 2, usersEraseFlags, usersErase},
 	}
 }
 
