@@ -68,15 +68,22 @@ func TestConsoleBrowser(t *testing.T) {
 	s, b := startConsole(t)
 	adm := s.owner(t)
 
-	// Security headers on the page; /console redirects to it.
-	res, err := http.Get(s.URL + "/console")
+	// Security headers on the page; /console and the server's root lead to it.
+	for _, from := range []string{"/", "/console"} {
+		res, err := http.Get(s.URL + from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.Request.URL.Path != "/console/" || res.StatusCode != 200 {
+			t.Fatalf("GET %s ended at %s with %d; want /console/ and 200", from, res.Request.URL.Path, res.StatusCode)
+		}
+	}
+	res, err := http.Get(s.URL + "/console/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	if res.Request.URL.Path != "/console/" || res.StatusCode != 200 {
-		t.Fatalf("GET /console ended at %s with %d; want /console/ and 200", res.Request.URL.Path, res.StatusCode)
-	}
 	for h, want := range map[string]string{"Content-Security-Policy": "script-src 'self'", "X-Frame-Options": "DENY",
 		"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"} {
 		if got := res.Header.Get(h); !strings.Contains(got, want) {

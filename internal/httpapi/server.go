@@ -162,7 +162,7 @@ func build(d Deps) server {
 	s := server{tables: []*table{root, adm, fls, content, rt, tbl, ch, wc}}
 	if d.Console != nil {
 		con := consoleRoutes(d.Console)
-		root.mount(a.routed(con.mux), "/console", "/console/")
+		root.mount(a.routed(con.mux), "/{$}", "/console", "/console/")
 		s.tables = append(s.tables, con)
 	}
 	doc.build(s.tables, d.Version)

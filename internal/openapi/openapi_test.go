@@ -108,7 +108,7 @@ func TestEveryOperation(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"upsertFile", "createBot", "callAction", "getTableRow", "chatCreateUser", "chatListenConversation",
-		"getFileContent", "getHealth", "getReadiness", "getMetrics", "getOpenAPIDocument", "openTunnel", "getConsole", "getConsoleAsset", "openConsole"} {
+		"getFileContent", "getHealth", "getReadiness", "getMetrics", "getOpenAPIDocument", "openTunnel", "getConsole", "getConsoleAsset", "openConsole", "openRoot"} {
 		if !seen[id] {
 			t.Errorf("no operation %s", id)
 		}

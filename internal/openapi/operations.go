@@ -23,6 +23,8 @@ var _ = describe(map[string]op{
 
 	"openConsole": {summary: "The web console: a redirect to /console/", status: 301, media: noBody,
 		returns: "Location: /console/"},
+	"openRoot": {summary: "The server's address, opened in a browser: a redirect to the web console", status: 302, media: noBody,
+		returns: "Location: /console/"},
 	"getConsole": {summary: "The web console's page (docs/console.md)",
 		description: "The console signs in with a personal access token kept in the browser's session storage and calls this API from the page.",
 		media:       "text/html", result: str, other: notModified},
