@@ -303,8 +303,21 @@ func testCLIChat(t *testing.T, s *testServer) {
 	}
 	// A bot that does not answer: the pipe's wait ends with an error.
 	c.createBot(map[string]any{"name": "mute", "code": `bot.on.message('*', async () => {})`})
-	if _, _, err := c.cliRun(ctx, "anyone?\n", "chat", "mute", "--timeout", "1s"); err == nil || !strings.Contains(err.Error(), "no reply from the bot within 1s") {
+	if _, _, err := c.cliRun(ctx, "anyone?\n", "chat", "mute", "--timeout", "1s"); err == nil || !strings.Contains(err.Error(), "no reply from the bot within 1s") ||
+		!strings.Contains(err.Error(), "bots logs") {
 		t.Errorf("chat with a bot that does not answer: %v", err)
+	}
+	// A bot without code, and one whose handler throws, say why no reply
+	// comes: the first at once, the second as soon as its error is logged.
+	c.createBot(map[string]any{"name": "empty"})
+	_, errOut, err = c.cliRun(ctx, "anyone?\n", "chat", "empty", "--timeout", "1s")
+	if err == nil || !strings.Contains(errOut, "note: bot empty has no code") || !strings.Contains(err.Error(), "has no code") {
+		t.Errorf("chat with a bot without code: %v\n%s", err, errOut)
+	}
+	c.createBot(map[string]any{"name": "throws", "code": `bot.on.message('*', async () => { throw new Error('the handler broke') })`})
+	if _, _, err := c.cliRun(ctx, "anyone?\n", "chat", "throws", "--timeout", "50s"); err == nil || !strings.Contains(err.Error(), "the bot failed:") ||
+		!strings.Contains(err.Error(), "the handler broke") {
+		t.Errorf("chat with a bot that throws: %v", err)
 	}
 }
 

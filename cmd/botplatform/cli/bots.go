@@ -18,6 +18,7 @@ type bot struct {
 	CreatedAt    string `json:"createdAt"`
 	UpdatedAt    string `json:"updatedAt"`
 	DeployedAt   string `json:"deployedAt,omitempty"`
+	URL          string `json:"url,omitempty"` // where a bot written with the SDK is served (developers see it)
 	Integrations map[string]struct {
 		WebhookURL string `json:"webhookUrl"`
 	} `json:"integrations,omitempty"`
