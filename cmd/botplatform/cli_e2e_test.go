@@ -253,7 +253,7 @@ func testCLIFiles(t *testing.T, s *testServer) {
 	if len(found.Passages) != 1 || found.Passages[0].File.Key != "docs/returns.md" {
 		t.Errorf("files search --json: %+v", found)
 	}
-	if out := c.cliOK("files", "search", "kb", "express shipping"); !strings.HasPrefix(out, "1. docs/shipping/times.txt (score ") {
+	if out := c.cliOK("files", "search", "kb", "express shipping"); !strings.HasPrefix(out, "1. docs/shipping/times.txt (match 100% of the best)") {
 		t.Errorf("files search: %q", out)
 	}
 	if out := c.cliOK("files", "get", "kb", "misc/hello.txt"); out != "hello" {

@@ -243,12 +243,18 @@ func filesSearch(ctx context.Context, e *env, args []string) error {
 	if len(resp.Passages) == 0 {
 		fmt.Fprintln(e.Out, "no passage found")
 	}
+	// The fused score (0.033 at best) means little to a reader: each
+	// passage's match is said against the best one's (--json has the score).
 	for i, p := range resp.Passages {
 		where := p.File.Key
 		if n, ok := p.Meta["pageNumber"].(float64); ok {
 			where += fmt.Sprintf(", page %d", int(n))
 		}
-		fmt.Fprintf(e.Out, "%d. %s (score %.3f)\n%s\n\n", i+1, where, p.Score, indent(p.Content, "   "))
+		match := 100.0
+		if best := resp.Passages[0].Score; best > 0 {
+			match = 100 * p.Score / best
+		}
+		fmt.Fprintf(e.Out, "%d. %s (match %.0f%% of the best)\n%s\n\n", i+1, where, match, indent(p.Content, "   "))
 	}
 	return nil
 }
