@@ -110,10 +110,14 @@ func testTablesLifecycle(t *testing.T, s *testServer) {
 	// Duplicate, with and without rows; freeze.
 	dup := e.tbl(http.MethodPost, "/"+id+"/duplicate", map[string]any{"tableName": "CopyTable"}).ok()
 	dupID := str(t, dup, "table", "id")
-	if n := e.tbl(http.MethodGet, "/"+dupID, nil).ok()["rows"]; n != 1.0 {
-		t.Errorf("the duplicate has %v rows, want 1", n)
+	if n := e.tbl(http.MethodGet, "/"+dupID, nil).ok()["rows"]; n != 1.0 || dup["rows"] != 1.0 {
+		t.Errorf("the duplicate has %v rows, its answer says %v; want 1", n, dup["rows"])
 	}
-	empty := str(t, e.tbl(http.MethodPost, "/"+id+"/duplicate", map[string]any{"tableName": "EmptyTable", "schemaOnly": true}).ok(), "table", "id")
+	emptyDup := e.tbl(http.MethodPost, "/"+id+"/duplicate", map[string]any{"tableName": "EmptyTable", "schemaOnly": true}).ok()
+	if emptyDup["rows"] != 0.0 {
+		t.Errorf("a schema-only duplicate's answer counts %v rows, want 0", emptyDup["rows"])
+	}
+	empty := str(t, emptyDup, "table", "id")
 	if n := e.tbl(http.MethodGet, "/"+empty, nil).ok()["rows"]; n != 0.0 {
 		t.Errorf("a schema-only duplicate has %v rows", n)
 	}

@@ -187,7 +187,8 @@ func (a *api) duplicateTable(w http.ResponseWriter, r *http.Request, c *files.Ca
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, tableView(v, false))
+	// The official answer counts the rows copied (none for schemaOnly).
+	writeJSON(w, http.StatusOK, map[string]any{"table": tables.TableJSON(v.Table), "rows": v.Rows})
 	return nil
 }
 
