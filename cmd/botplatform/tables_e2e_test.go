@@ -341,7 +341,8 @@ func testTableFilterEdges(t *testing.T, s *testServer) {
 		{`{"$or":[]}`, ""},
 		{`{"age":{"$in":[` + numbers(tables1000, 0) + `]}}`, all},
 		{`{"extra.n":{"$nin":[` + numbers(tables1000, 1) + `]}}`, "p0"},
-		{`{"$or":[` + strings.Repeat(`{"age":-1},`, 1999) + `{"age":4}]}`, "p4"},
+		// The most terms a filter may hold (the SQL's depth is sqlstore's TestFilterDepth).
+		{`{"$or":[{"age":{"$in":[` + numbers(tables1000-1, 100) + `]}},{"age":{"$in":[` + numbers(tables1000-2, 4) + `]}},{"age":-1}]}`, "p4"},
 	} {
 		if got := find(c.filter); got != c.want {
 			t.Errorf("filter %.80s: %q, want %q", c.filter, got, c.want)
@@ -356,6 +357,9 @@ func testTableFilterEdges(t *testing.T, s *testServer) {
 		{`{"$and":[{"age":1},null]}`, "filter.$and[1]: must be a filter"},
 	} {
 		e.tbl(http.MethodPost, "/"+id+"/rows/find", `{"filter":`+c.filter+`}`).fail(400, "InvalidPayload", c.mention)
+		if len(c.filter) > 100_000 {
+			continue // deleteTableRows reads its filter the same way; a huge one costs seconds under -race
+		}
 		e.tbl(http.MethodPost, "/"+id+"/rows/delete", `{"filter":`+c.filter+`}`).fail(400, "InvalidPayload", c.mention)
 	}
 	// Deleting every row takes deleteAllRows, not a filter that happens to

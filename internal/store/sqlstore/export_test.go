@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"strings"
 	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
 )
 
 // ExplainClaim returns the scans and the execution time of the claim
@@ -43,4 +46,11 @@ func AnalyzeSooner(t interface{ Cleanup(func()) }, every, delay time.Duration) {
 	e, d := analyzeEvery, analyzeDelay
 	analyzeEvery, analyzeDelay = every, delay
 	t.Cleanup(func() { analyzeEvery, analyzeDelay = e, d })
+}
+
+// CondSQL is the SQL condition the store writes for c on table t.
+func (s *Store) CondSQL(t platform.Table, c store.Cond) (string, error) {
+	var b strings.Builder
+	_, err := s.cond(&b, nil, t, c)
+	return b.String(), err
 }
