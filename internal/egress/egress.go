@@ -39,12 +39,46 @@ func (e *RefusedError) Error() string { return e.msg }
 // cgnat is the carrier-grade NAT range, private in all but name.
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 
+// IPv6 ranges that carry an IPv4 address, which a translator or a relay on
+// the way may deliver to that IPv4 address: NAT64's well-known prefix and
+// 6to4. Their address is public only if the IPv4 one is.
+var (
+	nat64  = netip.MustParsePrefix("64:ff9b::/96")
+	sixTo4 = netip.MustParsePrefix("2002::/16")
+	// Not public in any case: NAT64's local-use prefix, the deprecated
+	// site-local and IPv4-compatible ranges, Teredo (its IPv4 addresses are
+	// obfuscated) and documentation addresses.
+	notPublic6 = []netip.Prefix{
+		netip.MustParsePrefix("64:ff9b:1::/48"), netip.MustParsePrefix("fec0::/10"), netip.MustParsePrefix("::/96"),
+		netip.MustParsePrefix("2001::/32"), netip.MustParsePrefix("2001:db8::/32"),
+	}
+)
+
 // Public reports whether ip is an address of the internet: not loopback,
-// private, link-local, multicast, unspecified, carrier-grade NAT or 0/8.
+// private, link-local, multicast, unspecified, carrier-grade NAT or 0/8,
+// nor an IPv6 address standing for one of those.
 func Public(ip netip.Addr) bool {
 	ip = ip.Unmap()
-	return ip.IsValid() && !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || cgnat.Contains(ip) || ip.Is4() && ip.As4()[0] == 0)
+	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || cgnat.Contains(ip) || ip.Is4() && ip.As4()[0] == 0 {
+		return false
+	}
+	if ip.Is4() {
+		return true
+	}
+	b := ip.As16()
+	switch {
+	case nat64.Contains(ip):
+		return Public(netip.AddrFrom4([4]byte(b[12:16])))
+	case sixTo4.Contains(ip):
+		return Public(netip.AddrFrom4([4]byte(b[2:6])))
+	}
+	for _, p := range notPublic6 {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
 }
 
 // Check tells whether ip:port may be dialed; the error says why not.

@@ -14,6 +14,10 @@ func TestPublic(t *testing.T) {
 		"127.0.0.1": false, "::1": false, "10.1.2.3": false, "172.16.0.1": false, "192.168.1.1": false, "169.254.169.254": false,
 		"fe80::1": false, "fc00::1": false, "0.0.0.0": false, "::": false, "100.64.1.1": false, "224.0.0.1": false, "0.1.2.3": false,
 		"::ffff:127.0.0.1": false, "::ffff:10.0.0.1": false, "fe80::1%eth0": false,
+		// IPv6 standing for IPv4: NAT64 and 6to4 follow the IPv4 address.
+		"64:ff9b::7f00:1": false, "64:ff9b::a9fe:a9fe": false, "64:ff9b::a00:1": false, "64:ff9b::808:808": true,
+		"2002:7f00:1::1": false, "2002:a9fe:a9fe::": false, "2002:808:808::1": true,
+		"64:ff9b:1::1": false, "fec0::1": false, "::7f00:1": false, "2001:0:4136:e378::1": false, "2001:db8::1": false,
 	} {
 		if got := Public(netip.MustParseAddr(addr)); got != public {
 			t.Errorf("Public(%s) = %v, want %v", addr, got, public)
