@@ -136,11 +136,11 @@ func startProc(s procSpec) (*proc, error) {
 	}
 	if box != nil {
 		// The sandbox sets the memory limit itself, before node starts.
-		lns, err := box.Wait(sandboxTimeout)
+		socks, err := box.Wait(sandboxTimeout)
 		if err != nil {
 			return fail("starting node in its sandbox", err)
 		}
-		for _, ln := range lns {
+		for _, ln := range socks.Listen {
 			if s.api != nil {
 				s.api.Add(ln)
 				listeners = append(listeners, ln)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -158,6 +157,14 @@ func mountRoot(sp *spec) error {
 			return err
 		}
 	}
+	if sp.DNS {
+		if err := os.MkdirAll("/etc", 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile("/etc/resolv.conf", []byte("nameserver "+DNSAddr+"\noptions timeout:5 attempts:2\n"), 0o444); err != nil {
+			return fmt.Errorf("/etc/resolv.conf: %w", err)
+		}
+	}
 	if err := unix.Unmount("/oldroot", unix.MNT_DETACH); err != nil {
 		return fmt.Errorf("detaching the host's root: %w", err)
 	}
@@ -237,44 +244,6 @@ func copyIn(f specFile) error {
 	}
 	if err != nil {
 		return fmt.Errorf("/app/%s: %w", f.Name, err)
-	}
-	return nil
-}
-
-// network brings up the loopback of the sandbox's empty network namespace and opens the listeners the
-// server will serve, sending each to it.
-func network(sp *spec) error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("loopback: %w", err)
-	}
-	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil {
-		return err
-	}
-	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("loopback: %w", err)
-	}
-	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
-	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("loopback: %w", err)
-	}
-	for _, addr := range sp.Listen {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			return fmt.Errorf("listening on %s: %w", addr, err)
-		}
-		f, err := ln.(*net.TCPListener).File()
-		ln.Close()
-		if err != nil {
-			return err
-		}
-		err = unix.Sendmsg(sp.CtlFD, []byte("listener"), unix.UnixRights(int(f.Fd())), nil, 0)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("sending the listener of %s: %w", addr, err)
-		}
 	}
 	return nil
 }

@@ -46,8 +46,17 @@ type Options struct {
 	Files []File
 	// Listen: TCP addresses the sandbox listens on inside its own network namespace (where only loopback
 	// exists). Setup.Wait returns their listeners, which the server serves: how the sandbox reaches the
-	// server, and the only thing it can reach.
+	// server.
 	Listen []string
+	// Egress: TCP ports the program may connect to on any IPv4 address. Every IPv4 address is made local
+	// inside (a local route 0.0.0.0/0 on loopback) and a listener opened on 0.0.0.0:<port> for each, which
+	// Setup.Wait returns: a connection's local address is where the program meant to go, and the server
+	// decides whether to carry it there (Outbound). The addresses of Listen keep their own listeners; other
+	// ports refuse connections, and IPv6 stays unreachable.
+	Egress []int
+	// DNS gives the sandbox an /etc/resolv.conf naming DNSAddr, where it opens a UDP and a TCP socket on
+	// port 53 that Setup.Wait returns for the server to answer (Outbound).
+	DNS    bool
 	Limits Limits
 	// Children lets the program start child processes (refused by default).
 	Children bool
@@ -63,6 +72,30 @@ type Options struct {
 var SystemBinds = []string{
 	"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin",
 	"/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/localtime", "/etc/nsswitch.conf", "/etc/hosts",
+}
+
+// DNSAddr is the nameserver of a sandbox with Options.DNS, inside its own network namespace.
+const DNSAddr = "127.0.0.53"
+
+// Sockets are what a sandbox opened inside its network namespace for the server to serve.
+type Sockets struct {
+	Listen []net.Listener // of Options.Listen, in order
+	Egress []net.Listener // of Options.Egress, in order
+	DNS    net.PacketConn // UDP DNSAddr:53, with Options.DNS
+	DNSTCP net.Listener   // TCP DNSAddr:53, with Options.DNS
+}
+
+// Close closes every socket.
+func (s *Sockets) Close() {
+	for _, ln := range append(append([]net.Listener{}, s.Listen...), s.Egress...) {
+		ln.Close()
+	}
+	if s.DNS != nil {
+		s.DNS.Close()
+	}
+	if s.DNSTCP != nil {
+		s.DNSTCP.Close()
+	}
 }
 
 var (

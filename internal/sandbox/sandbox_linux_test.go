@@ -4,10 +4,13 @@ package sandbox
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,11 +56,17 @@ func attack(name string, args []string) string {
 	case "dial":
 		c, err := net.DialTimeout("tcp", args[0], 5*time.Second)
 		if err == nil {
-			line, _ := bufio.NewReader(c).ReadString('\n')
+			line, err := bufio.NewReader(c).ReadString('\n')
 			c.Close()
+			if line == "" && err != nil {
+				return "refused: " + err.Error()
+			}
 			return "ok: " + strings.TrimSpace(line)
 		}
 		return res(err, "")
+	case "resolve":
+		addrs, err := net.LookupHost(args[0])
+		return res(err, strings.Join(addrs, ","))
 	case "fork":
 		pid, err := syscall.ForkExec("/usr/bin/true", []string{"true"}, &syscall.ProcAttr{})
 		return res(err, fmt.Sprint(pid))
@@ -111,6 +120,12 @@ func attack(name string, args []string) string {
 
 func run(t *testing.T, o Options, args ...string) string {
 	t.Helper()
+	return runWith(t, o, nil, args...)
+}
+
+// runWith runs the helper with ob serving its egress and DNS sockets.
+func runWith(t *testing.T, o Options, ob *Outbound, args ...string) string {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +145,15 @@ func run(t *testing.T, o Options, args ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lns, werr := s.Wait(30 * time.Second)
+	socks, werr := s.Wait(30 * time.Second)
+	if werr == nil && ob != nil {
+		link := ob.Serve(socks, slog.New(slog.NewTextHandler(testWriter{t}, nil)))
+		defer link.Close()
+	}
+	var lns []net.Listener
+	if socks != nil {
+		lns = socks.Listen
+	}
 	for _, ln := range lns {
 		go func() {
 			for {
@@ -309,5 +332,102 @@ func TestSmallMemoryLimit(t *testing.T) {
 		if got := strings.TrimSpace(out.String()); got != "2048" {
 			t.Fatalf("the program's data limit: %q KiB, want 2048", got)
 		}
+	}
+}
+
+// testWriter writes a Link's log into the test's.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// serveLine answers every connection to ln with line.
+func serveLine(ln net.Listener, line string) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		fmt.Fprintln(c, line)
+		c.Close()
+	}
+}
+
+// A program connects to any IPv4 address on an egress port as if directly; the server decides where it
+// goes. The API keeps its address although its port is an egress port too.
+func TestSandboxEgress(t *testing.T) {
+	needSandbox(t)
+	// Linux accepts any 127/8 address: 127.0.0.2 stands for a host outside.
+	outside, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outside.Close()
+	go serveLine(outside, "outside")
+	closed, _ := net.Listen("tcp", "127.0.0.2:0") // a port not among the egress ports
+	defer closed.Close()
+	go serveLine(closed, "not an egress port")
+	port := outside.Addr().(*net.TCPAddr).Port
+	refused := make(chan string, 10)
+	out := &Outbound{
+		Ports: []int{port},
+		Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+			if address != outside.Addr().String() {
+				refused <- address
+				return nil, fmt.Errorf("address %s is refused", address)
+			}
+			return (&net.Dialer{}).DialContext(ctx, network, address)
+		},
+		Lookup: func(_ context.Context, network, host string) ([]netip.Addr, error) {
+			if host != "api.example.test." {
+				return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+			}
+			if network == "ip6" {
+				return []netip.Addr{netip.MustParseAddr("2001:db8::1")}, nil
+			}
+			return []netip.Addr{netip.MustParseAddr("127.0.0.2")}, nil
+		},
+	}
+	o := Options{Listen: []string{fmt.Sprintf("127.0.0.1:%d", port)}, Egress: out.Ports, DNS: true}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"reaches an address the server dials", []string{"dial", outside.Addr().String()}, "ok: outside"},
+		{"reaches the API on its address, on an egress port", []string{"dial", fmt.Sprintf("127.0.0.1:%d", port)}, "ok: the server's API"},
+		{"is reset where the server refuses", []string{"dial", fmt.Sprintf("10.9.8.7:%d", port)}, "refused: "},
+		{"is refused on other ports", []string{"dial", closed.Addr().String()}, "refused: "},
+		{"resolves names with the server", []string{"resolve", "api.example.test"}, "ok: 127.0.0.2"},
+		{"learns that unknown names do not exist", []string{"resolve", "nowhere.example.test"}, "refused: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := runWith(t, o, out, tc.args...)
+			t.Log(got)
+			if !strings.HasPrefix(got, tc.want) {
+				t.Fatalf("%v: got %q, want %q…", tc.args, got, tc.want)
+			}
+			if n := out.Len(); n != 0 {
+				t.Fatalf("%d sandboxes still served after their end", n)
+			}
+		})
+	}
+	select {
+	case a := <-refused:
+		if a != fmt.Sprintf("10.9.8.7:%d", port) {
+			t.Fatalf("dialed %s", a)
+		}
+	default:
+		t.Fatal("the refused address was never dialed")
+	}
+}
+
+// Without egress ports, nothing outside is reachable, as before.
+func TestSandboxWithoutEgress(t *testing.T) {
+	needSandbox(t)
+	if got := run(t, Options{}, "dial", "10.9.8.7:443"); !strings.Contains(got, "network is unreachable") {
+		t.Fatalf("got %q", got)
 	}
 }

@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"errors"
-	"net"
 	"os/exec"
 	"runtime"
 	"time"
@@ -24,7 +23,7 @@ func Wrap(cmd *exec.Cmd, o Options) (*Setup, error) { return nil, errUnsupported
 func (s *Setup) Started() {}
 
 // Wait is unsupported here.
-func (s *Setup) Wait(timeout time.Duration) ([]net.Listener, error) { return nil, errUnsupported }
+func (s *Setup) Wait(timeout time.Duration) (*Sockets, error) { return nil, errUnsupported }
 
 // Close is unsupported here.
 func (s *Setup) Close() {}

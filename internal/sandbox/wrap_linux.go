@@ -32,6 +32,8 @@ type spec struct {
 	CtlFD    int        `json:"ctlFd"`
 	Files    []specFile `json:"files"`
 	Listen   []string   `json:"listen"`
+	Egress   []int      `json:"egress"`
+	DNS      bool       `json:"dns"`
 	Limits   Limits     `json:"limits"`
 	Children bool       `json:"children"`
 	Binds    []string   `json:"binds"`
@@ -80,7 +82,7 @@ func wrap(cmd *exec.Cmd, o Options, probe bool) (*Setup, error) {
 	extra := len(cmd.ExtraFiles)
 	sp := spec{
 		Args: cmd.Args, Env: cmd.Env, Dir: o.Dir, Extra: extra, ExeFD: 3 + extra, CtlFD: 4 + extra,
-		Listen: o.Listen, Limits: o.Limits, Children: o.Children, Probe: probe,
+		Listen: o.Listen, Egress: o.Egress, DNS: o.DNS, Limits: o.Limits, Children: o.Children, Probe: probe,
 		Binds: append(append([]string{}, SystemBinds...), o.Binds...),
 	}
 	if sp.Dir == "" {
@@ -145,8 +147,8 @@ func (s *Setup) Started() {
 }
 
 // Wait waits until the init has executed the program (or, for a probe, finished), at most timeout, and
-// returns the listeners of Options.Listen, in order.
-func (s *Setup) Wait(timeout time.Duration) ([]net.Listener, error) {
+// returns the sockets it opened for the server.
+func (s *Setup) Wait(timeout time.Duration) (*Sockets, error) {
 	c, err := net.FileConn(s.ctl)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -154,18 +156,16 @@ func (s *Setup) Wait(timeout time.Duration) ([]net.Listener, error) {
 	defer c.Close()
 	uc := c.(*net.UnixConn)
 	uc.SetReadDeadline(time.Now().Add(timeout))
-	var lns []net.Listener
-	fail := func(err error) ([]net.Listener, error) {
-		for _, ln := range lns {
-			ln.Close()
-		}
+	socks := &Sockets{}
+	fail := func(err error) (*Sockets, error) {
+		socks.Close()
 		return nil, err
 	}
 	buf, oob := make([]byte, 4096), make([]byte, unix.CmsgSpace(4))
 	for {
 		n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
 		if errors.Is(err, io.EOF) {
-			return lns, nil // the program was executed: the init's end of the socket closed on exec
+			return socks, nil // the program was executed: the init's end of the socket closed on exec
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -174,42 +174,72 @@ func (s *Setup) Wait(timeout time.Duration) ([]net.Listener, error) {
 			return fail(fmt.Errorf("sandbox: %w", err))
 		}
 		if n == 0 && oobn == 0 {
-			return lns, nil
+			return socks, nil
 		}
-		msg := buf[:n]
-		switch {
-		case bytes.Equal(msg, []byte("ok")):
-			return lns, nil
-		case bytes.HasPrefix(msg, []byte("error: ")):
-			return fail(errors.New("sandbox: " + string(msg[len("error: "):])))
-		case bytes.Equal(msg, []byte("listener")):
-			ln, err := receiveListener(oob[:oobn])
-			if err != nil {
-				return fail(err)
-			}
-			lns = append(lns, ln)
-		default:
-			return fail(fmt.Errorf("sandbox: unexpected message %q", msg))
+		msg := string(buf[:n])
+		if msg == "ok" {
+			return socks, nil
+		}
+		if strings.HasPrefix(msg, "error: ") {
+			return fail(errors.New("sandbox: " + msg[len("error: "):]))
+		}
+		f, err := receiveFile(oob[:oobn])
+		if err != nil {
+			return fail(err)
+		}
+		err = socks.add(msg, f)
+		f.Close()
+		if err != nil {
+			return fail(err)
 		}
 	}
 }
 
-func receiveListener(oob []byte) (net.Listener, error) {
+// Kinds of socket the init sends, as the text of their message.
+const (
+	sendListen = "listener"
+	sendEgress = "egress"
+	sendDNS    = "dns"
+	sendDNSTCP = "dns-tcp"
+)
+
+func (s *Sockets) add(kind string, f *os.File) error {
+	if kind == sendDNS {
+		pc, err := net.FilePacketConn(f)
+		if err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+		s.DNS = pc
+		return nil
+	}
+	ln, err := net.FileListener(f)
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	switch kind {
+	case sendListen:
+		s.Listen = append(s.Listen, ln)
+	case sendEgress:
+		s.Egress = append(s.Egress, ln)
+	case sendDNSTCP:
+		s.DNSTCP = ln
+	default:
+		ln.Close()
+		return fmt.Errorf("sandbox: unexpected message %q", kind)
+	}
+	return nil
+}
+
+func receiveFile(oob []byte) (*os.File, error) {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil || len(msgs) != 1 {
-		return nil, errors.New("sandbox: a listener without its descriptor")
+		return nil, errors.New("sandbox: a socket without its descriptor")
 	}
 	fds, err := unix.ParseUnixRights(&msgs[0])
 	if err != nil || len(fds) != 1 {
-		return nil, errors.New("sandbox: a listener without its descriptor")
+		return nil, errors.New("sandbox: a socket without its descriptor")
 	}
-	f := os.NewFile(uintptr(fds[0]), "sandbox-listener")
-	defer f.Close()
-	ln, err := net.FileListener(f)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
-	}
-	return ln, nil
+	return os.NewFile(uintptr(fds[0]), "sandbox-socket"), nil
 }
 
 // Close releases the control socket.
@@ -229,7 +259,8 @@ func probe() error {
 	var stderr bytes.Buffer
 	cmd := exec.Command(self)
 	cmd.Stderr = &stderr
-	s, err := wrap(cmd, Options{Listen: []string{"127.0.0.1:80"}}, true)
+	// Everything a sandbox may be asked for, an egress port that is also the API's included.
+	s, err := wrap(cmd, Options{Listen: []string{"127.0.0.1:80"}, Egress: []int{80}, DNS: true}, true)
 	if err != nil {
 		return err
 	}
@@ -239,12 +270,12 @@ func probe() error {
 	if err != nil {
 		return fmt.Errorf("the kernel refused to start one (user namespaces may be disabled: kernel.unprivileged_userns_clone, user.max_user_namespaces, or an AppArmor/seccomp policy): %w", err)
 	}
-	lns, werr := s.Wait(30 * time.Second)
-	for _, ln := range lns {
-		ln.Close()
-	}
-	if werr == nil && len(lns) != 1 {
-		werr = errors.New("sandbox: the probe's listener did not arrive")
+	socks, werr := s.Wait(30 * time.Second)
+	if werr == nil {
+		socks.Close()
+		if len(socks.Listen) != 1 || len(socks.Egress) != 1 || socks.DNS == nil || socks.DNSTCP == nil {
+			werr = errors.New("sandbox: the probe's sockets did not arrive")
+		}
 	}
 	if werr != nil {
 		cmd.Process.Kill()
