@@ -64,6 +64,16 @@ func attack(name string, args []string) string {
 			return "ok: " + strings.TrimSpace(line)
 		}
 		return res(err, "")
+	case "dial-both": // two connections at once; what the second read
+		first, err := net.DialTimeout("tcp", args[0], 5*time.Second)
+		if err != nil {
+			return res(err, "")
+		}
+		defer first.Close()
+		if _, err := bufio.NewReader(first).ReadString('\n'); err != nil {
+			return res(err, "")
+		}
+		return attack("dial", args)
 	case "resolve":
 		addrs, err := net.LookupHost(args[0])
 		return res(err, strings.Join(addrs, ","))
@@ -155,16 +165,7 @@ func runWith(t *testing.T, o Options, ob *Outbound, args ...string) string {
 		lns = socks.Listen
 	}
 	for _, ln := range lns {
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				fmt.Fprintln(c, "the server's API")
-				c.Close()
-			}
-		}()
+		go serveLine(ln, "the server's API", false)
 	}
 	if err := cmd.Wait(); err != nil || werr != nil {
 		t.Fatalf("sandbox: %v / %v; stderr: %s", werr, err, stderr.String())
@@ -190,21 +191,8 @@ func TestSandboxHoldsAttacks(t *testing.T) {
 	if err := os.WriteFile(secret, []byte(`{"token":"bp_pat_secret"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	host, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer host.Close()
-	go func() {
-		for {
-			c, err := host.Accept()
-			if err != nil {
-				return
-			}
-			fmt.Fprintln(c, "a host service")
-			c.Close()
-		}
-	}()
+	host := listen(t, "127.0.0.1:0")
+	go serveLine(host, "a host service", false)
 	given := filepath.Join(dir, "given.txt")
 	os.WriteFile(given, []byte("given content"), 0o600)
 	o := Options{Files: []File{{Name: "given.txt", Path: given}}, Listen: []string{"127.0.0.1:8080"}, Limits: Limits{Files: 64, Tmp: 4 << 20}}
@@ -343,15 +331,36 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// serveLine answers every connection to ln with line.
-func serveLine(ln net.Listener, line string) {
+// listen listens on addr until the test ends.
+func listen(t *testing.T, addr string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln
+}
+
+// serveLine answers every connection to ln with line, then closes it, or holds it open until ln is closed.
+func serveLine(ln net.Listener, line string, hold bool) {
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
 	for {
 		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
 		fmt.Fprintln(c, line)
-		c.Close()
+		if hold {
+			held = append(held, c)
+		} else {
+			c.Close()
+		}
 	}
 }
 
@@ -360,15 +369,10 @@ func serveLine(ln net.Listener, line string) {
 func TestSandboxEgress(t *testing.T) {
 	needSandbox(t)
 	// Linux accepts any 127/8 address: 127.0.0.2 stands for a host outside.
-	outside, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer outside.Close()
-	go serveLine(outside, "outside")
-	closed, _ := net.Listen("tcp", "127.0.0.2:0") // a port not among the egress ports
-	defer closed.Close()
-	go serveLine(closed, "not an egress port")
+	outside := listen(t, "127.0.0.2:0")
+	go serveLine(outside, "outside", false)
+	closed := listen(t, "127.0.0.2:0") // a port not among the egress ports
+	go serveLine(closed, "not an egress port", false)
 	port := outside.Addr().(*net.TCPAddr).Port
 	refused := make(chan string, 10)
 	out := &Outbound{
@@ -429,5 +433,22 @@ func TestSandboxWithoutEgress(t *testing.T) {
 	needSandbox(t)
 	if got := run(t, Options{}, "dial", "10.9.8.7:443"); !strings.Contains(got, "network is unreachable") {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// One sandbox's connections are bounded: past the bound, they are reset.
+func TestSandboxEgressBounded(t *testing.T) {
+	needSandbox(t)
+	outside := listen(t, "127.0.0.2:0")
+	go serveLine(outside, "outside", true)
+	port := outside.Addr().(*net.TCPAddr).Port
+	out := &Outbound{Ports: []int{port}, Dial: (&net.Dialer{}).DialContext, MaxConns: 1}
+	got := runWith(t, Options{Egress: out.Ports}, out, "dial-both", outside.Addr().String())
+	if !strings.HasPrefix(got, "refused: ") || !strings.Contains(got, "reset") {
+		t.Fatalf("the second connection: %q", got)
+	}
+	out.MaxConns = 2
+	if got := runWith(t, Options{Egress: out.Ports}, out, "dial-both", outside.Addr().String()); got != "ok: outside" {
+		t.Fatalf("the second connection under the bound: %q", got)
 	}
 }
