@@ -29,10 +29,13 @@ type Config struct {
 	// must not block: a slow Lines holds up the answers of the process that logged. May be nil.
 	Lines func(Line)
 	// Every process runs in a sandbox (package sandbox): it sees its bundle, Node.js and the system's
-	// libraries, a private /tmp, and on the network only API's address, whose connections the server
-	// serves. Where no sandbox can be made, bundles are refused, unless Unsandboxed says to run them as
+	// libraries, a private /tmp, and on the network API's address, whose connections the server serves,
+	// and what Outbound carries. Where no sandbox can be made, bundles are refused, unless Unsandboxed says to run them as
 	// the server's own user (one tenant, who is trusted with the machine).
-	API         *sandbox.Listener
+	API *sandbox.Listener
+	// Outbound, when set, carries a sandboxed process's TCP connections to its egress ports on any IPv4
+	// address, under the rule of its Dial, and answers its DNS queries. Nil: nothing outside is reachable.
+	Outbound    *sandbox.Outbound
 	Unsandboxed bool
 	Limits      sandbox.Limits // what a sandboxed process may use besides memory (MemoryMB)
 }
@@ -272,6 +275,9 @@ func (h *Host) spawn(b Bundle, check bool) (*proc, error) {
 		if h.cfg.API != nil {
 			box.Listen = []string{h.cfg.API.Addr().String()}
 		}
+		if h.cfg.Outbound != nil {
+			box.Egress, box.DNS = h.cfg.Outbound.Ports, true
+		}
 		script, bundle, home = "/app/host.js", "/app/bundle.cjs", "/tmp"
 		env = append([]string{"TMPDIR=/tmp"}, b.Env...)
 	}
@@ -283,6 +289,7 @@ func (h *Host) spawn(b Bundle, check bool) (*proc, error) {
 		botID: b.BotID, version: b.Version, node: node, args: args, bundle: f.Name(),
 		dir: h.cfg.Dir, env: childEnv(home, env), memoryMB: h.cfg.MemoryMB,
 		check: check, start: startChild, exited: h.exited, sandbox: box, api: h.cfg.API,
+		outbound: h.cfg.Outbound, log: h.log.With("bot", b.BotID, "version", b.Version),
 	}
 	if !check {
 		spec.lines = h.cfg.Lines

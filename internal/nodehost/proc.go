@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -44,6 +45,8 @@ type procSpec struct {
 	exited         func(*proc)
 	sandbox        *sandbox.Options  // nil: run as the server's own user
 	api            *sandbox.Listener // receives the sandbox's API listener
+	outbound       *sandbox.Outbound // serves the sandbox's egress and DNS sockets
+	log            *slog.Logger
 }
 
 // proc is one node process and the calls in flight in it.
@@ -57,8 +60,10 @@ type proc struct {
 	definition *Definition
 	done       chan struct{} // closed after the process ended; err is set before
 	err        error
-	// listeners are the sandbox's, closed when the process ends: an open one keeps its network namespace.
+	// listeners and link are the sandbox's, closed when the process ends: an open socket keeps its network
+	// namespace.
 	listeners []net.Listener
+	link      *sandbox.Link
 
 	stopOnce, readyOnce sync.Once
 
@@ -112,6 +117,7 @@ func startProc(s procSpec) (*proc, error) {
 	}
 	var box *sandbox.Setup
 	var listeners []net.Listener
+	var link *sandbox.Link
 	if s.sandbox != nil {
 		var err error
 		if box, err = sandbox.Wrap(cmd, *s.sandbox); err != nil {
@@ -148,6 +154,9 @@ func startProc(s procSpec) (*proc, error) {
 				ln.Close()
 			}
 		}
+		if s.outbound != nil {
+			link = s.outbound.Serve(socks, s.log)
+		}
 	} else if err := limitMemory(cmd.Process.Pid, uint64(s.memoryMB+memoryHeadroomMB)<<20); err != nil {
 		// The limit is set just after start (exec.Cmd has no rlimit field); node has done little by then.
 		return fail("limiting the memory of node", err)
@@ -158,7 +167,7 @@ func startProc(s procSpec) (*proc, error) {
 	p := &proc{
 		procSpec: s, cmd: cmd,
 		calls: make(chan []byte, 64), quit: make(chan struct{}), ready: make(chan struct{}), done: make(chan struct{}),
-		pending: map[uint64]chan frameIn{}, lastFrame: time.Now(), listeners: listeners,
+		pending: map[uint64]chan frameIn{}, lastFrame: time.Now(), listeners: listeners, link: link,
 	}
 	var readers sync.WaitGroup
 	readers.Add(3)
@@ -308,6 +317,9 @@ func (p *proc) wait(readers *sync.WaitGroup, pipes []*os.File) {
 	p.mu.Unlock()
 	for _, ln := range p.listeners {
 		ln.Close()
+	}
+	if p.link != nil {
+		p.link.Close()
 	}
 	killGroup(p.cmd.Process.Pid) // children the bundle started
 	drained := make(chan struct{})
