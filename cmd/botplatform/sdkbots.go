@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/config"
@@ -31,9 +32,14 @@ import (
 func sdkBots(cfg config.Config, listen net.Addr, bundleAPI *sandbox.Listener, st store.Store, adm *admin.Service, log *slog.Logger) (*sdkbot.Caller, *tunnel.Server, func(), error) {
 	tunnels := tunnel.New(log)
 	lines := newLineWriter(st, log)
+	var outbound *sandbox.Outbound
+	if len(cfg.BotEgressPorts) > 0 {
+		dialer := &net.Dialer{Timeout: 30 * time.Second, Control: bundleEgressRule(cfg, listen).Control}
+		outbound = &sandbox.Outbound{Ports: cfg.BotEgressPorts, Dial: dialer.DialContext}
+	}
 	host, err := nodehost.New(nodehost.Config{
 		Node: cfg.NodeCommand, Dir: filepath.Join(cfg.DataDir, "node-bots"), MemoryMB: cfg.BotMemory,
-		Lines: lines.add, API: bundleAPI, Unsandboxed: cfg.UnsandboxedBots,
+		Lines: lines.add, API: bundleAPI, Outbound: outbound, Unsandboxed: cfg.UnsandboxedBots,
 	}, log)
 	if err != nil {
 		lines.close()
@@ -93,14 +99,7 @@ func ownHosts(a net.Addr, publicURL string) []string {
 // learns nothing from them (neither what answered nor how a connection
 // failed reaches the bot's logs).
 func botURLRule(cfg config.Config, listen net.Addr) egress.Rule {
-	r := egress.Rule{Allow: cfg.BotURLPrivate, Setting: "--bot-url-private"}
-	for _, a := range []string{listen.String(), cfg.DebugAddr} {
-		if _, port, err := net.SplitHostPort(a); err == nil {
-			if n, err := strconv.Atoi(port); err == nil {
-				r.OwnPorts = append(r.OwnPorts, n)
-			}
-		}
-	}
+	r := egress.Rule{Allow: cfg.BotURLPrivate, Setting: "--bot-url-private", OwnPorts: ownPorts(cfg, listen)}
 	host, _, _ := net.SplitHostPort(listen.String())
 	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
 		u, err := url.Parse(cfg.PublicURL)
@@ -109,6 +108,26 @@ func botURLRule(cfg config.Config, listen net.Addr) egress.Rule {
 		r.Loopback = err == nil && (pub == "localhost" || perr == nil && ip.IsLoopback())
 	}
 	return r
+}
+
+// bundleEgressRule is the address rule of sandboxed bundles' outbound
+// connections: bot code's fetch's (--bot-fetch-private), and never the
+// server's own ports, which a bundle reaches as the API inside its sandbox.
+func bundleEgressRule(cfg config.Config, listen net.Addr) egress.Rule {
+	return egress.Rule{Private: cfg.BotFetchPrivate, Setting: "--bot-fetch-private", OwnPorts: ownPorts(cfg, listen)}
+}
+
+// ownPorts are the ports this server listens on (--addr, --debug-addr).
+func ownPorts(cfg config.Config, listen net.Addr) []int {
+	var out []int
+	for _, a := range []string{listen.String(), cfg.DebugAddr} {
+		if _, port, err := net.SplitHostPort(a); err == nil {
+			if n, err := strconv.Atoi(port); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // lineWriter turns the log lines of Node bundles into the bots' logs,

@@ -275,7 +275,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	boxErr := sandbox.Available()
 	switch {
 	case boxErr == nil:
-		log.Info("bot code runs in sandboxes")
+		log.Info("bot code runs in sandboxes", "egress_ports", cfg.BotEgressPorts)
 	case cfg.UnsandboxedBots:
 		log.Warn("no sandbox for bot code: Node bundles run as the server's own user (--unsandboxed-bots)", "why", boxErr)
 	default:

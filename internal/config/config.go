@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,6 +62,9 @@ type Config struct {
 	// BotFetchPrivate lets bot code's fetch reach loopback, private and
 	// link-local addresses.
 	BotFetchPrivate bool
+	// BotEgressPorts are the TCP ports sandboxed Node bundles may connect
+	// to on any IPv4 address, under the rule of BotFetchPrivate.
+	BotEgressPorts []int
 	// UnsandboxedBots runs Node bundles as the server's own user where no
 	// sandbox can be made (one trusted tenant only).
 	UnsandboxedBots bool
@@ -202,6 +206,12 @@ func settings(c *Config, p *pending) []setting {
 		{flag: "bot-max-scheduled", env: "BOT_MAX_SCHEDULED", def: "1000", usage: "most scheduled events a bot may have pending (scheduleEvent fails beyond)", set: whole(&c.BotMaxScheduled, 1)},
 		{flag: "bot-versions-keep", env: "BOT_VERSIONS_KEEP", def: "50", usage: "how many versions of each bot are kept (the oldest are removed)", set: whole(&c.BotVersionsKept, 1)},
 		{flag: "bot-fetch-private", env: "BOT_FETCH_PRIVATE", def: "false", isBool: true, usage: "let bot code's fetch reach loopback, private and link-local addresses (off: refused after DNS resolution, and on every redirect)", set: boolean(&c.BotFetchPrivate)},
+		{flag: "bot-egress-ports", env: "BOT_EGRESS_PORTS", def: "80,443", usage: "TCP ports sandboxed Node bundles may connect to, on any IPv4 address the address rule of bot code's fetch allows (see --bot-fetch-private); with their names resolved by the server; none: no outbound network",
+			set: func(s setting, v string) error {
+				var err error
+				c.BotEgressPorts, err = ports(s.flag, v)
+				return err
+			}},
 		{flag: "unsandboxed-bots", env: "UNSANDBOXED_BOTS", def: "false", isBool: true, usage: "run Node bundles without a sandbox, as the server's own user, where this machine cannot make one (single tenant only: any developer's bundle can then read the server's data)", set: boolean(&c.UnsandboxedBots)},
 		{flag: "bot-url-private", env: "BOT_URL_PRIVATE", usage: "address ranges (10.0.0.0/8,fd00::/8) that bots' urls may reach although not public; others, loopback aside on a server that listens only on loopback, are refused after DNS resolution",
 			set: func(s setting, v string) error {
@@ -245,6 +255,27 @@ func prefixes(flag, v string) ([]netip.Prefix, error) {
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
 		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// ports reads a comma-separated list of TCP ports; "" and "none" are none.
+func ports(flag, v string) ([]int, error) {
+	var out []int
+	if strings.TrimSpace(v) == "none" {
+		return nil, nil
+	}
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("%s: %q is not a TCP port (1 to 65535)", flag, f)
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
 	}
 	return out, nil
 }

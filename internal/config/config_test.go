@@ -289,21 +289,22 @@ func TestDatabaseConnections(t *testing.T) {
 	}
 }
 
-func TestBotURLPrivateFlag(t *testing.T) {
-	for _, tc := range []struct {
-		env     string
-		args    []string
-		want    string
-		wantErr string
-	}{
-		{"", nil, "[]", ""},
-		{"", []string{"--bot-url-private", "10.0.0.0/8, fd00::/8"}, "[10.0.0.0/8 fd00::/8]", ""},
-		{"10.1.2.3", nil, "[10.1.2.3/32]", ""},
-		{"10.1.2.3/8", []string{"--bot-url-private", "192.168.0.0/16"}, "[192.168.0.0/16]", ""},
-		{"", []string{"--bot-url-private", "10.1.2.3/8"}, "[10.0.0.0/8]", ""},
-		{"", []string{"--bot-url-private", "internal.example"}, "", `bot-url-private: "internal.example" is not an address range`},
-	} {
-		t.Setenv("BOTPLATFORM_BOT_URL_PRIVATE", tc.env)
+// listFlagCase is a value of a list setting given by its variable (env; "unset": none) and arguments, and
+// what the setting reads (want, printed) or the error it gives.
+type listFlagCase struct {
+	env     string
+	args    []string
+	want    string
+	wantErr string
+}
+
+func testListFlag(t *testing.T, env string, get func(Config) any, cases []listFlagCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Setenv(env, tc.env)
+		if tc.env == "unset" {
+			os.Unsetenv(env)
+		}
 		c, err := Parse("serve", tc.args, io.Discard)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -311,8 +312,32 @@ func TestBotURLPrivateFlag(t *testing.T) {
 			}
 			continue
 		}
-		if got := fmt.Sprint(c.BotURLPrivate); err != nil || got != tc.want {
+		if got := fmt.Sprint(get(c)); err != nil || got != tc.want {
 			t.Errorf("env %q args %q: %s, %v; want %s", tc.env, tc.args, got, err, tc.want)
 		}
 	}
+}
+
+func TestBotURLPrivateFlag(t *testing.T) {
+	testListFlag(t, "BOTPLATFORM_BOT_URL_PRIVATE", func(c Config) any { return c.BotURLPrivate }, []listFlagCase{
+		{"", nil, "[]", ""},
+		{"", []string{"--bot-url-private", "10.0.0.0/8, fd00::/8"}, "[10.0.0.0/8 fd00::/8]", ""},
+		{"10.1.2.3", nil, "[10.1.2.3/32]", ""},
+		{"10.1.2.3/8", []string{"--bot-url-private", "192.168.0.0/16"}, "[192.168.0.0/16]", ""},
+		{"", []string{"--bot-url-private", "10.1.2.3/8"}, "[10.0.0.0/8]", ""},
+		{"", []string{"--bot-url-private", "internal.example"}, "", `bot-url-private: "internal.example" is not an address range`},
+	})
+}
+
+func TestBotEgressPortsFlag(t *testing.T) {
+	testListFlag(t, "BOTPLATFORM_BOT_EGRESS_PORTS", func(c Config) any { return c.BotEgressPorts }, []listFlagCase{
+		{"unset", nil, "[80 443]", ""},
+		{"", nil, "[]", ""},
+		{"", []string{"--bot-egress-ports", "443, 8443,443"}, "[443 8443]", ""},
+		{"5432", nil, "[5432]", ""},
+		{"", []string{"--bot-egress-ports", "none"}, "[]", ""},
+		{"", []string{"--bot-egress-ports", ""}, "[]", ""},
+		{"", []string{"--bot-egress-ports", "https"}, "", `bot-egress-ports: "https" is not a TCP port`},
+		{"", []string{"--bot-egress-ports", "70000"}, "", `bot-egress-ports: "70000" is not a TCP port`},
+	})
 }
