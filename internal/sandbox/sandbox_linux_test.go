@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -74,8 +75,26 @@ func attack(name string, args []string) string {
 			return res(err, "")
 		}
 		return attack("dial", args)
+	case "half-close": // send, end the sending side, then read the answer to its end
+		c, err := net.DialTimeout("tcp", args[0], 5*time.Second)
+		if err != nil {
+			return res(err, "")
+		}
+		defer c.Close()
+		fmt.Fprint(c, "ping")
+		if err := c.(*net.TCPConn).CloseWrite(); err != nil {
+			return res(err, "")
+		}
+		b, err := io.ReadAll(c)
+		return res(err, string(b))
 	case "resolve":
 		addrs, err := net.LookupHost(args[0])
+		return res(err, strings.Join(addrs, ","))
+	case "resolve-tcp": // the nameserver of /etc/resolv.conf, over TCP
+		r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, address string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "tcp", address)
+		}}
+		addrs, err := r.LookupHost(context.Background(), args[0])
 		return res(err, strings.Join(addrs, ","))
 	case "fork":
 		pid, err := syscall.ForkExec("/usr/bin/true", []string{"true"}, &syscall.ProcAttr{})
@@ -373,12 +392,25 @@ func TestSandboxEgress(t *testing.T) {
 	go serveLine(outside, "outside", false)
 	closed := listen(t, "127.0.0.2:0") // a port not among the egress ports
 	go serveLine(closed, "not an egress port", false)
+	// A service that answers once the request has ended: the end travels through, and the answer back.
+	echo := listen(t, "127.0.0.2:0")
+	go func() {
+		for {
+			c, err := echo.Accept()
+			if err != nil {
+				return
+			}
+			b, _ := io.ReadAll(c)
+			fmt.Fprintf(c, "got %s", b)
+			c.Close()
+		}
+	}()
 	port := outside.Addr().(*net.TCPAddr).Port
 	refused := make(chan string, 10)
 	out := &Outbound{
-		Ports: []int{port},
+		Ports: []int{port, echo.Addr().(*net.TCPAddr).Port},
 		Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
-			if address != outside.Addr().String() {
+			if address != outside.Addr().String() && address != echo.Addr().String() {
 				refused <- address
 				return nil, fmt.Errorf("address %s is refused", address)
 			}
@@ -402,9 +434,11 @@ func TestSandboxEgress(t *testing.T) {
 	}{
 		{"reaches an address the server dials", []string{"dial", outside.Addr().String()}, "ok: outside"},
 		{"reaches the API on its address, on an egress port", []string{"dial", fmt.Sprintf("127.0.0.1:%d", port)}, "ok: the server's API"},
+		{"ends its sending side and reads the answer", []string{"half-close", echo.Addr().String()}, "ok: got ping"},
 		{"is reset where the server refuses", []string{"dial", fmt.Sprintf("10.9.8.7:%d", port)}, "refused: "},
 		{"is refused on other ports", []string{"dial", closed.Addr().String()}, "refused: "},
 		{"resolves names with the server", []string{"resolve", "api.example.test"}, "ok: 127.0.0.2"},
+		{"resolves names over TCP too", []string{"resolve-tcp", "api.example.test"}, "ok: 127.0.0.2"},
 		{"learns that unknown names do not exist", []string{"resolve", "nowhere.example.test"}, "refused: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
