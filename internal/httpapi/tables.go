@@ -32,7 +32,7 @@ func (a *api) tablesRoutes() *table {
 		{"PUT /v1/tables/{table}", "updateTable", updateTableSchema, true, a.updateTable},
 		{"DELETE /v1/tables/{table}", "deleteTable", nil, true, a.deleteTable},
 		{"PUT /v1/tables/{table}/column", "renameTableColumn", renameColumnSchema, true, a.renameTableColumn},
-		{"POST /v1/tables/{table}/duplicate", "duplicateTable", duplicateTableSchema, true, a.duplicateTable},
+		{"POST /v1/tables/{sourceTableId}/duplicate", "duplicateTable", duplicateTableSchema, true, a.duplicateTable},
 		{"GET /v1/tables/{table}/row", "getTableRow", nil, false, a.getTableRow},
 		{"POST /v1/tables/{table}/rows/find", "findTableRows", findRowsSchema, false, a.findTableRows},
 		{"POST /v1/tables/{table}/rows", "createTableRows", rowsSchema, true, a.createTableRows},
@@ -183,7 +183,7 @@ func (a *api) duplicateTable(w http.ResponseWriter, r *http.Request, c *files.Ca
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	v, err := a.Tables.DuplicateTable(r.Context(), c.BotID, r.PathValue("table"), in.TableName, in.SchemaOnly, in.Factor)
+	v, err := a.Tables.DuplicateTable(r.Context(), c.BotID, r.PathValue("sourceTableId"), in.TableName, in.SchemaOnly, in.Factor)
 	if err != nil {
 		return err
 	}
