@@ -1,3 +1,5 @@
+import { Client } from '@botpress/client'
+
 // A raw Admin API request, for what the official client cannot send
 // (setting quotas or a workspace's plan): the server's bootstrap token, the
 // workspace header, a JSON body. Returns the response, its text and its
@@ -20,4 +22,15 @@ export async function adminFetch(server, path, { method = 'GET', body, workspace
     json = undefined
   }
   return { res, text, json }
+}
+
+// A bot of the server's workspace and two official clients: admin (the
+// bootstrap token, Admin API) and rt (a bot API key of the bot, the
+// Runtime, Files and Tables APIs).
+export async function newBot(server, name) {
+  const admin = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
+  const { bot } = await admin.createBot({ name })
+  const key = await admin.createBotApiKey({ botId: bot.id })
+  const rt = new Client({ apiUrl: server.apiUrl, token: key.value, botId: bot.id })
+  return { admin, bot, rt }
 }

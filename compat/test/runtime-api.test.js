@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { Client as ChatClient } from '@botpress/chat'
 import { Client, InvalidPayloadError, InvalidQueryError, ReferenceNotFoundError, ResourceNotFoundError, ForbiddenError } from '@botpress/client'
 import { startServer, backends } from '../support/server.js'
+import { newBot } from '../support/admin.js'
 
 for (const k of Object.keys(process.env)) {
   if (k.startsWith('BP_')) delete process.env[k]
@@ -18,10 +19,7 @@ for (const backend of backends()) {
 
     before(async () => {
       server = await startServer({ backend })
-      admin = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
-      ;({ bot } = await admin.createBot({ name: 'runtime api' }))
-      const key = await admin.createBotApiKey({ botId: bot.id })
-      rt = new Client({ apiUrl: server.apiUrl, token: key.value, botId: bot.id })
+      ;({ admin, bot, rt } = await newBot(server, 'runtime api'))
       const { bot: bot2 } = await admin.createBot({ name: 'another' })
       otherKey = (await admin.createBotApiKey({ botId: bot2.id })).value
       other = new Client({ apiUrl: server.apiUrl, token: otherKey, botId: bot2.id })

@@ -7,9 +7,10 @@
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client as ChatClient } from '@botpress/chat'
-import { Client, InvalidPayloadError } from '@botpress/client'
+import { InvalidPayloadError } from '@botpress/client'
 import * as sdk from '@botpress/sdk'
 import { startServer, backends } from '../support/server.js'
+import { newBot } from '../support/admin.js'
 
 for (const k of Object.keys(process.env)) {
   if (k.startsWith('BP_')) delete process.env[k]
@@ -72,10 +73,7 @@ for (const backend of backends()) {
 
     before(async () => {
       server = await startServer({ backend })
-      admin = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
-      ;({ bot } = await admin.createBot({ name: 'sdk messages' }))
-      const key = await admin.createBotApiKey({ botId: bot.id })
-      rt = new Client({ apiUrl: server.apiUrl, token: key.value, botId: bot.id })
+      ;({ admin, bot, rt } = await newBot(server, 'sdk messages'))
       chat = await ChatClient.connect({ apiUrl: bot.integrations.chat.webhookUrl })
       ;({ conversation } = await chat.createConversation({}))
     })
