@@ -3,7 +3,10 @@ package nodehost
 import (
 	"context"
 	"fmt"
+	"net"
 	"testing"
+
+	"github.com/botplatform/botplatform/internal/sandbox"
 )
 
 // BenchmarkCall is one call of a trivial handler through a warm process:
@@ -37,12 +40,15 @@ func BenchmarkColdStart(b *testing.B) {
 	if testing.Short() {
 		b.Skip("starts node")
 	}
+	// The server's sandboxes also carry outbound connections and DNS (serve's default egress ports).
+	outbound := &sandbox.Outbound{Ports: []int{80, 443}, Dial: (&net.Dialer{}).DialContext}
 	for _, mode := range []struct {
 		name        string
 		unsandboxed bool
-	}{{"sandboxed", false}, {"unsandboxed", true}} {
+		outbound    *sandbox.Outbound
+	}{{"sandboxed", false, nil}, {"sandboxed+egress", false, outbound}, {"unsandboxed", true, nil}} {
 		b.Run(mode.name, func(b *testing.B) {
-			h, err := New(Config{Dir: b.TempDir(), Unsandboxed: mode.unsandboxed}, nil)
+			h, err := New(Config{Dir: b.TempDir(), Unsandboxed: mode.unsandboxed, Outbound: mode.outbound}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
