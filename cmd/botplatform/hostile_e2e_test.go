@@ -111,7 +111,7 @@ func testHostileBundle(t *testing.T, s *testServer) {
 	b := chatEnvOf(t, s, devB, devB.createBot(map[string]any{"name": "hostile"}))
 	// The attacker is told what it would have to guess: the data directory and
 	// the port of a service on the host's loopback.
-	b.deploy(hostileBundle, map[string]any{"maxExecutionTime": 15, "secrets": map[string]any{
+	b.deploy(hostileBundle, map[string]any{"maxExecutionTime": 10, "secrets": map[string]any{
 		"DATA_DIR": s.DataDir, "OTHER_PORT": hostService(t)}})
 	ub := b.createUser(nil)
 	conv := b.conversation(ub, "")
