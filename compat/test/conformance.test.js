@@ -37,13 +37,9 @@ const notRouted = {
   // Admin API: account and workspace
   updateAccount: 'not yet',
   deleteAccount: 'not yet',
-  setAccountPreference: 'not yet',
-  getAccountPreference: 'not yet',
   getPublicWorkspace: 'not yet',
   listPublicWorkspaces: 'not yet; GET /workspaces/public reaches getWorkspace of a workspace "public" (404)',
   checkHandleAvailability: 'not yet; PUT /workspaces/handle-availability reaches updateWorkspace (404)',
-  setWorkspacePreference: 'not yet',
-  getWorkspacePreference: 'not yet',
   getAllWorkspaceQuotaCompletion: 'not yet',
   // Admin API: bots
   transferBot: 'not yet',

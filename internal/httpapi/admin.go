@@ -15,17 +15,28 @@ import (
 // still be valid. Every other route needs x-workspace-id.
 func (a *api) adminRoutes() *table {
 	t := newTable("Admin")
+	// GET /v1/admin/workspaces/preferences/{key} is served by the patterns
+	// of the workspace's GET …/{id}/<name> routes (preferences.go).
+	pref := a.workspace(getPreference(a.Admin.GetWorkspacePreference))
+	t.serve("GET /v1/admin/workspaces/{id}/{key}", a.workspacePaths(t.op("GET /v1/admin/workspaces/preferences/{key}", "getWorkspacePreference", nil, pref)))
+	workspaceGet := func(name, id string, h http.Handler) {
+		p := "GET /v1/admin/workspaces/{id}/" + name
+		t.serve(p, withPreference(name, pref, t.op(p, id, nil, h)))
+	}
+	t.handle("POST /v1/admin/workspaces/preferences/{key}", "setWorkspacePreference", setPreferenceSchema, a.workspace(setPreference(a.Admin.SetWorkspacePreference)))
 	t.handle("GET /v1/admin/account/me", "getAccount", nil, a.account(a.getAccount))
 	t.handle("POST /v1/admin/account/pats", "createPersonalAccessToken", createPATSchema, a.account(a.createPAT))
 	t.handle("GET /v1/admin/account/pats", "listPersonalAccessTokens", nil, a.account(a.listPATs))
 	t.handle("DELETE /v1/admin/account/pats/{id}", "deletePersonalAccessToken", emptyBodySchema, a.account(a.deletePAT))
+	t.handle("POST /v1/admin/account/preferences/{key}", "setAccountPreference", setPreferenceSchema, a.account(setPreference(a.Admin.SetAccountPreference)))
+	t.handle("GET /v1/admin/account/preferences/{key}", "getAccountPreference", nil, a.account(getPreference(a.Admin.GetAccountPreference)))
 
 	t.handle("POST /v1/admin/workspaces", "createWorkspace", createWorkspaceSchema, a.account(a.createWorkspace))
 	t.handle("GET /v1/admin/workspaces", "listWorkspaces", nil, a.account(a.listWorkspaces))
 	t.handle("GET /v1/admin/workspaces/{id}", "getWorkspace", nil, a.account(a.getWorkspace))
 	t.handle("PUT /v1/admin/workspaces/{id}", "updateWorkspace", updateWorkspaceSchema, a.account(a.updateWorkspace))
 	t.handle("DELETE /v1/admin/workspaces/{id}", "deleteWorkspace", emptyBodySchema, a.account(a.deleteWorkspace))
-	t.handle("GET /v1/admin/workspaces/{id}/audit-records", "getAuditRecords", nil, a.account(a.getAuditRecords))
+	workspaceGet("audit-records", "getAuditRecords", a.account(a.getAuditRecords))
 
 	t.handle("GET /v1/admin/workspace-members", "listWorkspaceMembers", nil, a.workspace(a.listMembers))
 	t.handle("GET /v1/admin/workspace-members/me", "getWorkspaceMember", nil, a.workspace(a.getMyMember))
@@ -67,10 +78,10 @@ func (a *api) adminRoutes() *table {
 	t.handle("DELETE /v1/admin/bots/baks/{id}", "deleteBotApiKey", emptyBodySchema, a.workspace(a.deleteBotKey))
 
 	// Quotas and usages (quotas.go).
-	t.handle("GET /v1/admin/workspaces/{id}/quotas", "listWorkspaceQuotas", nil, a.account(a.listQuotas))
+	workspaceGet("quotas", "listWorkspaceQuotas", a.account(a.listQuotas))
 	t.handle("PUT /v1/admin/workspaces/{id}/quotas", "setWorkspaceQuotas", setQuotasSchema, a.account(a.setQuotas))
-	t.handle("GET /v1/admin/workspaces/{id}/quota", "getWorkspaceQuota", nil, a.account(a.getQuota))
-	t.handle("GET /v1/admin/workspaces/{id}/usages", "listWorkspaceUsages", nil, a.account(a.listUsages))
+	workspaceGet("quota", "getWorkspaceQuota", a.account(a.getQuota))
+	workspaceGet("usages", "listWorkspaceUsages", a.account(a.listUsages))
 	t.handle("GET /v1/admin/workspaces/{id}/usages/by-bot", "breakDownWorkspaceUsageByBot", nil, a.account(a.usageByBot))
 	t.handle("GET /v1/admin/usages/{id}", "getUsage", nil, a.account(a.getUsage))
 	t.handle("GET /v1/admin/usages/{id}/daily-activity", "listUsageActivityDaily", nil, a.account(a.listUsageActivityDaily))

@@ -229,6 +229,13 @@ type Store interface {
 	// from and before until by day (UTC), bot and purpose, in that order.
 	AISpendByDay(ctx context.Context, workspaceID string, from, until time.Time) ([]AISpendDay, error)
 
+	// Preferences of an account or a workspace (o names one). SetPreference
+	// stores value (JSON) under key, replacing what was there; ErrNotFound
+	// when the owner does not exist. GetPreference returns the value stored
+	// under key, ErrNotFound when none is. Deleting the owner deletes them.
+	SetPreference(ctx context.Context, o PreferenceOwner, key string, value json.RawMessage, now time.Time) error
+	GetPreference(ctx context.Context, o PreferenceOwner, key string) (json.RawMessage, error)
+
 	// Knowledge bases of a bot.
 	CreateKnowledgeBase(ctx context.Context, kb platform.KnowledgeBase) error
 	GetKnowledgeBase(ctx context.Context, botID, id string) (platform.KnowledgeBase, error)
@@ -435,6 +442,13 @@ type PersonData struct {
 	Events     []platform.RuntimeEvent
 	Files      []platform.File
 	Logs       []platform.LogEntry
+}
+
+// PreferenceOwner is whose preferences: an account or a workspace, exactly
+// one of the two set.
+type PreferenceOwner struct {
+	AccountID   string
+	WorkspaceID string
 }
 
 // Page selects one page of a keyset-paginated listing. Token is the opaque

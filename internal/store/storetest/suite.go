@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ListWorkspaces", testListWorkspaces},
 		{"UpdateWorkspace", testUpdateWorkspace},
 		{"DeleteWorkspace", testDeleteWorkspace},
+		{"Preferences", testPreferences},
 		{"Members", testMembers},
 		{"ListMembers", testListMembers},
 		{"Bots", testBots},
