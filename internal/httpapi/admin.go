@@ -85,6 +85,12 @@ func (a *api) adminRoutes() *table {
 	t.handle("GET /v1/admin/workspaces/{id}/usages/by-bot", "breakDownWorkspaceUsageByBot", nil, a.account(a.usageByBot))
 	t.handle("GET /v1/admin/usages/{id}", "getUsage", nil, a.account(a.getUsage))
 	t.handle("GET /v1/admin/usages/{id}/daily-activity", "listUsageActivityDaily", nil, a.account(a.listUsageActivityDaily))
+	t.handle("GET /v1/admin/workspaces/usages/quota-completion", "getAllWorkspaceQuotaCompletion", nil, a.account(a.quotaCompletion))
+
+	// Billing, which this server does not do (billing.go).
+	t.handle("GET /v1/admin/workspaces/{id}/billing/invoices", "listWorkspaceInvoices", nil, a.account(a.listWorkspaceInvoices))
+	t.handle("GET /v1/admin/workspaces/{id}/billing/upcoming-invoice", "getUpcomingInvoice", nil, a.account(a.getUpcomingInvoice))
+	t.handle("POST /v1/admin/workspaces/{id}/billing/invoices/charge-unpaid", "chargeWorkspaceUnpaidInvoices", chargeUnpaidSchema, a.account(a.chargeWorkspaceUnpaidInvoices))
 	t.handle("PUT /v1/admin/quotas/ai-spend", "changeAISpendQuota", changeAISpendSchema, a.workspace(a.changeAISpendQuota))
 	return t
 }

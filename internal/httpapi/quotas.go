@@ -9,6 +9,7 @@ import (
 	"github.com/botplatform/botplatform/internal/aispend"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
 	"github.com/botplatform/botplatform/internal/tables"
 )
 
@@ -276,4 +277,64 @@ func (a *api) setQuotas(w http.ResponseWriter, r *http.Request, act *platform.Ac
 		return err
 	}
 	return a.listQuotas(w, r, act)
+}
+
+type completionJSON struct {
+	Type       string  `json:"type"`
+	Completion float64 `json:"completion"`
+}
+
+// completionTypes are the quotas getAllWorkspaceQuotaCompletion weighs:
+// those this server enforces that the official answer can name (its enum
+// has no file_storage_bytes).
+var completionTypes = []string{files.QuotaVectorStorage, files.QuotaMaxFileSize, typeAISpend, tables.QuotaTableRows}
+
+// quotaCompletion is getAllWorkspaceQuotaCompletion: for each workspace the
+// caller is a member of, its most used quota, as usage over quota (1 is
+// full; 0 for a quota of 0 nothing uses), read as listWorkspaceUsages reads
+// each.
+func (a *api) quotaCompletion(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	out := map[string]completionJSON{}
+	for next := ""; ; {
+		wss, tok, err := a.Admin.ListWorkspaces(r.Context(), act, store.WorkspaceFilter{Page: store.Page{Token: next, Limit: 100}})
+		if err != nil {
+			return err
+		}
+		for _, ws := range wss {
+			best := completionJSON{Type: completionTypes[0]}
+			for _, typ := range completionTypes {
+				u, err := a.usage(r, act, ws.ID, typ)
+				if err != nil {
+					return err
+				}
+				if c := completion(u); c > best.Completion {
+					best = completionJSON{typ, c}
+				}
+			}
+			out[ws.ID] = best
+		}
+		if next = tok; next == "" {
+			break
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// completion is u's value over its quota.
+func completion(u usageJSON) float64 {
+	var v float64
+	switch n := u.Value.(type) {
+	case int64:
+		v = float64(n)
+	case float64:
+		v = n
+	}
+	switch {
+	case u.Quota > 0:
+		return v / float64(u.Quota)
+	case v > 0:
+		return 1
+	}
+	return 0
 }
