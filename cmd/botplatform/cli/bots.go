@@ -19,6 +19,7 @@ type bot struct {
 	UpdatedAt    string `json:"updatedAt"`
 	DeployedAt   string `json:"deployedAt,omitempty"`
 	URL          string `json:"url,omitempty"` // where a bot written with the SDK is served (developers see it)
+	Dev          bool   `json:"dev"`           // a `bp dev` bot, served down a tunnel
 	Integrations map[string]struct {
 		WebhookURL string `json:"webhookUrl"`
 	} `json:"integrations,omitempty"`

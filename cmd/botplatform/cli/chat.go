@@ -100,8 +100,8 @@ func (s silence) noCode(ctx context.Context) string {
 	if err := s.e.cl.do(ctx, call{method: "GET", path: "/v1/admin/bots/" + esc(s.bot.ID), out: &resp}); err != nil {
 		return ""
 	}
-	if resp.Bot.DeployedAt != "" || resp.Bot.URL != "" {
-		return ""
+	if resp.Bot.DeployedAt != "" || resp.Bot.URL != "" || resp.Bot.Dev {
+		return "" // (a viewer is not shown a bot's url; a dev bot has one)
 	}
 	return fmt.Sprintf("bot %s has no code, so it answers nothing: deploy some with `botplatform bots deploy %s FILE.js` (docs/bot-code.md)", s.bot.Name, s.bot.ID)
 }
