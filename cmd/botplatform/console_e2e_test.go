@@ -146,6 +146,23 @@ func TestConsoleBrowser(t *testing.T) {
 	b.notPwned("chat")
 	b.shot("chat")
 
+	// A bot without code, and one whose handler throws: the tester says why
+	// no reply comes.
+	empty := str(t, adm.createBot(map[string]any{"name": "empty"}), "id")
+	b.goTo("/bots/" + empty + "/chat")
+	b.waitText("#chat-hint", "has no code")
+	throws := str(t, adm.createBot(map[string]any{"name": "throws", "code": `bot.on.message('*', async () => { throw new Error('the handler broke') })`}), "id")
+	b.goTo("/bots/" + throws + "/chat")
+	b.waitText("#bot-title", "throws")
+	b.waitText("#chat-status", "Connected")
+	if b.text("#chat-hint") != "" {
+		t.Errorf("a bot with code is said to have none: %q", b.text("#chat-hint"))
+	}
+	b.setValue("#chat-text", "anyone?")
+	b.click("#chat-send")
+	b.waitText("#chat-hint", "the bot failed: ")
+	b.waitText("#chat-hint", "the handler broke")
+
 	// The logs show the bot's lines, and a new one appears without reload.
 	b.goTo("/bots/" + botID)
 	b.waitText("#logs", "echo heard: hello")

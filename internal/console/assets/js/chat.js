@@ -2,7 +2,7 @@
 // way a website's chat widget would (createUser, createConversation,
 // createMessage, and the conversation's signal stream).
 import { html, useState, useEffect, useRef, ErrorText, when } from './ui.js'
-import { chat, chatPath, listen } from './api.js'
+import { admin, chat, chatPath, listen } from './api.js'
 import { BotNav, useBot } from './botnav.js'
 
 // textOf is what a message shows: its text, or its payload's type.
@@ -10,6 +10,31 @@ function textOf(payload) {
   if (!payload) return ''
   if (typeof payload.text === 'string') return payload.text
   return '[' + (payload.type || 'message') + '] ' + JSON.stringify(payload)
+}
+
+// hintAfterMs is how long a message waits for a reply before the tester
+// says why none may come.
+const hintAfterMs = 3000
+
+// noCode says that the bot answers nothing, having no code, no url and not
+// being a `bp dev` bot; '' otherwise.
+function noCode(bot) {
+  if (!bot || bot.deployedAt || bot.url || bot.dev) return ''
+  return 'This bot has no code, so it answers nothing: write some on its Code tab and deploy it.'
+}
+
+// lastError is the bot's last error logged in the conversation, as a hint;
+// '' when there is none (or the logs cannot be read).
+async function lastError(botId, conversation) {
+  try {
+    const page = await admin('GET', '/bots/' + encodeURIComponent(botId) + '/logs', {
+      query: { timeStart: conversation.createdAt, conversationId: conversation.id, level: 'error' },
+    })
+    const logs = page.logs || []
+    return logs.length ? 'No reply: the bot failed: ' + logs[logs.length - 1].message : ''
+  } catch {
+    return ''
+  }
 }
 
 export function ChatPage({ botId }) {
@@ -20,7 +45,9 @@ export function ChatPage({ botId }) {
   const [error, setError] = useState(null)
   const [status, setStatus] = useState('')
   const [round, setRound] = useState(0) // a new conversation each time
+  const [hint, setHint] = useState('') // why no reply may come
   const list = useRef()
+  const replies = useRef(0) // the bot's messages so far
 
   const webhookUrl = bot && bot.integrations && bot.integrations.chat && bot.integrations.chat.webhookUrl
   useEffect(() => {
@@ -28,8 +55,15 @@ export function ChatPage({ botId }) {
     if (!webhookUrl) return
     const base = chatPath(webhookUrl)
     const abort = new AbortController()
-    const add = (m) => setMessages((old) => (old.some((o) => o.id === m.id) ? old : old.concat(m)))
+    const add = (m) => {
+      if (m.isBot) {
+        replies.current++
+        setHint('')
+      }
+      setMessages((old) => (old.some((o) => o.id === m.id) ? old : old.concat(m)))
+    }
     setMessages([])
+    setHint('')
     setConv(null)
     setError(null)
     setStatus('Connecting…')
@@ -65,6 +99,12 @@ export function ChatPage({ botId }) {
       })
       setMessages((old) => (old.some((o) => o.id === message.id) ? old : old.concat({ ...message, isBot: false })))
       setText('')
+      // A message left unanswered for a while gets a word on why.
+      const before = replies.current
+      setTimeout(async () => {
+        if (replies.current !== before) return
+        setHint((await lastError(botId, conv.conversation)) || 'No reply yet: the Logs tab of the bot shows what it does.')
+      }, hintAfterMs)
     } catch (err) {
       setError(err)
     }
@@ -79,6 +119,7 @@ export function ChatPage({ botId }) {
         <span class="muted" role="status" id="chat-status">${status}</span>
         <button type="button" onClick=${() => setRound(round + 1)}>New conversation</button>
       </div>
+      ${(noCode(bot) || hint) && html`<p class="hint" id="chat-hint" role="status">${noCode(bot) || hint}</p>`}
       <ol class="messages" id="messages" ref=${list} aria-live="polite">
         ${messages.length === 0 && html`<li class="muted">Say something to the bot.</li>`}
         ${messages.map((m) => html`<li key=${m.id} class=${m.isBot ? 'from-bot' : 'from-user'}>
