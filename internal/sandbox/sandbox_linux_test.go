@@ -5,7 +5,6 @@ package sandbox
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -310,7 +309,6 @@ func TestListenerFunnelsConnections(t *testing.T) {
 	if _, err := net.Dial("tcp", a.Addr().String()); err == nil {
 		t.Fatal("an added listener still accepts after Close")
 	}
-	_ = json.Valid
 }
 
 // TestSmallMemoryLimit: the limits are set just before the program runs, so
