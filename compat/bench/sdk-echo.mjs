@@ -3,7 +3,8 @@
 // embedded model, in the same run on the same server: one user, one message
 // at a time, each sent when the previous reply arrived on the conversation's
 // signal stream (from createMessage to the reply's signal). Prints p50, p99
-// and max of each.
+// and max of each, and the CPU time per round trip of the server and of the
+// bots' processes (where /proc is there to read it).
 //
 //   make build && cd compat && npm ci && BOTPLATFORM_BIN=$PWD/../bin/botplatform node bench/sdk-echo.mjs [rounds]
 //
@@ -16,7 +17,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { Client } from '@botpress/client'
 import { startServer } from '../support/server.js'
-import { roundTrips, summary } from './roundtrips.js'
+import { processCPU, roundTrips, summary } from './roundtrips.js'
 
 for (const k of Object.keys(process.env)) {
   if (k.startsWith('BP_')) delete process.env[k]
@@ -49,8 +50,16 @@ try {
   const { bot: s } = await client.createBot({ name: 'sdk echo' })
   await client.updateBot({ id: s.id, code: sdkCode })
   console.log(`${rounds} sequential echo round trips (after ${warmup} to warm up):`)
-  console.log(`  embedded model:  ${summary(await roundTrips(e.integrations.chat.webhookUrl, { rounds, warmup, prefix: 'echo:' }))}`)
-  console.log(`  SDK bot (Node):  ${summary(await roundTrips(s.integrations.chat.webhookUrl, { rounds, warmup, prefix: 'echo:' }))}`)
+  const run = async (name, bot) => {
+    const before = processCPU(server.pid)
+    const lat = await roundTrips(bot.integrations.chat.webhookUrl, { rounds, warmup, prefix: 'echo:' })
+    const after = processCPU(server.pid)
+    const perTrip = (k) => ((after[k] - before[k]) / (rounds + warmup)).toFixed(2)
+    const cpu = after ? `; CPU per round trip: server ${perTrip('self')} ms, bot processes ${perTrip('children')} ms` : ''
+    console.log(`  ${name}  ${summary(lat)}${cpu}`)
+  }
+  await run('embedded model:', e)
+  await run('SDK bot (Node): ', s)
 } finally {
   await server.stop()
 }
