@@ -147,12 +147,18 @@ func (c *copier) columns(ctx context.Context, t *table) error {
 			typ = "" // known once the table is created
 		case !ok:
 			return fmt.Errorf("column %s.%s of the data directory's database is not in the target database", t.name, name)
-		case generated[name]:
+		case generated[name], kept(t.name, name):
 			continue
 		}
 		t.cols = append(t.cols, column{name: name, typ: typ})
 	}
 	return nil
+}
+
+// kept tells the columns the target's triggers keep as rows of other tables
+// are copied: copied too, they would count those rows twice.
+func kept(table, column string) bool {
+	return table == "conversations" && column == "message_count"
 }
 
 // copyTables copies every table in batches, each committed by itself and

@@ -133,8 +133,9 @@ func (s *Store) ListChatUsers(ctx context.Context, f store.ChatUserFilter) ([]pl
 	})
 }
 
-// messageCount is the number of messages of conversation c.
-const messageCount = `(SELECT COUNT(*) FROM messages mc WHERE mc.conversation_id = c.id)`
+// messageCount is the number of messages of conversation c, which
+// triggers keep (migration 0029).
+const messageCount = `c.message_count`
 
 func scanCountedConversation(sc interface{ Scan(...any) error }) (store.CountedConversation, error) {
 	var out store.CountedConversation
@@ -188,8 +189,8 @@ func (s *Store) ListBotConversations(ctx context.Context, f store.ConversationFi
 // CountMessages returns the number of messages of a conversation.
 func (s *Store) CountMessages(ctx context.Context, conversationID string) (int64, error) {
 	var n int64
-	err := s.queryRow(ctx, `SELECT COUNT(*) FROM messages WHERE conversation_id = ?`, conversationID).Scan(&n)
-	return n, err
+	err := s.queryRow(ctx, `SELECT message_count FROM conversations WHERE id = ?`, conversationID).Scan(&n)
+	return n, noRows(err)
 }
 
 // UpdateConversation replaces the conversation's tags, properties and

@@ -85,6 +85,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RuntimeChatTags", testRuntimeChatTags},
 		{"ListChatUsersFilters", testListChatUsersFilters},
 		{"ListBotConversations", testListBotConversations},
+		{"MessageCounts", testMessageCounts},
 		{"FindMessagesAndTagValues", testFindMessagesAndTagValues},
 		{"RuntimeStates", testRuntimeStates},
 		{"RuntimeEvents", testRuntimeEvents},

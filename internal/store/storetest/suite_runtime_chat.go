@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -159,6 +160,53 @@ func testListBotConversations(t *testing.T, e *env) {
 	must(t, err, "CountMessages")
 	if n != 2 {
 		t.Errorf("CountMessages: %d, want 2", n)
+	}
+}
+
+// testMessageCounts follows a conversation's number of messages through
+// every way messages come and go.
+func testMessageCounts(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	u := e.chatUser(t, b.ID, "")
+	v := e.chatUser(t, b.ID, "")
+	c1 := e.conversation(t, b.ID, u.ID, "")
+	c2 := e.conversation(t, b.ID, v.ID, "")
+	count := func(c string, want int64, when string) {
+		t.Helper()
+		n, err := e.s.CountMessages(e.ctx, c)
+		must(t, err, "CountMessages %s", when)
+		if n != want {
+			t.Errorf("%s: %d messages, want %d", when, n, want)
+		}
+		cs, _, err := e.s.ListBotConversations(e.ctx, store.ConversationFilter{BotID: b.ID, Page: store.Page{Limit: 10}})
+		must(t, err, "ListBotConversations %s", when)
+		for _, cc := range cs {
+			if cc.ID == c && cc.Messages != want {
+				t.Errorf("%s: listed with %d messages, want %d", when, cc.Messages, want)
+			}
+		}
+	}
+	count(c1.ID, 0, "new")
+	first := e.message(t, c1.ID, u.ID, false)
+	e.message(t, c1.ID, u.ID, false)
+	e.message(t, c1.ID, v.ID, false)
+	e.message(t, c2.ID, v.ID, false)
+	count(c1.ID, 3, "three added")
+	if _, err := e.s.CreateMessage(e.ctx, first); err == nil {
+		t.Fatal("CreateMessage of an existing id: no error")
+	}
+	count(c1.ID, 3, "a failed add")
+	must(t, e.s.DeleteMessage(e.ctx, first.ID), "DeleteMessage")
+	count(c1.ID, 2, "one deleted")
+	_, _, err := e.s.ErasePerson(e.ctx, store.Person{BotID: b.ID, UserID: v.ID, Aliases: []string{v.ID, v.FID}})
+	must(t, err, "ErasePerson")
+	count(c1.ID, 1, "a participant's data erased")
+	if _, err := e.s.CountMessages(e.ctx, c2.ID); !errors.Is(err, platform.ErrNotFound) {
+		t.Errorf("CountMessages of an erased conversation: %v, want not found", err)
+	}
+	must(t, e.s.DeleteConversation(e.ctx, c1.ID), "DeleteConversation with messages")
+	if _, err := e.s.CountMessages(e.ctx, c1.ID); !errors.Is(err, platform.ErrNotFound) {
+		t.Errorf("CountMessages of a deleted conversation: %v, want not found", err)
 	}
 }
 
