@@ -202,13 +202,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer releaseNode()
 
 	adm.SetContentRemover(blobs)
-	fsvc, err := files.New(ctx, st, blobs, adm, platform.SystemClock{}, log, files.Config{
-		PublicURL: cfg.PublicURL, UploadURLTTL: cfg.UploadURLTTL, DownloadURLTTL: cfg.DownloadURLTTL,
-		RedirectDownloads: cfg.BlobDownload == "redirect",
-	})
-	if err != nil {
-		return fmt.Errorf("files: %w", err)
-	}
 	// Indexing: the built-in embedder, or an OpenAI-compatible server.
 	var emb embed.Embedder
 	if cfg.EmbeddingsURL != "" {
@@ -229,8 +222,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Lease: cfg.JobLease, Model: model, AI: aiCfg, RewriteQueries: cfg.AISearchRewrite,
 		IndexQuestions: cfg.AIIndexQuestions,
 		StorageRoom:    func(ctx context.Context, ws string) (int64, error) { return files.StorageRoom(ctx, st, ws) }})
-	fsvc.OnIndexQueued(idx.Notify)
-	fsvc.CheckIndexingWith(idx.CheckUpsert)
+	fsvc, err := files.New(ctx, st, blobs, adm, platform.SystemClock{}, log, files.Config{
+		PublicURL: cfg.PublicURL, UploadURLTTL: cfg.UploadURLTTL, DownloadURLTTL: cfg.DownloadURLTTL,
+		RedirectDownloads: cfg.BlobDownload == "redirect", CheckIndexing: idx.CheckUpsert,
+	})
+	if err != nil {
+		return fmt.Errorf("files: %w", err)
+	}
 	workers, stopWorkers := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { fsvc.RunReaper(workers, cfg.ReaperInterval) })
@@ -288,10 +286,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Sandbox: boxErr == nil,
 	})
 	adm.SetBotChecker(rt)
-	chatSvc.OnQueued(rt.Notify)
 	rt.SetSearcher(botSearch{idx})
 	adm.OnBotsChanged(rt.RecurringChanged)
-	rtAPI := runtimeapi.New(st, chatSvc, rt, platform.SystemClock{})
+	rtAPI := runtimeapi.New(st, chatSvc, platform.SystemClock{}, runtimeapi.Config{MaxScheduled: cfg.BotMaxScheduled})
 	rt.SetRuntimeAPI(rtAPI)
 	bundleAPI := sandbox.NewListener(bundleAPIAddr(ln.Addr()))
 	sdk, tunnels, closeSDK, err := sdkBots(cfg, ln.Addr(), bundleAPI, st, adm, log)

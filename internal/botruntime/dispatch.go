@@ -47,15 +47,9 @@ func (r *Runtime) Run(ctx context.Context) {
 				continue
 			}
 		}
-		if free > 0 {
-			// The claim below answers every wake-up sent before it, each
-			// sent once its job was committed (and dated): left pending,
-			// one would only make a claim that finds nothing.
-			select {
-			case <-r.wake:
-			default:
-			}
-		}
+		// Taken before the claim: a job committed after the claim looked
+		// wakes the wait below.
+		queued := r.store.Queued(platform.JobBotEvent)
 		full := false
 		now := r.clock.Now()
 		if free > 0 {
@@ -104,7 +98,7 @@ func (r *Runtime) Run(ctx context.Context) {
 			t.Stop()
 			r.stop()
 			return
-		case <-r.wake:
+		case <-queued:
 		case <-done:
 		case <-t.C:
 		}

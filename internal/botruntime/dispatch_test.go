@@ -88,7 +88,6 @@ func startDispatching(t *testing.T, backend string, workers int) *dispatching {
 	hub := chat.NewLocalHub(chat.StreamLimits{})
 	cs := chat.New(st, hub, platform.SystemClock{})
 	r := New(st, cs, platform.SystemClock{}, Config{Poll: time.Hour, Workers: workers})
-	cs.OnQueued(r.Notify)
 	ctx, stop := context.WithCancel(context.Background())
 	ran := make(chan struct{})
 	go func() { r.Run(ctx); close(ran) }()

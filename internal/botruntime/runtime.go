@@ -86,7 +86,6 @@ type Runtime struct {
 	cfg        Config
 	log        *slog.Logger
 
-	wake             chan struct{}
 	recurringChanged chan struct{}
 
 	botsMu sync.Mutex
@@ -171,7 +170,7 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 		cfg.StopTimeout = defaults.ShutdownTimeout
 	}
 	return &Runtime{store: st, chat: cs, clock: clock, cfg: cfg, log: cfg.Log,
-		wake: make(chan struct{}, 1), recurringChanged: make(chan struct{}, 1), bots: map[string]*botInfo{}, hosts: map[string]*host{}, suspects: map[string]bool{}}
+		recurringChanged: make(chan struct{}, 1), bots: map[string]*botInfo{}, hosts: map[string]*host{}, suspects: map[string]bool{}}
 }
 
 // RuntimeAPI is what the runtime needs of the Runtime API: the payloads of
@@ -186,18 +185,6 @@ type RuntimeAPI interface {
 
 // SetRuntimeAPI sets the Runtime API the runtime works with; call it before Run.
 func (r *Runtime) SetRuntimeAPI(a RuntimeAPI) { r.api = a }
-
-// MaxScheduled is the cap on a bot's pending scheduled events.
-func (r *Runtime) MaxScheduled() int { return r.cfg.MaxScheduled }
-
-// Notify tells the dispatcher that work was queued; call it once the work
-// is committed: the dispatcher's next claim is taken to answer it.
-func (r *Runtime) Notify() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
 
 // botInfo is a bot as the runtime needs it, cached per version.
 type botInfo struct {

@@ -78,7 +78,6 @@ func (c *call) scheduleEvent(in []byte) (any, error) {
 	if err != nil && !errors.Is(err, platform.ErrConflict) { // a conflict: queued by an earlier delivery
 		return nil, err
 	}
-	c.r.Notify()
 	return map[string]any{"event": map[string]any{"id": p.EventID, "type": a.Type, "runAt": platform.FormatTime(at)}}, nil
 }
 
@@ -186,7 +185,6 @@ func (r *Runtime) recurring(ctx context.Context) {
 				r.log.Error("bot runtime: expiring Runtime API states", "err", err)
 			}
 		}
-		fired := false
 		for _, s := range scheds {
 			if now.Before(s.next) {
 				continue
@@ -198,11 +196,7 @@ func (r *Runtime) recurring(ctx context.Context) {
 				r.log.Error("bot runtime: queueing a recurring event", "bot", s.botID, "event", s.name, "err", err)
 				continue
 			}
-			fired = true
 			s.next = nextFiring(s.sched, now)
-		}
-		if fired {
-			r.Notify()
 		}
 		select {
 		case <-ctx.Done():

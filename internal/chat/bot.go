@@ -58,7 +58,7 @@ func (s *Service) SendMessage(ctx context.Context, c platform.Conversation, u pl
 	if !m.IsBot {
 		m.DueAt = due
 	}
-	queued, err := s.store.CreateMessage(ctx, m)
+	_, err := s.store.CreateMessage(ctx, m)
 	if err != nil {
 		if errors.Is(err, platform.ErrConflict) {
 			if old, gerr := s.store.GetMessage(ctx, m.ID); gerr == nil && old.ConversationID == c.ID {
@@ -74,9 +74,6 @@ func (s *Service) SendMessage(ctx context.Context, c platform.Conversation, u pl
 	d := MessageJSON(v)
 	d["isBot"] = m.IsBot
 	s.hub.Publish(c.ID, Signal{"message_created", d})
-	if queued {
-		s.notify()
-	}
 	return v, nil
 }
 

@@ -271,7 +271,7 @@ func (s *Service) CreateEvent(ctx context.Context, b *Webhook, u platform.ChatUs
 	unlock := s.lock(c.ID)
 	defer unlock()
 	e.CreatedAt, e.DueAt = s.stamp(c.ID, time.Time{})
-	queued, err := s.store.CreateChatEvent(ctx, e)
+	_, err = s.store.CreateChatEvent(ctx, e)
 	if err != nil {
 		return EventView{}, deleted(err, c)
 	}
@@ -279,9 +279,6 @@ func (s *Service) CreateEvent(ctx context.Context, b *Webhook, u platform.ChatUs
 	d := EventJSON(v)
 	d["isBot"] = e.IsBot
 	s.hub.Publish(c.ID, Signal{"event_created", d})
-	if queued {
-		s.notify()
-	}
 	return v, nil
 }
 

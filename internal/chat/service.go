@@ -26,9 +26,6 @@ type Service struct {
 	locks platform.KeyLocks
 	// botUsers caches the chat user each bot speaks as.
 	botUsers sync.Map
-	// queued is called once a user's message or event has been queued for
-	// the bot.
-	queued func()
 	// last holds the creation time of each conversation's latest message
 	// or event written by this process (see stamp).
 	lastMu sync.Mutex
@@ -79,16 +76,6 @@ type stamped struct{ at, due time.Time }
 // maxStamps is how many conversations stamp remembers before forgetting the
 // quiet ones.
 const maxStamps = 4096
-
-// OnQueued sets what to call once a message or event is queued for a bot
-// (the runtime's dispatcher wakes up).
-func (s *Service) OnQueued(f func()) { s.queued = f }
-
-func (s *Service) notify() {
-	if s.queued != nil {
-		s.queued()
-	}
-}
 
 // New returns a Service publishing signals to hub.
 func New(st store.Store, hub Hub, clock platform.Clock) *Service {

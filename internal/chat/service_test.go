@@ -29,24 +29,30 @@ func TestServiceWakesOnlyForQueuedEvents(t *testing.T) {
 				return c
 			}
 			svc := chat.New(st, chat.NewLocalHub(chat.StreamLimits{}), platform.SystemClock{})
-			wakes := 0
-			svc.OnQueued(func() { wakes++ })
 			text := json.RawMessage(`{"type":"text","text":"hi"}`)
-			send := func(c platform.Conversation, isBot bool, want int, what string) {
+			send := func(c platform.Conversation, isBot bool, wake bool, what string) {
 				t.Helper()
+				queued := st.Queued(platform.JobBotEvent)
 				u := platform.ChatUser{ID: c.OwnerID, FID: c.OwnerID}
 				if _, err := svc.SendMessage(ctx, c, u, platform.Message{ID: platform.NewID("msg_"), Payload: text, IsBot: isBot}, time.Time{}); err != nil {
 					t.Fatal(err)
 				}
-				if wakes != want {
-					t.Fatalf("%s: %d wake-ups, want %d", what, wakes, want)
+				select {
+				case <-queued:
+					if !wake {
+						t.Fatalf("%s: the bot runtime was woken", what)
+					}
+				default:
+					if wake {
+						t.Fatalf("%s: the bot runtime was not woken", what)
+					}
 				}
 			}
 			codeless := conversation("")
-			send(codeless, false, 0, "a user's message to a bot without code")
+			send(codeless, false, false, "a user's message to a bot without code")
 			withCode := conversation("bot.on.message(() => {})")
-			send(withCode, true, 0, "the bot's own message")
-			send(withCode, false, 1, "a user's message to a bot with code")
+			send(withCode, true, false, "the bot's own message")
+			send(withCode, false, true, "a user's message to a bot with code")
 		})
 	}
 }

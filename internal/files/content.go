@@ -108,9 +108,6 @@ func (s *Service) receive(ctx context.Context, f platform.File, body io.Reader) 
 		FileID: f.ID, Generation: f.Generation, BlobKey: key, Size: info.Size, SHA256: info.SHA256, Status: status,
 		MaxStorage: lim.MaxStorage, MaxVector: lim.MaxVector, Now: s.clock.Now(),
 	})
-	if err == nil && done.Status == platform.FileIndexPending {
-		s.indexQueued()
-	}
 	var qe *store.QuotaError
 	switch {
 	case errors.As(err, &qe):

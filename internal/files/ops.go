@@ -189,9 +189,6 @@ func (s *Service) copyContent(ctx context.Context, src, f platform.File) (platfo
 		FileID: f.ID, Generation: f.Generation, BlobKey: key, Size: *src.Size, SHA256: src.SHA256, Status: status,
 		MaxStorage: lim.MaxStorage, MaxVector: lim.MaxVector, Now: s.clock.Now(),
 	})
-	if err == nil && done.Status == platform.FileIndexPending {
-		s.indexQueued()
-	}
 	var qe *store.QuotaError
 	if errors.As(err, &qe) {
 		s.removeBlob(ctx, key)

@@ -63,6 +63,5 @@ func (s *Service) SetPassages(ctx context.Context, c *Caller, idOrKey string, ps
 	if err := s.store.QueueIndexing(ctx, f.ID, payload, s.clock.Now()); err != nil {
 		return err
 	}
-	s.indexQueued()
 	return nil
 }

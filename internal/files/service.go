@@ -29,6 +29,9 @@ type Config struct {
 	// presigned URL of the blob store (when it presigns) instead of
 	// streaming the content through the server.
 	RedirectDownloads bool
+	// CheckIndexing vets, at upsert, the configuration of a file to index;
+	// nil: every configuration is taken.
+	CheckIndexing IndexingCheck
 }
 
 // Service implements the Files API.
@@ -43,11 +46,6 @@ type Service struct {
 
 	orphanMu        sync.Mutex
 	lastOrphanSweep time.Time
-
-	// onIndex is called once a file is queued for indexing.
-	onIndex func()
-	// checkIndexing vets an indexed file's configuration at upsert.
-	checkIndexing IndexingCheck
 }
 
 // Accounts authenticates the callers of the Files API and of the storage
@@ -66,23 +64,10 @@ type Accounts interface {
 	GetWorkspace(ctx context.Context, act *platform.Actor, id string) (platform.Workspace, error)
 }
 
-// OnIndexQueued sets what to call once a file is queued for indexing (the
-// indexing workers wake up).
-func (s *Service) OnIndexQueued(f func()) { s.onIndex = f }
-
 // IndexingCheck checks, at upsert of a file with index true, that its
 // indexing configuration can be honoured (plan, model server, AI Spend);
 // raw is the upsert's indexing object, possibly empty.
 type IndexingCheck func(ctx context.Context, workspaceID, contentType, key string, raw json.RawMessage) error
-
-// CheckIndexingWith sets the upsert's indexing check.
-func (s *Service) CheckIndexingWith(f IndexingCheck) { s.checkIndexing = f }
-
-func (s *Service) indexQueued() {
-	if s.onIndex != nil {
-		s.onIndex()
-	}
-}
 
 // New returns a Service. The URL signing key is shared by every process
 // using the database.

@@ -105,8 +105,8 @@ func (s *Service) Upsert(ctx context.Context, c *Caller, in UpsertInput) (platfo
 		}
 		f.ExpiresAt = t
 	}
-	if in.Index && s.checkIndexing != nil {
-		if err := s.checkIndexing(ctx, c.WorkspaceID, f.ContentType, f.Key, in.Indexing); err != nil {
+	if in.Index && s.cfg.CheckIndexing != nil {
+		if err := s.cfg.CheckIndexing(ctx, c.WorkspaceID, f.ContentType, f.Key, in.Indexing); err != nil {
 			return f, err
 		}
 	}

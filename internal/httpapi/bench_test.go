@@ -79,7 +79,7 @@ func (e *env) server(tb testing.TB, log *slog.Logger) server {
 	rt := botruntime.New(e.st, csvc, clock, botruntime.Config{Log: log})
 	h := httpapi.New(httpapi.Deps{
 		Log: log, Clock: clock, Store: e.st, Admin: e.admin, Files: fsvc, Chat: csvc, Indexing: idx, Runtime: rt,
-		RuntimeAPI: runtimeapi.New(e.st, csvc, rt, clock), Tables: tables.New(e.st, fsvc, clock),
+		RuntimeAPI: runtimeapi.New(e.st, csvc, clock, runtimeapi.Config{}), Tables: tables.New(e.st, fsvc, clock),
 		ChatPath: "/chat", Version: "test", Metrics: metrics.New(), // as serve has them
 	})
 	return server{h, fsvc, csvc}

@@ -60,7 +60,6 @@ func (f *fixture) settle(tb testing.TB) map[string]platform.File {
 		if time.Now().After(deadline) {
 			tb.Fatalf("files still indexing_pending after 30 s")
 		}
-		f.svc.Notify()
 		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -109,7 +109,6 @@ func (f *fixture) indexAll(tb testing.TB, timeout time.Duration) time.Duration {
 	done := make(chan struct{})
 	start := time.Now()
 	go func() { f.svc.Run(ctx); close(done) }()
-	f.svc.Notify()
 	defer func() { cancel(); <-done }()
 	deadline := start.Add(timeout)
 	for {

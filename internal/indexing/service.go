@@ -71,7 +71,6 @@ type Service struct {
 	cfg   Config
 	emb   embed.Embedder
 	log   *slog.Logger
-	wake  chan struct{}
 
 	vecMu sync.Mutex
 	vecs  map[string]*vectorIndex // by bot
@@ -95,15 +94,7 @@ func New(st store.Store, blobs blob.Store, clock platform.Clock, cfg Config) *Se
 		cfg.Log = slog.Default()
 	}
 	return &Service{store: st, blobs: blobs, clock: clock, cfg: cfg, emb: cfg.Embedder, log: cfg.Log,
-		wake: make(chan struct{}, 1), vecs: map[string]*vectorIndex{}}
-}
-
-// Notify wakes the workers: a job was queued.
-func (s *Service) Notify() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+		vecs: map[string]*vectorIndex{}}
 }
 
 // maxAttempts bounds the retries of a job failing for a passing reason (the
@@ -123,6 +114,9 @@ func (s *Service) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	done := make(chan struct{}, s.cfg.Workers)
 	for {
+		// Taken before the claim: a job committed after the claim looked
+		// wakes the wait below.
+		queued := s.store.Queued(platform.JobIndexFile)
 		if free := s.cfg.Workers - int(inflight.Load()); free > 0 {
 			now := s.clock.Now()
 			jobs, err := s.store.ClaimJobs(ctx, platform.JobIndexFile, s.cfg.Node, now, now.Add(s.cfg.Lease), free)
@@ -147,7 +141,7 @@ func (s *Service) Run(ctx context.Context) {
 			t.Stop()
 			wg.Wait()
 			return
-		case <-s.wake:
+		case <-queued:
 		case <-done:
 		case <-t.C:
 		}

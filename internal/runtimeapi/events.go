@@ -10,13 +10,6 @@ import (
 	"github.com/botplatform/botplatform/internal/store"
 )
 
-// Dispatcher is what the Runtime API needs of the bot runtime: a wake-up
-// once an event is queued, and the cap on a bot's pending events.
-type Dispatcher interface {
-	Notify()
-	MaxScheduled() int
-}
-
 // EventInput is the body of createEvent.
 type EventInput struct {
 	Type     string          `json:"type"`
@@ -104,7 +97,7 @@ func (s *Service) CreateEvent(ctx context.Context, botID string, in EventInput) 
 	if err != nil {
 		return EventView{}, err
 	}
-	if max := s.runtime.MaxScheduled(); n >= max {
+	if max := s.cfg.MaxScheduled; n >= max {
 		return EventView{}, platform.Errorf(platform.TypeLimitExceeded, "the bot has %d events pending; at most %d (--bot-max-scheduled)", n, max)
 	}
 	ev.JobID = "job_" + ev.ID[len("evt_"):]
@@ -114,7 +107,6 @@ func (s *Service) CreateEvent(ctx context.Context, botID string, in EventInput) 
 	if err := s.store.CreateRuntimeEvent(ctx, ev, job); err != nil {
 		return EventView{}, notFound(err, "conversation", in.ConversationID)
 	}
-	s.runtime.Notify()
 	view.RuntimeEvent = ev
 	return view, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -27,18 +28,27 @@ var _ Chat = (*chat.Service)(nil)
 // Service implements the Runtime API for one bot at a time: every method
 // takes the calling bot's id and reaches only that bot's rows.
 type Service struct {
-	store   store.Store
-	chat    Chat
-	runtime Dispatcher
-	clock   platform.Clock
+	store store.Store
+	chat  Chat
+	clock platform.Clock
+	cfg   Config
 	// locks serialize getOrCreate calls of a bot and kind, so that two
 	// concurrent calls with the same tags create one row.
 	locks platform.KeyLocks
 }
 
-// New returns the Runtime API's service.
-func New(st store.Store, c Chat, d Dispatcher, clock platform.Clock) *Service {
-	return &Service{store: st, chat: c, runtime: d, clock: clock}
+// Config tunes the Runtime API.
+type Config struct {
+	MaxScheduled int // a bot's pending scheduled events at most; 0 = serve's default
+}
+
+// New returns the Runtime API's service. The events and workflows it queues
+// wake the bot runtime through the store (store.Store.Queued).
+func New(st store.Store, c Chat, clock platform.Clock, cfg Config) *Service {
+	if cfg.MaxScheduled <= 0 {
+		cfg.MaxScheduled = config.Defaults().BotMaxScheduled
+	}
+	return &Service{store: st, chat: c, clock: clock, cfg: cfg}
 }
 
 func (s *Service) lock(botID, kind string) func() { return s.locks.Lock(botID + "\x00" + kind) }

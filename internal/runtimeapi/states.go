@@ -357,8 +357,5 @@ func (s *Service) ExpireStates(ctx context.Context, now time.Time) (int, error) 
 			n++
 		}
 	}
-	if n > 0 {
-		s.runtime.Notify()
-	}
 	return n, nil
 }

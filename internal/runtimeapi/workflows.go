@@ -165,7 +165,6 @@ func (s *Service) createWorkflow(ctx context.Context, botID string, in WorkflowI
 	if err := s.store.CreateWorkflow(ctx, w, jobs...); err != nil {
 		return v, err
 	}
-	s.runtime.Notify()
 	v.Workflow = w
 	v.Version = 1
 	return v, nil
@@ -300,7 +299,6 @@ func (s *Service) UpdateWorkflow(ctx context.Context, botID, id string, in Workf
 		err = s.store.UpdateWorkflow(ctx, w, jobs...)
 		if err == nil {
 			w.Version++
-			s.runtime.Notify()
 			return s.workflowView(ctx, botID, w), nil
 		}
 		if !errors.Is(err, platform.ErrConflict) {

@@ -173,6 +173,10 @@ type Store interface {
 	// or held behind its subject's running job), and what becomes due later
 	// is what it must wake up for, even if that moment has passed already.
 	NextJobAt(ctx context.Context, kind string, after time.Time) (time.Time, bool, error)
+	// Queued returns a channel closed once a job of kind queued through this
+	// store is committed after the call: take it before claiming, then wait
+	// on it (other processes' jobs are found by polling).
+	Queued(kind string) <-chan struct{}
 	// JobQueues returns, for each kind with unfinished jobs, how many are
 	// due by now, due later and running, and when the oldest due one fell
 	// due; kinds in order.

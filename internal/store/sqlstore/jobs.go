@@ -44,6 +44,7 @@ func (s *Store) insertJob(ctx context.Context, tx *sql.Tx, j platform.Job, cond 
 	if err != nil || n == 0 {
 		return false, err
 	}
+	s.queued.note(tx, j.Kind)
 	// The first unfinished job after j was the head if j now is.
 	_, err = s.exec(ctx, tx, `UPDATE jobs SET head = 0 WHERE head = 1 AND id = (SELECT o.id FROM jobs o WHERE o.kind = ? AND o.subject = ? AND o.status <> 'done'
 		AND o.run_after >= ? AND (o.run_after > ? OR o.id > ?) ORDER BY o.run_after, o.id LIMIT 1)`, j.Kind, j.Subject, at, at, j.ID)

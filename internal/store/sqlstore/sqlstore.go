@@ -140,6 +140,7 @@ type Store struct {
 	counts  termCountCache
 	stats   *analyzer      // nil where the dialect has no Analyze
 	closers []func() error // what the backend runs beside the pools, stopped first
+	queued  queuedJobs
 }
 
 // maxStmts bounds the statement cache; queries built from filters vary.
@@ -336,9 +337,12 @@ func (s *Store) runTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 	}
 	if err := f(tx); err != nil {
 		_ = tx.Rollback()
+		s.queued.ended(tx, false)
 		return err
 	}
-	return tx.Commit()
+	err = tx.Commit()
+	s.queued.ended(tx, err == nil)
+	return err
 }
 
 func (s *Store) exec(ctx context.Context, db querier, query string, args ...any) (int64, error) {

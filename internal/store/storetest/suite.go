@@ -96,6 +96,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Tables", testTables},
 		{"EnqueueJob", testEnqueueJob},
 		{"ClaimJobs", testClaimJobs},
+		{"QueuedWakes", testQueuedWakes},
 		{"ClaimJobsLimit", testClaimJobsLimit},
 		{"ClaimJobsConcurrent", testClaimJobsConcurrent},
 		{"ClaimJobsRunningHoldsSubject", testClaimJobsRunningHoldsSubject},

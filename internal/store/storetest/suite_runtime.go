@@ -144,6 +144,39 @@ func testEnqueueJob(t *testing.T, e *env) {
 	e.wantJobs(t, "subj_1", []platform.Job{jobAs(j2, platform.JobPending, 0), jobAs(j1, platform.JobPending, 0)}, "jobs of subj_1 after a rejected duplicate")
 }
 
+// testQueuedWakes: the channel Queued hands out for a kind is closed once a
+// job of that kind is committed, and only then.
+func testQueuedWakes(t *testing.T, e *env) {
+	closed := func(c <-chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	a, b := e.s.Queued(kindA), e.s.Queued(kindB)
+	if closed(a) || closed(b) {
+		t.Fatal("a channel is closed before any job was queued")
+	}
+	j := newJob("job_q1", kindA, "subj_q", t0.Add(time.Hour)) // due later: it wakes the workers all the same
+	e.enqueue(t, j)
+	if !closed(a) {
+		t.Error("queueing a job of kind A did not close the channel of kind A")
+	}
+	if closed(b) {
+		t.Error("queueing a job of kind A closed the channel of kind B")
+	}
+	again := e.s.Queued(kindA)
+	if closed(again) {
+		t.Error("the channel taken after the wake-up is closed already")
+	}
+	wantErr(t, e.s.EnqueueJob(e.ctx, j), platform.ErrConflict, "EnqueueJob with a taken id")
+	if closed(again) {
+		t.Error("a job that was not queued closed the channel")
+	}
+}
+
 func testClaimJobs(t *testing.T, e *env) {
 	now := mt(t0)
 	lease := now.Add(time.Minute)
