@@ -172,9 +172,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	adm := admin.New(st, platform.SystemClock{}, cfg.ChatURL)
-	adm.SetAuthCacheTTL(cfg.AuthCacheTTL)
-	adm.SetVersions(cfg.BotVersionsKept, cfg.PublicURL)
+	adm := admin.New(st, platform.SystemClock{}, admin.Config{ChatURL: cfg.ChatURL, AuthCacheTTL: cfg.AuthCacheTTL,
+		VersionsKept: cfg.BotVersionsKept, PublicURL: cfg.PublicURL, Content: blobs})
 	boot, err := adm.Bootstrap(ctx, cfg.AdminToken)
 	if err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
@@ -201,7 +200,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer releaseNode()
 
-	adm.SetContentRemover(blobs)
 	// Indexing: the built-in embedder, or an OpenAI-compatible server.
 	var emb embed.Embedder
 	if cfg.EmbeddingsURL != "" {
@@ -279,24 +277,21 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	default:
 		log.Warn("no sandbox for bot code: Node bundles will be refused (start with --unsandboxed-bots for a single trusted tenant)", "why", boxErr)
 	}
-	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
-		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll, Lease: cfg.JobLease,
-		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout, MaxScheduled: cfg.BotMaxScheduled,
-		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, FetchPrivate: cfg.BotFetchPrivate, Metrics: mx,
-		Sandbox: boxErr == nil,
-	})
-	adm.SetBotChecker(rt)
-	rt.SetSearcher(botSearch{idx})
-	adm.OnBotsChanged(rt.RecurringChanged)
 	rtAPI := runtimeapi.New(st, chatSvc, platform.SystemClock{}, runtimeapi.Config{MaxScheduled: cfg.BotMaxScheduled})
-	rt.SetRuntimeAPI(rtAPI)
 	bundleAPI := sandbox.NewListener(bundleAPIAddr(ln.Addr()))
 	sdk, tunnels, closeSDK, err := sdkBots(cfg, ln.Addr(), bundleAPI, st, adm, log)
 	if err != nil {
 		return err
 	}
 	defer closeSDK()
-	rt.SetRemote(sdk)
+	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
+		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll, Lease: cfg.JobLease,
+		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout, MaxScheduled: cfg.BotMaxScheduled,
+		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, FetchPrivate: cfg.BotFetchPrivate, Metrics: mx,
+		Sandbox: boxErr == nil, RuntimeAPI: rtAPI, Searcher: botSearch{idx}, Remote: sdk,
+	})
+	adm.SetBotChecker(rt)
+	adm.OnBotsChanged(rt.RecurringChanged)
 	tablesSvc := tables.New(st, fsvc, platform.SystemClock{})
 	adm.SetTableDeployer(tablesSvc)
 	chatURL, _ := url.Parse(cfg.ChatURL)
@@ -467,7 +462,7 @@ func issueToken(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	value, err := admin.New(st, platform.SystemClock{}, "").IssueToken(ctx, email, note)
+	value, err := admin.New(st, platform.SystemClock{}, admin.Config{}).IssueToken(ctx, email, note)
 	if err != nil {
 		return err
 	}

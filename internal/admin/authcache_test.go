@@ -16,8 +16,7 @@ func TestAuthCache(t *testing.T) {
 			ctx := context.Background()
 			st := storetest.Open(t, backend)
 			clock := platform.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-			svc := admin.New(st, clock, "http://127.0.0.1/chat")
-			svc.SetAuthCacheTTL(5 * time.Second)
+			svc := admin.New(st, clock, admin.Config{ChatURL: "http://127.0.0.1/chat", AuthCacheTTL: 5 * time.Second})
 			boot, err := svc.Bootstrap(ctx, "")
 			if err != nil {
 				t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/audit"
-	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -106,9 +105,6 @@ func (s *Service) checkRecurring(spec json.RawMessage) error {
 	return s.check.CheckRecurring(spec)
 }
 
-// SetContentRemover sets where deleted files' content is removed from.
-func (s *Service) SetContentRemover(c ContentRemover) { s.content = c }
-
 // removeContent deletes content no file refers to any more.
 func (s *Service) removeContent(ctx context.Context, keys []string) {
 	if s.content == nil {
@@ -119,15 +115,27 @@ func (s *Service) removeContent(ctx context.Context, keys []string) {
 	}
 }
 
-// New returns a Service; chatURL is the Chat API base, without trailing slash.
-func New(s store.Store, clock platform.Clock, chatURL string) *Service {
-	return &Service{store: s, clock: clock, chatURL: strings.TrimRight(chatURL, "/"), auth: authCache{ttl: config.Defaults().AuthCacheTTL},
-		audit: audit.NewRecorder(s, clock)}
+// Config tunes the admin service.
+type Config struct {
+	ChatURL string // the Chat API's base, which every chat webhook URL starts with
+	// AuthCacheTTL is how long a successful authentication is reused
+	// without asking the database; 0: never.
+	AuthCacheTTL time.Duration
+	VersionsKept int    // versions kept of each bot; 0 = DefaultVersionsKept
+	PublicURL    string // the server's public base URL, which getBotVersion's url starts with
+	// Content is where deleted files' content is removed from (nil: it
+	// stays where it is).
+	Content ContentRemover
 }
 
-// SetAuthCacheTTL sets how long a successful authentication is reused
-// without asking the database (0 disables the cache). Call before serving.
-func (s *Service) SetAuthCacheTTL(d time.Duration) { s.auth.ttl = d }
+// New returns a Service.
+func New(s store.Store, clock platform.Clock, cfg Config) *Service {
+	if cfg.VersionsKept <= 0 {
+		cfg.VersionsKept = DefaultVersionsKept
+	}
+	return &Service{store: s, clock: clock, chatURL: strings.TrimRight(cfg.ChatURL, "/"), auth: authCache{ttl: cfg.AuthCacheTTL},
+		audit: audit.NewRecorder(s, clock), content: cfg.Content, versions: versions{kept: cfg.VersionsKept, publicURL: cfg.PublicURL}}
+}
 
 // Token prefixes tell a personal access token from a bot API key.
 const (

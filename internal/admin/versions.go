@@ -33,19 +33,7 @@ type versions struct {
 	publicURL string // base of getBotVersion's url
 }
 
-// SetVersions sets how many versions of each bot are kept (at least 1) and
-// the server's public base URL, which getBotVersion's url starts with.
-func (s *Service) SetVersions(kept int, publicURL string) {
-	s.versions.kept = max(kept, 1)
-	s.versions.publicURL = publicURL
-}
-
-func (s *Service) versionsKept() int {
-	if s.versions.kept == 0 {
-		return DefaultVersionsKept
-	}
-	return s.versions.kept
-}
+func (s *Service) versionsKept() int { return s.versions.kept }
 
 // newVersion is the version of b as it stands, recorded by a.
 func (s *Service) newVersion(a *platform.Actor, b platform.Bot) platform.BotVersion {

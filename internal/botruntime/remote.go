@@ -24,9 +24,6 @@ type Remote interface {
 
 var _ Remote = (*sdkbot.Caller)(nil)
 
-// SetRemote sets what runs the bots written with the SDK; call it before Run.
-func (r *Runtime) SetRemote(rm Remote) { r.remote = rm }
-
 // remoteAttempts bounds the deliveries of an event to a bot that does not
 // answer at all (unreachable, or answering 502–504: a `bp dev` worker
 // still starting), with backoff, before the event fails.

@@ -66,6 +66,15 @@ type Config struct {
 	// link-local addresses.
 	FetchPrivate bool
 	Log          *slog.Logger
+
+	// RuntimeAPI makes the workflow_update events and expires states (nil:
+	// neither happens).
+	RuntimeAPI RuntimeAPI
+	// Searcher lets bot code search the bot's files (client.searchFiles;
+	// nil: the search finds nothing).
+	Searcher Searcher
+	// Remote runs the bots written with the SDK (nil: none).
+	Remote Remote
 }
 
 // DefaultMemory is a bot process's memory limit in bytes when none is set
@@ -125,9 +134,6 @@ type SearchResult struct {
 	File    platform.File
 }
 
-// SetSearcher lets bot code search the bot's files (client.searchFiles).
-func (r *Runtime) SetSearcher(s Searcher) { r.search = s }
-
 // New returns a runtime; Run starts it.
 func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Runtime {
 	// Settings left zero take serve's defaults.
@@ -169,7 +175,7 @@ func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Ru
 	if cfg.StopTimeout <= 0 {
 		cfg.StopTimeout = defaults.ShutdownTimeout
 	}
-	return &Runtime{store: st, chat: cs, clock: clock, cfg: cfg, log: cfg.Log,
+	return &Runtime{store: st, chat: cs, clock: clock, cfg: cfg, log: cfg.Log, api: cfg.RuntimeAPI, search: cfg.Searcher, remote: cfg.Remote,
 		recurringChanged: make(chan struct{}, 1), bots: map[string]*botInfo{}, hosts: map[string]*host{}, suspects: map[string]bool{}}
 }
 
@@ -182,9 +188,6 @@ type RuntimeAPI interface {
 	// DeliveryFor builds what a bot written with the SDK receives for a job.
 	DeliveryFor(ctx context.Context, j platform.Job, p platform.BotEventJob) (runtimeapi.Delivery, error)
 }
-
-// SetRuntimeAPI sets the Runtime API the runtime works with; call it before Run.
-func (r *Runtime) SetRuntimeAPI(a RuntimeAPI) { r.api = a }
 
 // botInfo is a bot as the runtime needs it, cached per version.
 type botInfo struct {

@@ -47,7 +47,7 @@ func newEnv(t *testing.T, backend string) *env {
 	if e.blobs, err = blob.NewFS(e.blobDir); err != nil {
 		t.Fatal(err)
 	}
-	e.admin = admin.New(e.store, e.clock, "http://chat.test")
+	e.admin = admin.New(e.store, e.clock, admin.Config{ChatURL: "http://chat.test"})
 	boot, err := e.admin.Bootstrap(ctx, "")
 	if err != nil || !boot.Created {
 		t.Fatalf("bootstrap: %+v %v", boot, err)

@@ -20,6 +20,7 @@ import (
 	"github.com/botplatform/botplatform/internal/blob"
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/indexing"
@@ -44,7 +45,7 @@ type env struct {
 func newEnv(t testing.TB, backend string) *env {
 	t.Helper()
 	e := &env{ctx: context.Background(), st: storetest.Open(t, backend)}
-	e.admin = admin.New(e.st, platform.SystemClock{}, "http://127.0.0.1/chat")
+	e.admin = admin.New(e.st, platform.SystemClock{}, admin.Config{ChatURL: "http://127.0.0.1/chat", AuthCacheTTL: config.Defaults().AuthCacheTTL})
 	var err error
 	if e.boot, err = e.admin.Bootstrap(e.ctx, ""); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 	"github.com/botplatform/botplatform/internal/syncbuf"
 )
@@ -21,7 +23,7 @@ func TestInternalErrorsDoNotLeak(t *testing.T) {
 	for _, backend := range storetest.Backends {
 		t.Run(backend, func(t *testing.T) {
 			e := newEnv(t, backend)
-			e.admin.SetAuthCacheTTL(0) // every request asks the database
+			e.admin = admin.New(e.st, platform.SystemClock{}, admin.Config{ChatURL: "http://127.0.0.1/chat"}) // no cache: every request asks the database
 			var logs syncbuf.Buffer
 			srv := httptest.NewServer(e.server(t, slog.New(slog.NewTextHandler(&logs, nil))))
 			defer srv.Close()
