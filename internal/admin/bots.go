@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -131,19 +130,18 @@ func (s *Service) CreateBot(ctx context.Context, a *platform.Actor, in BotInput)
 		return b, err
 	}
 	created := audit.Record{Action: audit.CreateBot, ResourceID: b.ID, ResourceName: b.Name, Value: botChanges(in)}
-	if err := s.store.CreateBot(s.audited(ctx, a, created), b); err != nil {
-		return b, err
-	}
-	_, err := s.store.SaveBotVersion(ctx, b.WorkspaceID, s.newVersion(a, b), s.versionsKept(), nil)
-	if err == nil {
-		err = s.deployTables(ctx, b, in.Tables)
-	}
-	if err != nil {
-		// The bot is not created unless its first version and its tables are.
-		undone := audit.Record{Action: audit.DeleteBot, ResourceID: b.ID, ResourceName: b.Name, Value: "creation undone: its first version or its tables could not be saved"}
-		if _, derr := s.store.DeleteBot(s.audited(ctx, a, undone), b.WorkspaceID, b.ID); derr != nil {
-			return b, errors.Join(err, derr)
+	// The bot, its first version and its tables are created together, or
+	// nothing is.
+	err := s.store.InTx(s.audited(ctx, a, created), func(ctx context.Context) error {
+		if err := s.store.CreateBot(ctx, b); err != nil {
+			return err
 		}
+		if _, err := s.store.SaveBotVersion(ctx, b.WorkspaceID, s.newVersion(a, b), s.versionsKept(), nil); err != nil {
+			return err
+		}
+		return s.deployTables(ctx, b, in.Tables)
+	})
+	if err != nil {
 		return b, err
 	}
 	s.botsChanged()
@@ -171,13 +169,17 @@ func (s *Service) UpdateBot(ctx context.Context, a *platform.Actor, id string, i
 	if err := s.apply(ctx, &b, &in); err != nil {
 		return b, err
 	}
-	if err := s.deployTables(ctx, b, in.Tables); err != nil {
-		return b, err // the bot stays as it was; tables created before the error stay
-	}
 	b.UpdatedAt = s.clock.Now()
 	rec := audit.Record{Action: botAction(in), ResourceID: b.ID, ResourceName: b.Name, Value: botChanges(in)}
-	if err := s.saveBot(s.audited(ctx, a, rec), a, before, b); err != nil {
-		return b, notFound(err, "bot", id)
+	// The tables it declares and the bot are saved together, or nothing is.
+	err = s.store.InTx(s.audited(ctx, a, rec), func(ctx context.Context) error {
+		if err := s.deployTables(ctx, b, in.Tables); err != nil {
+			return err
+		}
+		return notFound(s.saveBot(ctx, a, before, b), "bot", id)
+	})
+	if err != nil {
+		return b, err
 	}
 	s.botsChanged()
 	return b, nil

@@ -173,6 +173,14 @@ type Store interface {
 	// or held behind its subject's running job), and what becomes due later
 	// is what it must wake up for, even if that moment has passed already.
 	NextJobAt(ctx context.Context, kind string, after time.Time) (time.Time, bool, error)
+	// InTx runs f as one transaction: the calls of the store made with the
+	// context f is given are its steps; they commit together when f returns
+	// nil and are rolled back together when it returns an error. A failed
+	// step is undone by itself first, so f may go on after it. Inside
+	// another InTx, f is a part of that one. Every call inside f must use
+	// the context f is given: a write made with another waits for the
+	// transaction to end (with SQLite's one writer, forever).
+	InTx(ctx context.Context, f func(ctx context.Context) error) error
 	// Queued returns a channel closed once a job of kind queued through this
 	// store is committed after the call: take it before claiming, then wait
 	// on it (other processes' jobs are found by polling).

@@ -142,7 +142,7 @@ func read[T any](ctx context.Context, s *Store, db querier, query string, w wher
 
 // PersonData reads what p selects, on the read pool.
 func (s *Store) PersonData(ctx context.Context, p store.Person) (store.PersonData, error) {
-	return s.personData(ctx, s.r, p)
+	return s.personData(ctx, on(ctx, s.r), p)
 }
 
 func (s *Store) personData(ctx context.Context, db querier, p store.Person) (store.PersonData, error) {

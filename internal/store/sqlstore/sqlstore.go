@@ -278,6 +278,9 @@ type preparing struct{}
 // cache when there is room in it.
 func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	query = s.q(query)
+	if tx := txOf(ctx); tx != nil {
+		return tx.QueryContext(ctx, query, args...)
+	}
 	if st := s.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -304,6 +307,9 @@ func (s *Store) queryStrings(ctx context.Context, query string, args ...any) ([]
 
 func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	query = s.q(query)
+	if tx := txOf(ctx); tx != nil {
+		return tx.QueryRowContext(ctx, query, args...)
+	}
 	if st := s.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
@@ -322,6 +328,9 @@ type querier interface {
 // group commit, f's changes commit together with other transactions').
 // Audit records riding with ctx (audit.With) are appended in it.
 func (s *Store) tx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	if tx := txOf(ctx); tx != nil {
+		return step(ctx, tx, f) // a step of InTx's transaction, which writes the audit records
+	}
 	f = s.auditing(ctx, f)
 	if s.batch != nil {
 		return s.batch.do(ctx, f)
@@ -348,6 +357,7 @@ func (s *Store) runTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 func (s *Store) exec(ctx context.Context, db querier, query string, args ...any) (int64, error) {
 	var res sql.Result
 	var err error
+	db = on(ctx, db)
 	if tx, ok := db.(*sql.Tx); ok {
 		var st *sql.Stmt
 		if st, err = s.txStmt(ctx, tx, query); err == nil {

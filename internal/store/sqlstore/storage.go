@@ -30,7 +30,7 @@ func (s *Store) storage(ctx context.Context, db querier, workspaceID string) (pl
 }
 
 func (s *Store) GetStorage(ctx context.Context, workspaceID string) (platform.Storage, error) {
-	return s.storage(ctx, s.r, workspaceID)
+	return s.storage(ctx, on(ctx, s.r), workspaceID)
 }
 
 func (s *Store) SetStorageLimits(ctx context.Context, workspaceID string, st platform.Storage) error {
@@ -68,6 +68,6 @@ func (s *Store) Secret(ctx context.Context, name string, value []byte) ([]byte, 
 		return nil, err
 	}
 	var v []byte
-	err := s.w.QueryRowContext(ctx, s.q(`SELECT value FROM secrets WHERE name = ?`), name).Scan(&v)
+	err := on(ctx, s.w).QueryRowContext(ctx, s.q(`SELECT value FROM secrets WHERE name = ?`), name).Scan(&v)
 	return v, err
 }

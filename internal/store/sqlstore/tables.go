@@ -225,7 +225,7 @@ func (s *Store) dropTables(ctx context.Context, tx *sql.Tx, where string, args .
 
 func (s *Store) CountTableRows(ctx context.Context, t platform.Table) (int64, error) {
 	var n int64
-	err := s.r.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM `+rowsTable(t))).Scan(&n)
+	err := on(ctx, s.r).QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM `+rowsTable(t))).Scan(&n)
 	return n, err
 }
 

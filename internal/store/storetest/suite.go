@@ -86,6 +86,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ListChatUsersFilters", testListChatUsersFilters},
 		{"ListBotConversations", testListBotConversations},
 		{"MessageCounts", testMessageCounts},
+		{"InTx", testInTx},
 		{"FindMessagesAndTagValues", testFindMessagesAndTagValues},
 		{"RuntimeStates", testRuntimeStates},
 		{"RuntimeEvents", testRuntimeEvents},

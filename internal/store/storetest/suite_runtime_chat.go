@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -542,4 +543,58 @@ func testBotAnalytics(t *testing.T, e *env) {
 	spent, _, err := e.s.AISpend(e.ctx, w, dayStart)
 	must(t, err, "AISpend")
 	same(t, spent, int64(6000), "AI Spend, the failed call costing nothing")
+}
+
+// testInTx: the steps of InTx commit together or not at all, see each
+// other's writes, and a failed step is undone alone.
+func testInTx(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	u := e.chatUser(t, b.ID, "")
+	boom := errors.New("boom")
+	var c1, c2 platform.Conversation
+	err := e.s.InTx(e.ctx, func(ctx context.Context) error {
+		c1 = e.newConversation(b.ID, u.ID, "")
+		must(t, e.s.CreateConversation(ctx, c1), "CreateConversation in the transaction")
+		m := e.newMessage(c1.ID, u.ID, false)
+		_, err := e.s.CreateMessage(ctx, m)
+		must(t, err, "CreateMessage in the transaction")
+		if n, err := e.s.CountMessages(ctx, c1.ID); err != nil || n != 1 {
+			t.Errorf("a read in the transaction: %d messages, %v; want its own write", n, err)
+		}
+		if _, err := e.s.CreateMessage(ctx, m); !errors.Is(err, platform.ErrConflict) {
+			t.Errorf("a failing step: %v, want a conflict", err)
+		}
+		// The failed step is undone alone: the transaction goes on.
+		return e.s.InTx(ctx, func(ctx context.Context) error {
+			c2 = e.newConversation(b.ID, u.ID, "")
+			return e.s.CreateConversation(ctx, c2)
+		})
+	})
+	must(t, err, "InTx")
+	for _, c := range []platform.Conversation{c1, c2} {
+		if _, err := e.s.GetConversationByID(e.ctx, c.ID); err != nil {
+			t.Errorf("conversation %s after the commit: %v", c.ID, err)
+		}
+	}
+	if n, err := e.s.CountMessages(e.ctx, c1.ID); err != nil || n != 1 {
+		t.Errorf("after the commit: %d messages, %v; want 1", n, err)
+	}
+
+	var c3 platform.Conversation
+	err = e.s.InTx(e.ctx, func(ctx context.Context) error {
+		c3 = e.newConversation(b.ID, u.ID, "")
+		must(t, e.s.CreateConversation(ctx, c3), "CreateConversation in the transaction")
+		_, err := e.s.CreateMessage(ctx, e.newMessage(c3.ID, u.ID, false))
+		must(t, err, "CreateMessage in the transaction")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("InTx whose function failed: %v, want its error", err)
+	}
+	if _, err := e.s.GetConversationByID(e.ctx, c3.ID); !errors.Is(err, platform.ErrNotFound) {
+		t.Errorf("a conversation of a rolled-back transaction: %v, want not found", err)
+	}
+	if n, err := e.s.CountMessages(e.ctx, c1.ID); err != nil || n != 1 {
+		t.Errorf("after a rolled-back transaction: %d messages, %v; want 1", n, err)
+	}
 }
