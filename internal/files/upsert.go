@@ -27,10 +27,9 @@ type UpsertInput struct {
 
 // Limits of the spec (section 8).
 const (
-	MaxTagValue   = 1000
-	MaxKeyLength  = 1024
-	MaxIndexBytes = 95 << 20 // files larger than 95 MB cannot be indexed
-	MaxExpiry     = 90 * 24 * time.Hour
+	MaxTagValue  = 1000
+	MaxKeyLength = 1024
+	MaxExpiry    = 90 * 24 * time.Hour
 )
 
 // IndexingMetadataKey is the metadata key under which a file's indexing
@@ -82,8 +81,8 @@ func (s *Service) Upsert(ctx context.Context, c *Caller, in UpsertInput) (platfo
 	if in.Size < 0 {
 		return platform.File{}, platform.Invalid("size", "must not be negative")
 	}
-	if in.Index && in.Size > MaxIndexBytes {
-		return platform.File{}, platform.Invalid("size", "files larger than 95 MB (%d bytes) cannot be indexed; upload it with index false", int64(MaxIndexBytes))
+	if in.Index && in.Size > platform.MaxIndexBytes {
+		return platform.File{}, platform.Invalid("size", "files larger than 95 MB (%d bytes) cannot be indexed; upload it with index false", int64(platform.MaxIndexBytes))
 	}
 	if err := checkTags("tags", in.Tags); err != nil {
 		return platform.File{}, err

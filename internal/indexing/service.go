@@ -204,9 +204,6 @@ func (s *Service) finish(ctx context.Context, j platform.Job) {
 	}
 }
 
-// MaxIndexBytes is the largest file that can be indexed (spec 4.1, 8).
-const MaxIndexBytes = 95 << 20
-
 // indexReport is what the metrics learn of an indexing: the file's format
 // and its content's size.
 type indexReport struct {
@@ -235,7 +232,7 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob, rep *indexRe
 		} else {
 			rep.format = "unsupported"
 		}
-		if f.Size != nil && *f.Size > MaxIndexBytes {
+		if f.Size != nil && *f.Size > platform.MaxIndexBytes {
 			return failf("files larger than 95 MB cannot be indexed; this one is %.1f MB", float64(*f.Size)/(1<<20))
 		}
 		content, err := s.read(ctx, f)
@@ -320,7 +317,7 @@ func (s *Service) read(ctx context.Context, f platform.File) ([]byte, error) {
 		return nil, fmt.Errorf("reading the content: %w", err)
 	}
 	defer r.Close()
-	return io.ReadAll(io.LimitReader(r, MaxIndexBytes+1))
+	return io.ReadAll(io.LimitReader(r, platform.MaxIndexBytes+1))
 }
 
 // ownPassages are setFilePassages' passages, each kept whole.

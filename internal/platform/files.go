@@ -99,6 +99,11 @@ type Job struct {
 // JobIndexFile is the kind of the job that indexes an uploaded file.
 const JobIndexFile = "index_file"
 
+// MaxIndexBytes is the largest file that can be indexed (spec 4.1, 8): a
+// larger one is refused at upsert with index true, and not read further by
+// indexing.
+const MaxIndexBytes = 95 << 20
+
 // ReleaseNode is whose jobs a process starting up hands back (the node
 // argument of Store.ReleaseJobs): its own (node), or everyone's ("") when
 // it owns the database alone.
