@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/egress"
 	"github.com/botplatform/botplatform/internal/nodehost"
@@ -29,7 +28,7 @@ import (
 //
 // Sandboxed bundles reach the API at bundleAPI's address inside their
 // sandbox; the server serves its connections (see serve).
-func sdkBots(cfg config.Config, listen net.Addr, bundleAPI *sandbox.Listener, st store.Store, adm *admin.Service, log *slog.Logger) (*sdkbot.Caller, *tunnel.Server, func(), error) {
+func sdkBots(cfg config.Config, listen net.Addr, bundleAPI *sandbox.Listener, st store.Store, keys sdkbot.Keys, log *slog.Logger) (*sdkbot.Caller, *tunnel.Server, func(), error) {
 	tunnels := tunnel.New(log)
 	lines := newLineWriter(st, log)
 	var outbound *sandbox.Outbound
@@ -50,7 +49,7 @@ func sdkBots(cfg config.Config, listen net.Addr, bundleAPI *sandbox.Listener, st
 		api = "http://" + bundleAPI.Addr().String()
 	}
 	caller := sdkbot.New(sdkbot.Config{Tunnels: tunnels, OwnHosts: ownHosts(listen, cfg.PublicURL), Dial: botURLRule(cfg, listen),
-		Node: host, Keys: adm, APIURL: api, Log: log})
+		Node: host, Keys: keys, APIURL: api, Log: log})
 	return caller, tunnels, func() { tunnels.Close(); host.Close(); lines.close() }, nil
 }
 

@@ -172,27 +172,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	adm := admin.New(st, platform.SystemClock{}, admin.Config{ChatURL: cfg.ChatURL, AuthCacheTTL: cfg.AuthCacheTTL,
-		VersionsKept: cfg.BotVersionsKept, PublicURL: cfg.PublicURL, Content: blobs})
-	boot, err := adm.Bootstrap(ctx, cfg.AdminToken)
-	if err != nil {
-		return fmt.Errorf("bootstrap: %w", err)
-	}
-	if !boot.Created {
-		// The credentials stay; the addresses are this start's, so that the
-		// client commands reach the server after a restart on another port.
-		if err := refreshBootstrap(cfg); err != nil {
-			log.Warn("bootstrap.json keeps an earlier start's address", "err", err)
-		}
-	}
-	if boot.Created {
-		if err := writeBootstrap(cfg, boot); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "First start: created an owner account, a workspace and an access token.\n")
-		fmt.Fprintf(stdout, "  token:        %s\n  workspace id: %s\n  (also in %s; shown only once)\n",
-			boot.Token, boot.WorkspaceID, filepath.Join(cfg.DataDir, "bootstrap.json"))
-	}
+	// Authentication first: the Files API and the SDK bot host use it,
+	// and the admin service, built once the runtime is, shares it.
+	auth := admin.NewAuth(st, platform.SystemClock{}, cfg.AuthCacheTTL)
 
 	node, releaseNode, err := nodeID(cfg.NodeID, cfg.DataDir)
 	if err != nil {
@@ -220,31 +202,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Lease: cfg.JobLease, Model: model, AI: aiCfg, RewriteQueries: cfg.AISearchRewrite,
 		IndexQuestions: cfg.AIIndexQuestions,
 		StorageRoom:    func(ctx context.Context, ws string) (int64, error) { return files.StorageRoom(ctx, st, ws) }})
-	fsvc, err := files.New(ctx, st, blobs, adm, platform.SystemClock{}, log, files.Config{
+	fsvc, err := files.New(ctx, st, blobs, auth, platform.SystemClock{}, log, files.Config{
 		PublicURL: cfg.PublicURL, UploadURLTTL: cfg.UploadURLTTL, DownloadURLTTL: cfg.DownloadURLTTL,
 		RedirectDownloads: cfg.BlobDownload == "redirect", CheckIndexing: idx.CheckUpsert,
 	})
 	if err != nil {
 		return fmt.Errorf("files: %w", err)
 	}
-	workers, stopWorkers := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() { fsvc.RunReaper(workers, cfg.ReaperInterval) })
-	wg.Go(func() { adm.Audit().RunPruner(workers, cfg.ReaperInterval, cfg.AuditRetention, log) })
-	if cfg.IndexWorkers > 0 {
-		wg.Go(func() { idx.Run(workers) })
-	}
-	defer func() { stopWorkers(); wg.Wait() }()
-	if backups != nil {
-		backups.Report = mx
-		backups.Done = func(ctx context.Context, to string, m backup.Manifest) error {
-			return recordBackup(ctx, adm.Audit(), "scheduled backup", to, m)
-		}
-		mx.BackupsScheduled()
-		log.Info("scheduled backups", "cron", cfg.Backup.Cron, "dir", backups.Dir, "keep", cfg.Backup.Keep)
-		wg.Go(func() { backups.Run(workers) })
-	}
-
 	// Live signals: in process with SQLite; shared by every process through
 	// LISTEN/NOTIFY with PostgreSQL.
 	streams := chat.StreamLimits{PerUser: cfg.StreamsPerUser, PerConversation: cfg.StreamsPerConversation}
@@ -279,7 +243,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	rtAPI := runtimeapi.New(st, chatSvc, platform.SystemClock{}, runtimeapi.Config{MaxScheduled: cfg.BotMaxScheduled})
 	bundleAPI := sandbox.NewListener(bundleAPIAddr(ln.Addr()))
-	sdk, tunnels, closeSDK, err := sdkBots(cfg, ln.Addr(), bundleAPI, st, adm, log)
+	sdk, tunnels, closeSDK, err := sdkBots(cfg, ln.Addr(), bundleAPI, st, auth, log)
 	if err != nil {
 		return err
 	}
@@ -290,10 +254,48 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, FetchPrivate: cfg.BotFetchPrivate, Metrics: mx,
 		Sandbox: boxErr == nil, RuntimeAPI: rtAPI, Searcher: botSearch{idx}, Remote: sdk,
 	})
-	adm.SetBotChecker(rt)
-	adm.OnBotsChanged(rt.RecurringChanged)
 	tablesSvc := tables.New(st, fsvc, platform.SystemClock{})
-	adm.SetTableDeployer(tablesSvc)
+	adm := admin.New(st, platform.SystemClock{}, admin.Config{ChatURL: cfg.ChatURL, Auth: auth,
+		VersionsKept: cfg.BotVersionsKept, PublicURL: cfg.PublicURL, Content: blobs,
+		Checker: rt, Tables: tablesSvc, BotsChanged: rt.RecurringChanged})
+	boot, err := adm.Bootstrap(ctx, cfg.AdminToken)
+	if err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if !boot.Created {
+		// The credentials stay; the addresses are this start's, so that the
+		// client commands reach the server after a restart on another port.
+		if err := refreshBootstrap(cfg); err != nil {
+			log.Warn("bootstrap.json keeps an earlier start's address", "err", err)
+		}
+	}
+	if boot.Created {
+		if err := writeBootstrap(cfg, boot); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "First start: created an owner account, a workspace and an access token.\n")
+		fmt.Fprintf(stdout, "  token:        %s\n  workspace id: %s\n  (also in %s; shown only once)\n",
+			boot.Token, boot.WorkspaceID, filepath.Join(cfg.DataDir, "bootstrap.json"))
+	}
+
+	workers, stopWorkers := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { fsvc.RunReaper(workers, cfg.ReaperInterval) })
+	wg.Go(func() { adm.Audit().RunPruner(workers, cfg.ReaperInterval, cfg.AuditRetention, log) })
+	if cfg.IndexWorkers > 0 {
+		wg.Go(func() { idx.Run(workers) })
+	}
+	defer func() { stopWorkers(); wg.Wait() }()
+	if backups != nil {
+		backups.Report = mx
+		backups.Done = func(ctx context.Context, to string, m backup.Manifest) error {
+			return recordBackup(ctx, adm.Audit(), "scheduled backup", to, m)
+		}
+		mx.BackupsScheduled()
+		log.Info("scheduled backups", "cron", cfg.Backup.Cron, "dir", backups.Dir, "keep", cfg.Backup.Keep)
+		wg.Go(func() { backups.Run(workers) })
+	}
+
 	chatURL, _ := url.Parse(cfg.ChatURL)
 	// Archives being imported are spooled beside the data, not in a
 	// possibly small temporary directory.

@@ -83,7 +83,7 @@ const legacyHostKeyID = platform.PrefixBotKey + "host"
 // key without storing it, nobody who reads the bot can, and rotating the
 // signing secret replaces it. Its row (listed with the bot's keys) has a
 // fixed id per bot.
-func (s *Service) HostKey(ctx context.Context, b platform.Bot) (string, error) {
+func (s *Auth) HostKey(ctx context.Context, b platform.Bot) (string, error) {
 	secret, err := s.secrets.get(ctx, s.store, "node-host-keys")
 	if err != nil {
 		return "", err

@@ -5,7 +5,6 @@ package admin
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -18,16 +17,15 @@ import (
 
 // Service implements the Admin API on a store.
 type Service struct {
+	*Auth
 	store    store.Store
 	clock    platform.Clock
 	chatURL  string // base of every chat webhook URL
-	auth     authCache
 	content  ContentRemover
 	check    BotChecker
 	tables   TableDeployer
 	onBots   func()
 	versions versions
-	secrets  secrets
 	audit    *audit.Recorder
 }
 
@@ -36,10 +34,6 @@ type Service struct {
 type ContentRemover interface {
 	Delete(ctx context.Context, key string) error
 }
-
-// OnBotsChanged sets what to call after a bot is created, updated or
-// deleted (the runtime reloads recurring events).
-func (s *Service) OnBotsChanged(f func()) { s.onBots = f }
 
 func (s *Service) botsChanged() {
 	if s.onBots != nil {
@@ -65,10 +59,6 @@ type TableDeployer interface {
 	DeployTables(ctx context.Context, botID string, declared map[string]json.RawMessage) error
 }
 
-// SetTableDeployer sets what deploys a bot's declared tables; without one,
-// declaring tables is refused.
-func (s *Service) SetTableDeployer(t TableDeployer) { s.tables = t }
-
 func (s *Service) deployTables(ctx context.Context, b platform.Bot, declared map[string]json.RawMessage) error {
 	if len(declared) == 0 {
 		return nil
@@ -78,9 +68,6 @@ func (s *Service) deployTables(ctx context.Context, b platform.Bot, declared map
 	}
 	return s.tables.DeployTables(ctx, b.ID, declared)
 }
-
-// SetBotChecker sets what checks bot code and recurring events at deploy time.
-func (s *Service) SetBotChecker(c BotChecker) { s.check = c }
 
 // errNoRuntime refuses what only a bot runtime could check and run.
 func errNoRuntime(field string) error {
@@ -126,6 +113,18 @@ type Config struct {
 	// Content is where deleted files' content is removed from (nil: it
 	// stays where it is).
 	Content ContentRemover
+	// Auth authenticates the callers; nil: one of the service's own, with
+	// AuthCacheTTL. Give the one the Files API and the SDK bot host use.
+	Auth *Auth
+	// Checker checks bots' code, recurring events and url before they are
+	// saved (the bot runtime); nil: code and recurring events are refused.
+	Checker BotChecker
+	// Tables deploys the tables a bot declares; nil: declaring tables is
+	// refused.
+	Tables TableDeployer
+	// BotsChanged is called after a bot is created, updated or deleted (the
+	// runtime reloads recurring events); may be nil.
+	BotsChanged func()
 }
 
 // New returns a Service.
@@ -133,8 +132,12 @@ func New(s store.Store, clock platform.Clock, cfg Config) *Service {
 	if cfg.VersionsKept <= 0 {
 		cfg.VersionsKept = DefaultVersionsKept
 	}
-	return &Service{store: s, clock: clock, chatURL: strings.TrimRight(cfg.ChatURL, "/"), auth: authCache{ttl: cfg.AuthCacheTTL},
-		audit: audit.NewRecorder(s, clock), content: cfg.Content, versions: versions{kept: cfg.VersionsKept, publicURL: cfg.PublicURL}}
+	if cfg.Auth == nil {
+		cfg.Auth = NewAuth(s, clock, cfg.AuthCacheTTL)
+	}
+	return &Service{Auth: cfg.Auth, store: s, clock: clock, chatURL: strings.TrimRight(cfg.ChatURL, "/"),
+		audit: audit.NewRecorder(s, clock), content: cfg.Content, versions: versions{kept: cfg.VersionsKept, publicURL: cfg.PublicURL},
+		check: cfg.Checker, tables: cfg.Tables, onBots: cfg.BotsChanged}
 }
 
 // Token prefixes tell a personal access token from a bot API key.
@@ -154,41 +157,6 @@ func hashToken(v string) []byte {
 }
 
 var errBadToken = platform.Errorf(platform.TypeUnauthorized, "invalid or missing access token")
-
-// Authenticate resolves a personal access token to its account and, when
-// workspaceID is not empty, to the account's membership of that workspace.
-// The lookup is by the token's SHA-256 hash; the stored hash is then
-// compared in constant time. A bad token, or a workspace that does not exist
-// or that the account is not a member of, is 401 (spec section 7): the
-// latter is platform.ErrNotMember.
-func (s *Service) Authenticate(ctx context.Context, token, workspaceID string) (*platform.Actor, error) {
-	if !strings.HasPrefix(token, patPrefix) {
-		return nil, errBadToken
-	}
-	h := hashToken(token)
-	key := authKey{workspaceID: workspaceID}
-	copy(key.hash[:], h)
-	now := s.clock.Now()
-	if a, ok := s.auth.get(key, now); ok {
-		return &a, nil
-	}
-	t, acc, m, err := s.store.GetCredential(ctx, h, workspaceID)
-	if errors.Is(err, platform.ErrNotFound) || (err == nil && subtle.ConstantTimeCompare(t.Hash, h) != 1) {
-		return nil, errBadToken
-	}
-	if err != nil {
-		return nil, err
-	}
-	a := &platform.Actor{Account: acc}
-	if workspaceID != "" {
-		if m == nil {
-			return nil, platform.ErrNotMember
-		}
-		a.Member = *m
-	}
-	s.auth.put(key, *a, now)
-	return a, nil
-}
 
 // require fails with 403 unless the actor's role is at least min.
 func require(a *platform.Actor, min platform.Role, action string) error {
@@ -215,26 +183,4 @@ func PageSizeUpTo(v *int, def, max int) (int, error) {
 		return 0, platform.Errorf(platform.TypeInvalidQuery, "pageSize: must be between 1 and %d", max)
 	}
 	return *v, nil
-}
-
-// AuthenticateBotKey resolves a bot API key to the key (its id, and its
-// bot as OwnerID; no hash) and its bot's workspace. ok is false when token
-// is not a bot API key at all; a bot API key that does not exist is 401.
-func (s *Service) AuthenticateBotKey(ctx context.Context, token string) (key platform.Token, workspaceID string, ok bool, err error) {
-	if !strings.HasPrefix(token, bakPrefix) {
-		return key, "", false, nil
-	}
-	h := hashToken(token)
-	t, ws, err := s.store.GetBotKeyByHash(ctx, h)
-	if errors.Is(err, platform.ErrNotFound) || (err == nil && subtle.ConstantTimeCompare(t.Hash, h) != 1) {
-		return key, "", true, errBadToken
-	}
-	if err != nil {
-		return key, "", true, err
-	}
-	if strings.HasPrefix(t.ID, legacyHostKeyID) {
-		return key, "", true, errBadToken // a row an older server process may still write
-	}
-	t.Hash = nil
-	return t, ws, true, nil
 }

@@ -46,8 +46,7 @@ func TestBotWritesAreWhole(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
 			st := &failing{Store: storetest.Open(t, backend)}
-			svc := admin.New(st, platform.SystemClock{}, admin.Config{ChatURL: "http://127.0.0.1/chat"})
-			svc.SetTableDeployer(tables.New(st, nil, platform.SystemClock{}))
+			svc := admin.New(st, platform.SystemClock{}, admin.Config{ChatURL: "http://127.0.0.1/chat", Tables: tables.New(st, nil, platform.SystemClock{})})
 			boot, err := svc.Bootstrap(ctx, "")
 			if err != nil {
 				t.Fatal(err)

@@ -56,7 +56,7 @@ func (s *Service) CreateWorkspace(ctx context.Context, a *platform.Actor, name, 
 // workspaceAs loads workspace id and enters it as the actor's workspace. A
 // workspace the account is not a member of is reported as not found, so its
 // existence is not revealed.
-func (s *Service) workspaceAs(ctx context.Context, a *platform.Actor, id string) (platform.Workspace, error) {
+func (s *Auth) workspaceAs(ctx context.Context, a *platform.Actor, id string) (platform.Workspace, error) {
 	m, err := s.store.GetMember(ctx, id, a.Account.ID)
 	if err != nil {
 		return platform.Workspace{}, notFound(err, "workspace", id)
@@ -66,7 +66,7 @@ func (s *Service) workspaceAs(ctx context.Context, a *platform.Actor, id string)
 	return w, notFound(err, "workspace", id)
 }
 
-func (s *Service) GetWorkspace(ctx context.Context, a *platform.Actor, id string) (platform.Workspace, error) {
+func (s *Auth) GetWorkspace(ctx context.Context, a *platform.Actor, id string) (platform.Workspace, error) {
 	return s.workspaceAs(ctx, a, id)
 }
 
