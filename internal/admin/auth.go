@@ -71,6 +71,12 @@ func (s *Auth) AuthenticateBotKey(ctx context.Context, token string) (key platfo
 		return key, "", false, nil
 	}
 	h := hashToken(token)
+	var hk [32]byte
+	copy(hk[:], h)
+	now := s.clock.Now()
+	if t, ws, ok := s.auth.getBotKey(hk, now); ok {
+		return t, ws, true, nil
+	}
 	t, ws, err := s.store.GetBotKeyByHash(ctx, h)
 	if errors.Is(err, platform.ErrNotFound) || (err == nil && subtle.ConstantTimeCompare(t.Hash, h) != 1) {
 		return key, "", true, errBadToken
@@ -82,5 +88,6 @@ func (s *Auth) AuthenticateBotKey(ctx context.Context, token string) (key platfo
 		return key, "", true, errBadToken // a row an older server process may still write
 	}
 	t.Hash = nil
+	s.auth.putBotKey(hk, t, ws, now)
 	return t, ws, true, nil
 }

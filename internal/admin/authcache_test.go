@@ -76,6 +76,51 @@ func TestAuthCache(t *testing.T) {
 			if err != nil || again.Member.Role != platform.RoleOwner {
 				t.Fatalf("cached actor = %+v, %v; want the owner role", again, err)
 			}
+
+			// Bot API keys: the same, a key deleted elsewhere lasting the TTL
+			// at most, one deleted here (or with its bot) refused at once.
+			name := "keys"
+			b, err := svc.CreateBot(ctx, again, admin.BotInput{Name: &name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			botKey := func() (platform.Token, string) {
+				t.Helper()
+				k, v, err := svc.CreateBotKey(ctx, again, b.ID, "n")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, ws, _, err := svc.AuthenticateBotKey(ctx, v); err != nil || got.ID != k.ID || ws != boot.WorkspaceID {
+					t.Fatalf("AuthenticateBotKey = %+v, %q, %v", got, ws, err)
+				}
+				return k, v
+			}
+			k, v := botKey()
+			if err := st.DeleteBotKey(ctx, boot.WorkspaceID, k.ID); err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(4 * time.Second)
+			if _, _, _, err := svc.AuthenticateBotKey(ctx, v); err != nil {
+				t.Fatalf("a bot key deleted elsewhere, within the TTL: %v", err)
+			}
+			clock.Advance(2 * time.Second)
+			if _, _, _, err := svc.AuthenticateBotKey(ctx, v); !isType(err, platform.TypeUnauthorized) {
+				t.Fatalf("a bot key deleted elsewhere, after the TTL: err = %v, want Unauthorized", err)
+			}
+			k, v = botKey()
+			if err := svc.DeleteBotKey(ctx, again, k.ID); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, _, err := svc.AuthenticateBotKey(ctx, v); !isType(err, platform.TypeUnauthorized) {
+				t.Fatalf("a deleted bot key: err = %v, want Unauthorized at once", err)
+			}
+			_, v = botKey()
+			if err := svc.DeleteBot(ctx, again, b.ID); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, _, err := svc.AuthenticateBotKey(ctx, v); !isType(err, platform.TypeUnauthorized) {
+				t.Fatalf("the key of a deleted bot: err = %v, want Unauthorized at once", err)
+			}
 		})
 	}
 }

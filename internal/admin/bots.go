@@ -194,6 +194,7 @@ func (s *Service) DeleteBot(ctx context.Context, a *platform.Actor, id string) e
 		return err
 	}
 	rec := audit.Record{Action: audit.DeleteBot, ResourceID: b.ID, ResourceName: b.Name}
+	defer s.auth.clear() // its keys
 	blobs, err := s.store.DeleteBot(s.audited(ctx, a, rec), a.Member.WorkspaceID, id)
 	if err != nil {
 		return notFound(err, "bot", id)

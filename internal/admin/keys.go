@@ -44,6 +44,7 @@ func (s *Service) DeleteBotKey(ctx context.Context, a *platform.Actor, id string
 		return err
 	}
 	rec := audit.Record{Action: audit.DeleteBotKey, ResourceID: id}
+	defer s.auth.clear()
 	return notFound(s.store.DeleteBotKey(s.audited(ctx, a, rec), a.Member.WorkspaceID, id), "bot API key", id)
 }
 
@@ -98,6 +99,7 @@ func (s *Auth) HostKey(ctx context.Context, b platform.Bot) (string, error) {
 	suffix := strings.TrimPrefix(b.ID, platform.PrefixBot)
 	id := platform.PrefixBotKey + "node" + suffix
 	// The key of a previous signing secret, and one an earlier build made.
+	defer s.auth.clear()
 	for _, old := range []string{id, legacyHostKeyID + suffix} {
 		if err := s.store.DeleteBotKey(ctx, b.WorkspaceID, old); err != nil && !errors.Is(err, platform.ErrNotFound) {
 			return "", err
