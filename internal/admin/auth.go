@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
-	"github.com/botplatform/botplatform/internal/store"
 )
 
 // Auth authenticates callers (personal access tokens and bot API keys),
@@ -16,7 +15,7 @@ import (
 // bot host calls back with: what the Files API and the SDK bot host need of
 // admin, built before them (and before the Service, which shares it).
 type Auth struct {
-	store   store.Store
+	store   Store
 	clock   platform.Clock
 	auth    authCache
 	secrets secrets
@@ -24,7 +23,7 @@ type Auth struct {
 
 // NewAuth returns an Auth reusing a successful authentication for cacheTTL
 // without asking the database (0: never).
-func NewAuth(st store.Store, clock platform.Clock, cacheTTL time.Duration) *Auth {
+func NewAuth(st Store, clock platform.Clock, cacheTTL time.Duration) *Auth {
 	return &Auth{store: st, clock: clock, auth: authCache{ttl: cacheTTL}}
 }
 

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/botplatform/botplatform/internal/platform"
-	"github.com/botplatform/botplatform/internal/store"
 )
 
 // secrets holds the server's own secrets, each read from the store on first
@@ -16,7 +15,7 @@ type secrets struct {
 	byName map[string][]byte
 }
 
-func (c *secrets) get(ctx context.Context, st store.Store, name string) ([]byte, error) {
+func (c *secrets) get(ctx context.Context, st Store, name string) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if v, ok := c.byName[name]; ok {

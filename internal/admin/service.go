@@ -12,13 +12,12 @@ import (
 
 	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
-	"github.com/botplatform/botplatform/internal/store"
 )
 
 // Service implements the Admin API on a store.
 type Service struct {
 	*Auth
-	store    store.Store
+	store    Store
 	clock    platform.Clock
 	chatURL  string // base of every chat webhook URL
 	content  ContentRemover
@@ -128,7 +127,7 @@ type Config struct {
 }
 
 // New returns a Service.
-func New(s store.Store, clock platform.Clock, cfg Config) *Service {
+func New(s Store, clock platform.Clock, cfg Config) *Service {
 	if cfg.VersionsKept <= 0 {
 		cfg.VersionsKept = DefaultVersionsKept
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/sdkbot"
-	"github.com/botplatform/botplatform/internal/store"
 )
 
 // Config tunes the runtime.
@@ -83,7 +82,7 @@ func DefaultMemory() int64 { return int64(config.Defaults().BotMemory) << 20 }
 
 // Runtime dispatches events to bot code.
 type Runtime struct {
-	store store.Store
+	store Store
 	chat  *chat.Service
 	// api is the Runtime API (nil: no workflow_update or state_expired events).
 	api RuntimeAPI
@@ -135,7 +134,7 @@ type SearchResult struct {
 }
 
 // New returns a runtime; Run starts it.
-func New(st store.Store, cs *chat.Service, clock platform.Clock, cfg Config) *Runtime {
+func New(st Store, cs *chat.Service, clock platform.Clock, cfg Config) *Runtime {
 	// Settings left zero take serve's defaults.
 	defaults := config.Defaults()
 	if cfg.Workers <= 0 {

@@ -12,13 +12,12 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
-	"github.com/botplatform/botplatform/internal/store"
 	"github.com/botplatform/botplatform/internal/webchat"
 )
 
 // Service implements the Chat API.
 type Service struct {
-	store store.Store
+	store Store
 	hub   Hub
 	clock platform.Clock
 	// locks order each conversation's writes with their signals, so that
@@ -78,7 +77,7 @@ type stamped struct{ at, due time.Time }
 const maxStamps = 4096
 
 // New returns a Service publishing signals to hub.
-func New(st store.Store, hub Hub, clock platform.Clock) *Service {
+func New(st Store, hub Hub, clock platform.Clock) *Service {
 	return &Service{store: st, hub: hub, clock: clock, last: map[string]stamped{}}
 }
 

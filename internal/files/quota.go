@@ -10,7 +10,6 @@ import (
 	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/plans"
 	"github.com/botplatform/botplatform/internal/platform"
-	"github.com/botplatform/botplatform/internal/store"
 )
 
 // Quota types, as the Admin API names them.
@@ -30,7 +29,7 @@ func (s *Service) limits(ctx context.Context, workspaceID string) (limits, error
 	return limitsOf(ctx, s.store, workspaceID)
 }
 
-func limitsOf(ctx context.Context, s store.Store, workspaceID string) (limits, error) {
+func limitsOf(ctx context.Context, s Store, workspaceID string) (limits, error) {
 	ws, err := s.GetWorkspace(ctx, workspaceID)
 	if err != nil {
 		return limits{}, err
@@ -54,14 +53,14 @@ func limitsOf(ctx context.Context, s store.Store, workspaceID string) (limits, e
 
 // StorageRoom is how many bytes the workspace may still store under its
 // File Storage quota (0 when at or over it).
-func StorageRoom(ctx context.Context, st store.Store, workspaceID string) (int64, error) {
+func StorageRoom(ctx context.Context, st Store, workspaceID string) (int64, error) {
 	_, _, room, err := StorageLimits(ctx, st, workspaceID)
 	return room, err
 }
 
 // StorageLimits are the workspace's File Storage and Vector DB Storage
 // limits, and the room left under the first.
-func StorageLimits(ctx context.Context, st store.Store, workspaceID string) (maxStorage, maxVector, room int64, err error) {
+func StorageLimits(ctx context.Context, st Store, workspaceID string) (maxStorage, maxVector, room int64, err error) {
 	l, err := limitsOf(ctx, st, workspaceID)
 	if err != nil {
 		return 0, 0, 0, err

@@ -36,7 +36,7 @@ type Config struct {
 
 // Service implements the Files API.
 type Service struct {
-	store  store.Store
+	store  Store
 	blobs  blob.Store
 	auth   Accounts
 	clock  platform.Clock
@@ -71,7 +71,7 @@ type IndexingCheck func(ctx context.Context, workspaceID, contentType, key strin
 
 // New returns a Service. The URL signing key is shared by every process
 // using the database.
-func New(ctx context.Context, st store.Store, blobs blob.Store, auth Accounts, clock platform.Clock, log *slog.Logger, cfg Config) (*Service, error) {
+func New(ctx context.Context, st Store, blobs blob.Store, auth Accounts, clock platform.Clock, log *slog.Logger, cfg Config) (*Service, error) {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	secret, err := st.Secret(ctx, "file-url-signing", key)

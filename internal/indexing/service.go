@@ -65,7 +65,7 @@ type Config struct {
 
 // Service indexes files and searches them.
 type Service struct {
-	store store.Store
+	store Store
 	blobs blob.Store
 	clock platform.Clock
 	cfg   Config
@@ -77,7 +77,7 @@ type Service struct {
 }
 
 // New returns the service; Run starts its workers.
-func New(st store.Store, blobs blob.Store, clock platform.Clock, cfg Config) *Service {
+func New(st Store, blobs blob.Store, clock platform.Clock, cfg Config) *Service {
 	if cfg.Workers <= 0 {
 		cfg.Workers = serveconfig.Defaults().IndexWorkers
 	}

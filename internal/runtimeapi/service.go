@@ -11,7 +11,6 @@ import (
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/platform"
-	"github.com/botplatform/botplatform/internal/store"
 )
 
 // Chat is what the Runtime API needs of the Chat API: the user a bot speaks
@@ -28,7 +27,7 @@ var _ Chat = (*chat.Service)(nil)
 // Service implements the Runtime API for one bot at a time: every method
 // takes the calling bot's id and reaches only that bot's rows.
 type Service struct {
-	store store.Store
+	store Store
 	chat  Chat
 	clock platform.Clock
 	cfg   Config
@@ -44,7 +43,7 @@ type Config struct {
 
 // New returns the Runtime API's service. The events and workflows it queues
 // wake the bot runtime through the store (store.Store.Queued).
-func New(st store.Store, c Chat, clock platform.Clock, cfg Config) *Service {
+func New(st Store, c Chat, clock platform.Clock, cfg Config) *Service {
 	if cfg.MaxScheduled <= 0 {
 		cfg.MaxScheduled = config.Defaults().BotMaxScheduled
 	}
