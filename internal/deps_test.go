@@ -10,13 +10,15 @@ import (
 const module = "github.com/botplatform/botplatform/"
 
 // heavy names the dependencies that must stay out of the light packages:
-// the JavaScript VM, the AI client and the packages that bring them and the
-// PDF code in (bot code, indexing). A service that needs one of them
+// the JavaScript VM, the Node bot host, the AI client and the packages that
+// bring them and the PDF code in (the executors of bot code, indexing). A service that needs one of them
 // declares a small interface and cmd/botplatform injects the implementation.
 var heavy = []struct{ path, what string }{
 	{module + "internal/botruntime", "the bot runtime"},
 	{module + "internal/indexing", "indexing and its parsers"},
 	{module + "internal/ai", "the AI client"},
+	{module + "internal/nodehost", "the Node bot host"},
+	{module + "internal/sdkbot", "the SDK bots' executor"},
 	{"github.com/dop251/goja", "the JavaScript VM"},
 }
 
@@ -34,14 +36,15 @@ func heaviness(pkg string) string {
 }
 
 // TestLightPackages keeps the services that only hold rules light: they
-// build, test and start without the bot runtime's VM, the PDF parsers or
-// the AI client.
+// build, test and start without the bot runtime's VM, the Node bot host,
+// the PDF parsers or the AI client. The dispatcher among them: it hands
+// events to executors it knows only by their interface.
 func TestLightPackages(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("the go command is needed to list dependencies: %v", err)
 	}
-	for _, pkg := range []string{"./admin", "./files", "./chat", "./aispend", "./runtimeapi", "./tables", "./botarchive"} {
+	for _, pkg := range []string{"./admin", "./files", "./chat", "./aispend", "./runtimeapi", "./tables", "./botarchive", "./dispatch"} {
 		t.Run(strings.TrimPrefix(pkg, "./"), func(t *testing.T) {
 			out, err := exec.Command(goTool, "list", "-deps", pkg).Output()
 			if err != nil {

@@ -25,7 +25,7 @@ targets='
 ./internal/chat FuzzUserKey
 ./internal/files FuzzVerifySignedURL
 ./internal/tunnel FuzzParseFrame
-./internal/botruntime FuzzBotAnswer
+./internal/sdkbot FuzzBotAnswer
 ./internal/botarchive FuzzReadArchive
 ./internal/indexing/parse FuzzParseText
 ./internal/indexing/parse FuzzParseMarkdown

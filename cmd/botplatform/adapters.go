@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 
+	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/botruntime"
+	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/indexing"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/sdkbot"
 	"github.com/botplatform/botplatform/internal/store"
 )
 
@@ -27,3 +32,24 @@ func (b botSearch) Search(ctx context.Context, q botruntime.SearchQuery) ([]botr
 	}
 	return out, nil
 }
+
+// botChecker checks what a deploy brings for the executors that will run
+// it: a Node bundle with the Node host, a script with the embedded VM, a
+// url with the SDK bots' caller, recurring events with the dispatcher.
+type botChecker struct {
+	vm  *botruntime.Runtime
+	sdk *sdkbot.Caller
+}
+
+var _ admin.BotChecker = botChecker{}
+
+func (c botChecker) CheckCode(ctx context.Context, code string) (platform.CodeDefinition, error) {
+	if sdkbot.IsNodeBundle(code) {
+		return c.sdk.CheckCode(ctx, code)
+	}
+	return platform.CodeDefinition{}, c.vm.CheckCode(ctx, code)
+}
+
+func (botChecker) CheckRecurring(spec json.RawMessage) error { return dispatch.CheckRecurring(spec) }
+
+func (c botChecker) CheckURL(url string) error { return c.sdk.CheckURL(url) }

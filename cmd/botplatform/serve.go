@@ -29,6 +29,7 @@ import (
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/console"
+	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/indexing"
@@ -39,6 +40,7 @@ import (
 	"github.com/botplatform/botplatform/internal/ratelimit"
 	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/sandbox"
+	"github.com/botplatform/botplatform/internal/sdkbot"
 	"github.com/botplatform/botplatform/internal/store/postgres"
 	"github.com/botplatform/botplatform/internal/store/sqlite"
 	"github.com/botplatform/botplatform/internal/store/sqlstore"
@@ -248,16 +250,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeSDK()
-	rt := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
-		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, StateLimit: cfg.BotStateLimit, Poll: cfg.BotPoll, Lease: cfg.JobLease,
-		Memory: int64(cfg.BotMemory) << 20, StopTimeout: cfg.ShutdownTimeout, MaxScheduled: cfg.BotMaxScheduled,
-		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, FetchPrivate: cfg.BotFetchPrivate, Metrics: mx,
-		Sandbox: boxErr == nil, RuntimeAPI: rtAPI, Searcher: botSearch{idx}, Remote: sdk,
+	vm := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
+		StateLimit: cfg.BotStateLimit, Memory: int64(cfg.BotMemory) << 20, MaxScheduled: cfg.BotMaxScheduled,
+		Log: log, FetchPrivate: cfg.BotFetchPrivate, Sandbox: boxErr == nil, Workflows: rtAPI, Searcher: botSearch{idx},
 	})
+	rt := dispatch.New(st, platform.SystemClock{}, dispatch.Config{
+		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, Poll: cfg.BotPoll, Lease: cfg.JobLease,
+		StopTimeout: cfg.ShutdownTimeout, Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, Metrics: mx, States: rtAPI,
+	}, sdkbot.NewExecutor(sdk, rtAPI, st, platform.SystemClock{}, log), vm)
 	tablesSvc := tables.New(st, fsvc, platform.SystemClock{})
 	adm := admin.New(st, platform.SystemClock{}, admin.Config{ChatURL: cfg.ChatURL, Auth: auth,
 		VersionsKept: cfg.BotVersionsKept, PublicURL: cfg.PublicURL, Content: blobs,
-		Checker: rt, Tables: tablesSvc, BotsChanged: rt.RecurringChanged})
+		Checker: botChecker{vm, sdk}, Tables: tablesSvc, BotsChanged: rt.RecurringChanged})
 	boot, err := adm.Bootstrap(ctx, cfg.AdminToken)
 	if err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
@@ -303,12 +307,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return files.StorageLimits(ctx, st, ws)
 	}, platform.SystemClock{}, log, version, cfg.DataDir)
 	handler := httpapi.New(httpapi.Deps{
-		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Runtime: rt, Indexing: idx,
+		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Actions: rt, Indexing: idx,
 		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, Privacy: privacy.New(st, blobs, hub, platform.SystemClock{}, log), BotArchive: archives, ChatPath: chatURL.Path, PublicURL: webchatPublic, ChatURL: webchatChat, PingInterval: cfg.SSEPingInterval,
 		StreamWriteTimeout: cfg.SSEWriteTimeout, Metrics: mx, MetricsToken: cfg.MetricsToken,
 		Limits: ratelimit.New(cfg.RateLimits, platform.SystemClock{}, 0), Console: console.New(), Blobs: blobs,
 	})
-	rt.SetAPI(handler) // bot code's client calls the API in-process
+	vm.SetAPI(handler) // bot code's client calls the API in-process
 	runtimeCtx, stopRuntime := context.WithCancel(context.Background())
 	var runtimeDone sync.WaitGroup
 	runtimeDone.Go(func() { rt.Run(runtimeCtx) })

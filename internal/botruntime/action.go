@@ -6,35 +6,20 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-// CallAction runs one of the bot's actions (bot.action) with input, and
+// Action runs one of the bot's actions (bot.action) with input, and
 // returns its output. Errors thrown by the action are RuntimeError (400);
 // an action the code does not define is ResourceNotFound.
-func (r *Runtime) CallAction(ctx context.Context, botID, name string, input json.RawMessage) (json.RawMessage, error) {
-	b, err := r.botInfo(ctx, botID)
-	if errors.Is(err, platform.ErrNotFound) {
-		return nil, platform.NotFound("bot", botID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(input) == 0 || string(input) == "null" {
-		input = json.RawMessage(`{}`)
-	}
-	if r.serves(b) {
-		return r.remoteAction(ctx, b, name, input)
-	}
-	if b.Code == "" {
-		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: bot %q has no code deployed", name, botID)
-	}
+func (r *Runtime) Action(ctx context.Context, b *dispatch.Bot, name string, input json.RawMessage) (json.RawMessage, error) {
 	seed := platform.NewID("act_")
 	c := r.newCall(ctx, b, seed, r.clock.Now())
-	res, runErr := r.invoke(c, "action", name, string(input), b.ctxJSON)
+	res, runErr := r.invoke(c, "action", name, string(input), botContext(b))
 	if logs := c.finish("action "+name, runErr); len(logs) > 0 {
 		if err := r.store.AppendLogs(context.WithoutCancel(ctx), logs); err != nil {
-			r.log.Error("bot runtime: writing an action's logs", "bot", botID, "err", err)
+			r.log.Error("bot runtime: writing an action's logs", "bot", b.ID, "err", err)
 		}
 	}
 	if runErr != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/harness"
 	"github.com/botplatform/botplatform/internal/platform"
 )
@@ -26,7 +27,8 @@ func BenchmarkHandlerOverhead(b *testing.B) {
 		state.conversation.seen = (state.conversation.seen || 0) + 1
 		if (event.preview.length < 0) throw new Error('unreachable')
 	})`
-	bi := &botInfo{Bot: platform.Bot{ID: "bot_bench", Code: code}, version: "1", ctxJSON: `{"botId":"bot_bench","configuration":{},"secrets":{}}`, timeout: 10 * time.Second}
+	bi := &dispatch.Bot{Bot: platform.Bot{ID: "bot_bench", Code: code}, Version: "1", Timeout: 10 * time.Second}
+	botCtx := botContext(bi)
 	c := r.newCall(b.Context(), bi, "msg_bench", time.Now())
 	event, _ := json.Marshal(map[string]any{
 		"botId": "bot_bench", "conversationId": "conv_1", "createdOn": "2026-01-01T00:00:00.000Z", "direction": "incoming",
@@ -36,14 +38,14 @@ func BenchmarkHandlerOverhead(b *testing.B) {
 	})
 	message := `{"id":"msg_1","conversationId":"conv_1","userId":"user_1","payload":{"type":"text","text":"hello"},"createdAt":"2026-01-01T00:00:00.000Z"}`
 	conv := `{"id":"conv_1","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z"}`
-	if _, err := r.invoke(c, "handle", string(event), message, conv, bi.ctxJSON); err != nil { // the process starts
+	if _, err := r.invoke(c, "handle", string(event), message, conv, botCtx); err != nil { // the process starts
 		b.Fatal(err)
 	}
 	pid := r.hosts["bot_bench"].cmd.Process.Pid
 	cpu0 := cpuTime(b, os.Getpid()) + cpuTime(b, pid)
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := r.invoke(c, "handle", string(event), message, conv, bi.ctxJSON)
+		res, err := r.invoke(c, "handle", string(event), message, conv, botCtx)
 		if err != nil {
 			b.Fatal(err)
 		}

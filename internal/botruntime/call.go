@@ -13,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -31,7 +32,7 @@ const (
 type call struct {
 	ctx  context.Context
 	r    *Runtime
-	bot  *botInfo
+	bot  *dispatch.Bot
 	seed string
 	base time.Time // the time of the event: ids derived from seed carry it
 	seq  int
@@ -54,7 +55,7 @@ type call struct {
 	conv *platform.Conversation
 }
 
-func (r *Runtime) newCall(ctx context.Context, b *botInfo, seed string, after time.Time) *call {
+func (r *Runtime) newCall(ctx context.Context, b *dispatch.Bot, seed string, after time.Time) *call {
 	return &call{ctx: ctx, r: r, bot: b, seed: seed, base: after, last: after.Truncate(time.Millisecond), reserved: map[string]bool{}}
 }
 

@@ -2,30 +2,8 @@ package botruntime
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
-
-	"github.com/botplatform/botplatform/internal/platform"
 )
-
-func TestCheckRecurring(t *testing.T) {
-	for spec, field := range map[string]string{
-		`{"a":{"type":"t","schedule":{"cron":"not cron"}}}`:                "recurringEvents.a.schedule.cron",
-		`{"a":{"schedule":{"cron":"* * * * *"}}}`:                          "recurringEvents.a.type",
-		`{"a":{"type":"t","schedule":{"cron":"* * * * *"},"payload":[1]}}`: "recurringEvents.a.payload",
-		`[1]`: "recurringEvents",
-	} {
-		err := checkRecurring(json.RawMessage(spec))
-		if e, ok := platform.AsError(err); !ok || !strings.HasPrefix(e.Message, field+":") {
-			t.Errorf("checkRecurring(%s) = %v, want an error on %s", spec, err, field)
-		}
-	}
-	for _, spec := range []string{`{"a":{"type":"t","schedule":{"cron":"@every 5m"}}}`, `{"a":null}`, `null`, ``} {
-		if err := checkRecurring(json.RawMessage(spec)); err != nil {
-			t.Errorf("checkRecurring(%s) = %v", spec, err)
-		}
-	}
-}
 
 func TestPreview(t *testing.T) {
 	for payload, want := range map[string]string{

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/sandbox"
-	"github.com/botplatform/botplatform/internal/sdkbot"
 )
 
 // The server's side of bot processes (process.go): one process per bot,
@@ -253,16 +253,16 @@ func (h *host) killAll() {
 
 // hostFor returns the process running the bot's current code, starting it
 // if needed. A process of older code is closed once its invocations end.
-func (r *Runtime) hostFor(b *botInfo) (*host, error) {
+func (r *Runtime) hostFor(b *dispatch.Bot) (*host, error) {
 	r.hostsMu.Lock()
 	h := r.hosts[b.ID]
-	if h != nil && (h.version != b.version || h.dead()) {
+	if h != nil && (h.version != b.Version || h.dead()) {
 		h.close()
 		h = nil
 	}
 	starting := h == nil
 	if starting {
-		h = newHost(r, b.ID, b.version)
+		h = newHost(r, b.ID, b.Version)
 		r.hosts[b.ID] = h
 	}
 	h.lastUsed = time.Now()
@@ -295,7 +295,7 @@ func (r *Runtime) invoke(c *call, kind string, args ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	timeout := c.bot.timeout
+	timeout := c.bot.Timeout
 	hc := &hostCall{frames: make(chan *frame, 64), done: make(chan struct{})}
 	h.mu.Lock()
 	h.next++
@@ -367,18 +367,7 @@ func (r *Runtime) invoke(c *call, kind string, args ...string) (string, error) {
 // CheckCode compiles bot code in a bot process, with the memory limit of
 // bot processes and within compileTimeout. A syntax error, or code too
 // costly to compile, is an InvalidPayload error on `code`.
-func (r *Runtime) CheckCode(ctx context.Context, code string) (platform.CodeDefinition, error) {
-	if sdkbot.IsNodeBundle(code) {
-		if r.remote == nil {
-			return platform.CodeDefinition{}, platform.Invalid("code", "is a Node bundle, and this server does not run Node bundles")
-		}
-		return r.remote.CheckCode(ctx, code)
-	}
-	return platform.CodeDefinition{}, r.checkScript(ctx, code)
-}
-
-// checkScript compiles code for the embedded VM in a bot process.
-func (r *Runtime) checkScript(ctx context.Context, code string) error {
+func (r *Runtime) CheckCode(ctx context.Context, code string) error {
 	h := newHost(r, "", "")
 	err := h.start(code, true)
 	var pe *platform.Error

@@ -7,30 +7,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-func TestForgetIdleClosesQuietBots(t *testing.T) {
+func TestSweepClosesQuietBots(t *testing.T) {
 	r := New(nil, nil, platform.SystemClock{}, Config{})
 	now := time.Now()
 	busy, quiet := newHost(r, "bot_busy", "1"), newHost(r, "bot_quiet", "1")
-	busy.lastUsed, quiet.lastUsed = now.Add(-time.Minute), now.Add(-idleBots-time.Second)
+	busy.lastUsed, quiet.lastUsed = now.Add(-time.Minute), now.Add(-11*time.Minute)
 	r.hosts["bot_busy"], r.hosts["bot_quiet"] = busy, quiet
-	r.bots["bot_busy"] = &botInfo{}
-	r.forgetIdle(now)
+	r.Sweep(now.Add(-10 * time.Minute))
 	if _, ok := r.hosts["bot_busy"]; !ok || busy.retired {
 		t.Error("the process of a bot with recent events was closed")
 	}
 	if _, ok := r.hosts["bot_quiet"]; ok || !quiet.retired {
-		t.Error("the process of a bot without events for longer than idleBots was kept")
-	}
-	if len(r.bots) != 0 {
-		t.Errorf("cached bot settings kept: %v", r.bots)
+		t.Error("the process of a bot without events since the sweep's idle time was kept")
 	}
 }
 
 // action runs an action of b in its process and returns its output.
-func action(t *testing.T, r *Runtime, b *botInfo, name string) (string, error) {
+func action(t *testing.T, r *Runtime, b *dispatch.Bot, name string) (string, error) {
 	t.Helper()
 	c := r.newCall(t.Context(), b, "seed", time.Now())
 	out, err := r.invoke(c, "action", name, `{}`, `{"botId":"`+b.ID+`"}`)
@@ -49,14 +46,14 @@ func TestHostKeepsWarmVMsOfCurrentCodeOnly(t *testing.T) {
 	r := New(nil, nil, platform.SystemClock{}, Config{})
 	t.Cleanup(r.killProcesses)
 	code := `globalThis.n = 0; bot.action('count', async () => ({ n: ++globalThis.n }))`
-	b1 := &botInfo{Bot: platform.Bot{ID: "bot_1", Code: code}, version: "1", timeout: 5 * time.Second}
+	b1 := &dispatch.Bot{Bot: platform.Bot{ID: "bot_1", Code: code}, Version: "1", Timeout: 5 * time.Second}
 	for _, want := range []string{`{"n":1}`, `{"n":2}`} {
 		if got, err := action(t, r, b1, "count"); err != nil || got != want {
 			t.Fatalf("count = %s, %v; want %s (a warm VM keeps its globals)", got, err, want)
 		}
 	}
 	h1 := r.hosts["bot_1"]
-	b2 := &botInfo{Bot: platform.Bot{ID: "bot_1", Code: code}, version: "2", timeout: 5 * time.Second}
+	b2 := &dispatch.Bot{Bot: platform.Bot{ID: "bot_1", Code: code}, Version: "2", Timeout: 5 * time.Second}
 	if got, err := action(t, r, b2, "count"); err != nil || got != `{"n":1}` {
 		t.Fatalf("new code: count = %s, %v; want a fresh VM", got, err)
 	}
@@ -86,7 +83,7 @@ bot.action('deep', async () => { let o = {}; for (let i = 0; i < 3000000; i++) o
 bot.action('getter', async () => { throw { get stack() { for (;;) {} } } })
 bot.action('ok', async () => ({ ok: true }))
 bot.action('slow', async () => { const end = Date.now() + 3000; while (Date.now() < end) {} return { slow: true } })`
-	b := &botInfo{Bot: platform.Bot{ID: "bot_h", Code: code}, version: "1", timeout: time.Second}
+	b := &dispatch.Bot{Bot: platform.Bot{ID: "bot_h", Code: code}, Version: "1", Timeout: time.Second}
 	for _, name := range []string{"regex", "deep", "getter"} {
 		_, err := action(t, r, b, name)
 		var de *DeadlineError
@@ -105,7 +102,7 @@ bot.action('slow', async () => { const end = Date.now() + 3000; while (Date.now(
 		}
 	}
 	// An innocent invocation in the process killed for another's deadline.
-	slow := &botInfo{Bot: b.Bot, version: "1", timeout: 10 * time.Second}
+	slow := &dispatch.Bot{Bot: b.Bot, Version: "1", Timeout: 10 * time.Second}
 	lost := make(chan error, 1)
 	go func() { _, err := action(t, r, slow, "slow"); lost <- err }()
 	time.Sleep(200 * time.Millisecond) // let it start; either order is valid below
@@ -129,7 +126,7 @@ bot.action('double', async () => { let s = 'x'; for (;;) s += s })
 bot.action('buffers', async () => { const a = []; for (let i = 0; i < 16; i++) a.push(new ArrayBuffer(1 << 30)); return { n: a.length } })
 bot.action('grow', async () => { keep.push(new Array(2e5).fill(1.5)); return { n: keep.length } })
 bot.action('ok', async () => ({ ok: true }))`
-	b := &botInfo{Bot: platform.Bot{ID: "bot_m", Code: code}, version: "1", timeout: 30 * time.Second}
+	b := &dispatch.Bot{Bot: platform.Bot{ID: "bot_m", Code: code}, Version: "1", Timeout: 30 * time.Second}
 	for _, name := range []string{"double", "buffers", "grow"} {
 		var err error
 		for i := 0; i < 100 && err == nil; i++ { // grow: across invocations
@@ -155,13 +152,13 @@ func TestCheckCode(t *testing.T) {
 		// Its memory bound (or, in slow race builds, its time bound).
 		{"const a = [" + strings.Repeat("1,", 1<<20) + "]", "code: too costly to compile: "},
 	} {
-		_, err := r.CheckCode(t.Context(), tc.code)
+		err := r.CheckCode(t.Context(), tc.code)
 		e, ok := platform.AsError(err)
 		if !ok || e.Type != platform.TypeInvalidPayload || !strings.HasPrefix(e.Error(), "InvalidPayload: "+tc.want) {
 			t.Errorf("CheckCode(%.40q) = %v, want InvalidPayload %q…", tc.code, err, tc.want)
 		}
 	}
-	if _, err := r.CheckCode(t.Context(), "bot.on.message(async ({ message }) => { await Promise.resolve(message) })"); err != nil {
+	if err := r.CheckCode(t.Context(), "bot.on.message(async ({ message }) => { await Promise.resolve(message) })"); err != nil {
 		t.Errorf("valid code refused: %v", err)
 	}
 }

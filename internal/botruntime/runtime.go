@@ -1,7 +1,7 @@
-// Package botruntime runs bot code: JavaScript deployed with a bot, executed
-// in sandboxed VMs (goja) in a child process per bot, for every event the Chat API hands to the bot,
-// for the bot's recurring and scheduled events, and for actions called
-// through the API. See docs/bot-code.md for the programming model.
+// Package botruntime runs bot code written for the embedded VM: JavaScript
+// deployed with a bot, executed in sandboxed VMs (goja) in a child process
+// per bot, for the events and actions the dispatcher (package dispatch)
+// hands it. See docs/bot-code.md for the programming model.
 package botruntime
 
 import (
@@ -10,42 +10,18 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
-	"github.com/botplatform/botplatform/internal/metrics"
+	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/platform"
-	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/sdkbot"
 )
 
 // Config tunes the runtime.
 type Config struct {
-	// Metrics counts handled events (nil: none).
-	Metrics *metrics.Metrics
-	// Workers is how many events run at once (each conversation's events
-	// still run one at a time, in order).
-	Workers int
-	// Timeout is the deadline of an invocation for bots that set no
-	// maxExecutionTime; MaxTimeout caps what a bot may set.
-	Timeout, MaxTimeout time.Duration
-	// Poll is the longest the dispatcher sleeps before looking for work
-	// queued by another process.
-	Poll time.Duration
-	// Lease is how long a claimed event is held without being renewed
-	// (default --job-lease's): its worker renews it while the event runs;
-	// past it, the worker is taken for dead and the event handled again.
-	Lease time.Duration
-	// Node is this process's id among those sharing the database: its
-	// claims are recorded under it, and at start it hands back the events
-	// it held when it last stopped (a crash).
-	Node string
-	// ReleaseAtStart hands back, at start, every event claimed by anyone
-	// (a single process owns the database).
-	ReleaseAtStart bool
 	// StateLimit caps each of event.state's scopes, in bytes of JSON.
 	StateLimit int
 	// Memory is the memory limit of each bot process, in bytes.
@@ -56,9 +32,6 @@ type Config struct {
 	// file of the server's, no network, no child process. The VM gives bot
 	// code none of these; the sandbox holds should the VM ever fail to.
 	Sandbox bool
-	// StopTimeout bounds the wait for the events in progress when the
-	// runtime stops; past it their processes are killed.
-	StopTimeout time.Duration
 	// MaxScheduled caps a bot's pending scheduled events.
 	MaxScheduled int
 	// FetchPrivate lets bot code's fetch reach loopback, private and
@@ -66,43 +39,33 @@ type Config struct {
 	FetchPrivate bool
 	Log          *slog.Logger
 
-	// RuntimeAPI makes the workflow_update events and expires states (nil:
-	// neither happens).
-	RuntimeAPI RuntimeAPI
+	// Workflows gives the workflow_update events their payloads (nil: no
+	// workflow event is delivered).
+	Workflows Workflows
 	// Searcher lets bot code search the bot's files (client.searchFiles;
 	// nil: the search finds nothing).
 	Searcher Searcher
-	// Remote runs the bots written with the SDK (nil: none).
-	Remote Remote
 }
 
 // DefaultMemory is a bot process's memory limit in bytes when none is set
 // (--bot-memory's default).
 func DefaultMemory() int64 { return int64(config.Defaults().BotMemory) << 20 }
 
-// Runtime dispatches events to bot code.
+// Runtime runs the bots whose code is a script for the embedded VM: a
+// dispatch.Executor.
 type Runtime struct {
 	store Store
 	chat  *chat.Service
-	// api is the Runtime API (nil: no workflow_update or state_expired events).
-	api RuntimeAPI
-	// remote runs bots written with the SDK (nil: none).
-	remote Remote
+	// workflows gives workflow_update events their payloads (nil: none).
+	workflows Workflows
 	// apiHandler serves bot code's calls of the Runtime and Tables APIs.
 	apiHandler http.Handler
 	clock      platform.Clock
 	cfg        Config
 	log        *slog.Logger
 
-	recurringChanged chan struct{}
-
-	botsMu sync.Mutex
-	bots   map[string]*botInfo
-
 	hostsMu sync.Mutex
 	hosts   map[string]*host // by bot id
-
-	inflight sync.WaitGroup
 
 	// suspects are the events that were running in a bot process that
 	// died of memory alongside others: the next time, they are at fault.
@@ -111,6 +74,8 @@ type Runtime struct {
 
 	search Searcher
 }
+
+var _ dispatch.Executor = (*Runtime)(nil)
 
 // Searcher searches a bot's indexed files (the indexing service, adapted
 // by cmd/botplatform).
@@ -133,25 +98,10 @@ type SearchResult struct {
 	File    platform.File
 }
 
-// New returns a runtime; Run starts it.
+// New returns a runtime.
 func New(st Store, cs *chat.Service, clock platform.Clock, cfg Config) *Runtime {
 	// Settings left zero take serve's defaults.
 	defaults := config.Defaults()
-	if cfg.Workers <= 0 {
-		cfg.Workers = defaults.BotWorkers
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = defaults.BotTimeout
-	}
-	if cfg.MaxTimeout < cfg.Timeout {
-		cfg.MaxTimeout = max(cfg.Timeout, defaults.BotTimeoutMax)
-	}
-	if cfg.Poll <= 0 {
-		cfg.Poll = defaults.BotPoll
-	}
-	if cfg.Lease <= 0 {
-		cfg.Lease = defaults.JobLease
-	}
 	if cfg.StateLimit <= 0 {
 		cfg.StateLimit = defaults.BotStateLimit
 	}
@@ -171,95 +121,55 @@ func New(st Store, cs *chat.Service, clock platform.Clock, cfg Config) *Runtime 
 		}
 		cfg.Command = []string{exe, "bot-vm"}
 	}
-	if cfg.StopTimeout <= 0 {
-		cfg.StopTimeout = defaults.ShutdownTimeout
-	}
-	return &Runtime{store: st, chat: cs, clock: clock, cfg: cfg, log: cfg.Log, api: cfg.RuntimeAPI, search: cfg.Searcher, remote: cfg.Remote,
-		recurringChanged: make(chan struct{}, 1), bots: map[string]*botInfo{}, hosts: map[string]*host{}, suspects: map[string]bool{}}
+	return &Runtime{store: st, chat: cs, clock: clock, cfg: cfg, log: cfg.Log, workflows: cfg.Workflows, search: cfg.Searcher,
+		hosts: map[string]*host{}, suspects: map[string]bool{}}
 }
 
-// RuntimeAPI is what the runtime needs of the Runtime API: the payloads of
-// the workflow_update events it delivers, and the expiry of states (whose
-// state_expired events it delivers).
-type RuntimeAPI interface {
+// Workflows gives the workflow_update events their payloads, timing the
+// workflow out for a time-out (runtimeapi.Service).
+type Workflows interface {
 	WorkflowEvent(ctx context.Context, botID, id, update string) (json.RawMessage, error)
-	ExpireStates(ctx context.Context, now time.Time) (int, error)
-	// DeliveryFor builds what a bot written with the SDK receives for a job.
-	DeliveryFor(ctx context.Context, j platform.Job, p platform.BotEventJob) (runtimeapi.Delivery, error)
 }
 
-// botInfo is a bot as the runtime needs it, cached per version.
-type botInfo struct {
-	platform.Bot
-	updated time.Time
-	version string
-	ctxJSON string
-	timeout time.Duration
-	// bundle: the code is a Node bundle (sdkbot.IsNodeBundle, asked once
-	// per version: bundles are megabytes).
-	bundle bool
+// Serves tells whether b's code is a script for the embedded VM (not a
+// Node bundle; not a bot served at a url).
+func (r *Runtime) Serves(b *dispatch.Bot) bool {
+	return b.Code != "" && b.Spec.URL == "" && !sdkbot.IsNodeBundle(b.Code)
 }
 
-// botInfo returns the bot's current version: one cheap query tells whether
-// the cached copy is current, so new code takes effect from the next event.
-func (r *Runtime) botInfo(ctx context.Context, botID string) (*botInfo, error) {
-	ws, updated, err := r.store.BotVersion(ctx, botID)
-	if err != nil {
-		return nil, err
-	}
-	r.botsMu.Lock()
-	b, ok := r.bots[botID]
-	r.botsMu.Unlock()
-	if ok && b.updated.Equal(updated) {
-		return b, nil
-	}
-	bot, err := r.store.GetBot(ctx, ws, botID)
-	if err != nil {
-		return nil, err
-	}
-	b = &botInfo{Bot: bot, updated: bot.UpdatedAt, version: strconv.FormatInt(bot.UpdatedAt.UnixMicro(), 10), timeout: r.cfg.Timeout,
-		bundle: sdkbot.IsNodeBundle(bot.Code)}
-	if t := bot.Spec.MaxExecutionTime; t != nil {
-		b.timeout = min(time.Duration(*t)*time.Second, r.cfg.MaxTimeout)
-	}
+// botContext is the bot's context as its handlers receive it (ctx):
+// its ids, its configuration's data and its secrets, as JSON.
+func botContext(b *dispatch.Bot) string {
 	configuration := json.RawMessage(`{}`)
 	var cfg struct {
 		Data json.RawMessage `json:"data"`
 	}
-	if json.Unmarshal(bot.Spec.Configuration, &cfg) == nil && len(cfg.Data) > 0 && string(cfg.Data) != "null" {
+	if json.Unmarshal(b.Spec.Configuration, &cfg) == nil && len(cfg.Data) > 0 && string(cfg.Data) != "null" {
 		configuration = cfg.Data
 	}
-	secrets := bot.Spec.Secrets
+	secrets := b.Spec.Secrets
 	if secrets == nil {
 		secrets = map[string]string{}
 	}
-	ctxJSON, _ := json.Marshal(map[string]any{"botId": bot.ID, "workspaceId": bot.WorkspaceID, "configuration": configuration, "secrets": secrets})
-	b.ctxJSON = string(ctxJSON)
-	r.botsMu.Lock()
-	r.bots[botID] = b
-	r.botsMu.Unlock()
-	return b, nil
+	out, _ := json.Marshal(map[string]any{"botId": b.ID, "workspaceId": b.WorkspaceID, "configuration": configuration, "secrets": secrets})
+	return string(out)
 }
 
-// idleBots is how long a bot's process and cached settings are kept
-// without events.
-const idleBots = 10 * time.Minute
-
-// forgetIdle closes the processes of bots without events for idleBots
-// (deleted bots among them) and drops the cached settings of every bot.
-func (r *Runtime) forgetIdle(now time.Time) {
+// Sweep closes the processes of bots without events since idle (deleted
+// bots among them).
+func (r *Runtime) Sweep(idle time.Time) {
 	r.hostsMu.Lock()
 	for id, h := range r.hosts {
-		if now.Sub(h.lastUsed) > idleBots {
+		if h.lastUsed.Before(idle) {
 			delete(r.hosts, id)
 			h.close()
 		}
 	}
 	r.hostsMu.Unlock()
-	r.botsMu.Lock()
-	clear(r.bots) // a cache: reloaded at the next event
-	r.botsMu.Unlock()
 }
+
+// Stop kills every bot process: the events they run are handed back.
+func (r *Runtime) Stop() { r.killProcesses() }
 
 // killProcesses kills every bot process; the events they run are handed
 // back.

@@ -21,6 +21,7 @@ import (
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
+	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/indexing"
@@ -77,9 +78,10 @@ func (e *env) server(tb testing.TB, log *slog.Logger) server {
 	}
 	csvc := chat.New(e.st, chat.NewLocalHub(chat.StreamLimits{}), clock)
 	idx := indexing.New(e.st, blobs, clock, indexing.Config{Log: log})
-	rt := botruntime.New(e.st, csvc, clock, botruntime.Config{Log: log})
+	vm := botruntime.New(e.st, csvc, clock, botruntime.Config{Log: log})
+	rt := dispatch.New(e.st, clock, dispatch.Config{Log: log}, vm)
 	h := httpapi.New(httpapi.Deps{
-		Log: log, Clock: clock, Store: e.st, Admin: e.admin, Files: fsvc, Chat: csvc, Indexing: idx, Runtime: rt,
+		Log: log, Clock: clock, Store: e.st, Admin: e.admin, Files: fsvc, Chat: csvc, Indexing: idx, Actions: rt,
 		RuntimeAPI: runtimeapi.New(e.st, csvc, clock, runtimeapi.Config{}), Tables: tables.New(e.st, fsvc, clock),
 		ChatPath: "/chat", Version: "test", Metrics: metrics.New(), // as serve has them
 	})

@@ -35,7 +35,7 @@ func (a *api) callAction(w http.ResponseWriter, r *http.Request, c *files.Caller
 	if err := decode(r, &body); err != nil {
 		return err
 	}
-	out, err := a.Runtime.CallAction(r.Context(), c.BotID, body.Type, body.Input)
+	out, err := a.Actions.CallAction(r.Context(), c.BotID, body.Type, body.Input)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/botarchive"
-	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/files"
@@ -41,6 +41,12 @@ const (
 	RuntimeLimit = 1 << 20
 )
 
+// Actions calls a bot's action with input and returns its output
+// (dispatch.Dispatcher: the code of the bot runs it).
+type Actions interface {
+	CallAction(ctx context.Context, botID, name string, input json.RawMessage) (json.RawMessage, error)
+}
+
 // Deps are what the surfaces are built from; every one is required.
 type Deps struct {
 	Log   *slog.Logger
@@ -51,8 +57,8 @@ type Deps struct {
 	Chat  *chat.Service
 	// Indexing searches indexed files.
 	Indexing *indexing.Service
-	// Runtime runs bot code.
-	Runtime *botruntime.Runtime
+	// Actions calls the bots' actions (dispatch.Dispatcher).
+	Actions Actions
 	// RuntimeAPI is the bot-facing half of the API.
 	RuntimeAPI *runtimeapi.Service
 	// Tables is the Tables API.

@@ -1,4 +1,4 @@
-package botruntime
+package sdkbot
 
 import (
 	"encoding/json"

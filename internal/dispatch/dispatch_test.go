@@ -1,4 +1,4 @@
-package botruntime
+package dispatch_test
 
 import (
 	"context"
@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 	"github.com/botplatform/botplatform/internal/store/storetest"
@@ -73,7 +75,7 @@ const echoCode = `bot.on.message('*', async ({ message, client }) => {
 	await client.createMessage({ conversationId: message.conversationId, payload: message.payload })
 })`
 
-// dispatching is a runtime running with an hour's poll, so that a lost
+// dispatching is a dispatcher running with an hour's poll, so that a lost
 // wake-up shows as a missing reply, on a store that counts its claims.
 type dispatching struct {
 	t   *testing.T
@@ -87,7 +89,8 @@ func startDispatching(t *testing.T, backend string, workers int) *dispatching {
 	st := &claims{Store: storetest.Open(t, backend)}
 	hub := chat.NewLocalHub(chat.StreamLimits{})
 	cs := chat.New(st, hub, platform.SystemClock{})
-	r := New(st, cs, platform.SystemClock{}, Config{Poll: time.Hour, Workers: workers})
+	vm := botruntime.New(st, cs, platform.SystemClock{}, botruntime.Config{})
+	r := dispatch.New(st, platform.SystemClock{}, dispatch.Config{Poll: time.Hour, Workers: workers}, vm)
 	ctx, stop := context.WithCancel(context.Background())
 	ran := make(chan struct{})
 	go func() { r.Run(ctx); close(ran) }()
@@ -166,7 +169,7 @@ func TestDispatcherWakeAnsweredByClaim(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			d := startDispatching(t, backend, 0)
 			// A test that fails leaves the dispatcher waiting: released
-			// before the runtime stops (cleanups run last first).
+			// before the dispatcher stops (cleanups run last first).
 			ended := make(chan struct{})
 			t.Cleanup(func() { close(ended) })
 			const rounds = 10
@@ -212,7 +215,7 @@ func TestDispatcherFinishClaimsWhatCameMeanwhile(t *testing.T) {
 			const rounds = 5
 			claimed := make(chan *platform.Job, 1)
 			// A test that fails leaves a finish waiting: released before
-			// the runtime stops (cleanups run last first).
+			// the dispatcher stops (cleanups run last first).
 			ended := make(chan struct{})
 			t.Cleanup(func() { close(ended) })
 			arm := func() (finishing, queued chan struct{}) {

@@ -1,0 +1,92 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// Bot is a bot as the executors need it, read once per version.
+type Bot struct {
+	platform.Bot
+	// Version changes with every change of the bot.
+	Version string
+	// Timeout is an invocation's deadline: the bot's maxExecutionTime,
+	// within the server's bounds.
+	Timeout time.Duration
+
+	updated time.Time
+	exec    Executor // nil: nothing runs the bot's code
+}
+
+// bot returns the bot's current version: one cheap query tells whether the
+// cached copy is current, so new code takes effect from the next event.
+func (d *Dispatcher) bot(ctx context.Context, botID string) (*Bot, error) {
+	ws, updated, err := d.store.BotVersion(ctx, botID)
+	if err != nil {
+		return nil, err
+	}
+	d.botsMu.Lock()
+	b, ok := d.bots[botID]
+	d.botsMu.Unlock()
+	if ok && b.updated.Equal(updated) {
+		return b, nil
+	}
+	bot, err := d.store.GetBot(ctx, ws, botID)
+	if err != nil {
+		return nil, err
+	}
+	b = &Bot{Bot: bot, updated: bot.UpdatedAt, Version: strconv.FormatInt(bot.UpdatedAt.UnixMicro(), 10), Timeout: d.cfg.Timeout}
+	if t := bot.Spec.MaxExecutionTime; t != nil {
+		b.Timeout = min(time.Duration(*t)*time.Second, d.cfg.MaxTimeout)
+	}
+	for _, e := range d.execs {
+		if e.Serves(b) {
+			b.exec = e
+			break
+		}
+	}
+	d.botsMu.Lock()
+	d.bots[botID] = b
+	d.botsMu.Unlock()
+	return b, nil
+}
+
+// CallAction runs one of the bot's actions (bot.action) with input, and
+// returns its output. Errors thrown by the action are RuntimeError (400);
+// an action the code does not define is ResourceNotFound.
+func (d *Dispatcher) CallAction(ctx context.Context, botID, name string, input json.RawMessage) (json.RawMessage, error) {
+	b, err := d.bot(ctx, botID)
+	if errors.Is(err, platform.ErrNotFound) {
+		return nil, platform.NotFound("bot", botID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(input) == 0 || string(input) == "null" {
+		input = json.RawMessage(`{}`)
+	}
+	if b.exec == nil {
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: bot %q has no code deployed", name, botID)
+	}
+	return b.exec.Action(ctx, b, name, input)
+}
+
+// idleBots is how long an executor keeps what it holds for a bot (a
+// process) without events.
+const idleBots = 10 * time.Minute
+
+// sweep lets the executors close what bots without events for idleBots
+// kept (deleted bots among them), and drops the cached bots.
+func (d *Dispatcher) sweep(now time.Time) {
+	for _, e := range d.execs {
+		e.Sweep(now.Add(-idleBots))
+	}
+	d.botsMu.Lock()
+	clear(d.bots) // a cache: reloaded at the next event
+	d.botsMu.Unlock()
+}
