@@ -47,10 +47,13 @@ serve:
 test: build test-go
 	$(MAKE) -j2 -O fuzz-short test-compat
 
+# Four parallel tests at a time (GOMAXPROCS, the default, is two here): the
+# end-to-end tests of cmd/botplatform spend most of their time waiting on
+# servers, bot processes and browsers.
 test-go: build versitygw
 	@test -z "$$(gofmt -l cmd internal)" || (echo "gofmt needed:"; gofmt -l cmd internal; exit 1)
 	$(GO) vet ./...
-	BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform BOTPLATFORM_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 -timeout 30m ./...
+	BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform BOTPLATFORM_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 -parallel 4 -timeout 30m ./...
 
 # The S3-compatible gateway the object-storage tests run against, built once
 # (a few minutes) into the user's cache, outside the checkout, and reused.

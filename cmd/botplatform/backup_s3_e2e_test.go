@@ -18,12 +18,11 @@ import (
 
 // TestBackupToObjectStorage: botplatform backup --to s3://… puts a backup
 // in a bucket (the manifest last), restore --from s3://… checks it whole
-// before writing, and a server starts on what it restores. Not parallel:
-// the credentials are in the process's environment.
+// before writing, and a server starts on what it restores. The gateway's
+// credentials are in the process's environment (TestMain).
 func TestBackupToObjectStorage(t *testing.T) {
+	t.Parallel()
 	gw := s3test.Start(t)
-	t.Setenv("AWS_ACCESS_KEY_ID", s3test.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", s3test.SecretKey)
 	s := startBackend(t, "sqlite")
 	c := s.owner(t)
 	c.createBot(map[string]any{"name": "kb"})

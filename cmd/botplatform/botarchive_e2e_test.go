@@ -36,6 +36,7 @@ const archiveJS = `bot.on.message('*', async ({ message, client, state, event })
 })`
 
 func TestBotArchive(t *testing.T) {
+	t.Parallel()
 	src := startBackendWith(t, "sqlite", runtimeFlags...)
 	dst := startBackendWith(t, "postgres", runtimeFlags...)
 	e, users, convs := fillArchiveBot(t, src, "to postgres")

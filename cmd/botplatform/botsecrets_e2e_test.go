@@ -15,6 +15,7 @@ import (
 )
 
 func TestBotSecretsByRole(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{"a viewer reads no bot's signing secret nor chat encryption key from any route", testViewerSeesNoBotSecrets},
 	})

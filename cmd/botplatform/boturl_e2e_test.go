@@ -16,6 +16,7 @@ import (
 var notDevMachine = []string{"--public-url", "https://bots.example.test"}
 
 func TestBotURLAddresses(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{"loopback, private and link-local addresses are refused at create and update", testBotURLLiterals},
 		{"a name that resolves to loopback is refused when dialed", testBotURLName},
@@ -25,6 +26,7 @@ func TestBotURLAddresses(t *testing.T) {
 // TestBotURLOperatorRanges: --bot-url-private lets bots' urls reach the
 // ranges it lists, and never the server's own port.
 func TestBotURLOperatorRanges(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{"an allowed range is reached, the server's own port is not", testBotURLAllowedRange},
 	}, append(notDevMachine, "--bot-url-private", "127.0.0.0/8,::1")...)

@@ -65,6 +65,7 @@ func noEscapes(t *testing.T, what, s string) {
 }
 
 func TestCLI(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{"bots", testCLIBots},
 		{"files", testCLIFiles},

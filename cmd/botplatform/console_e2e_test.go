@@ -65,6 +65,7 @@ func memberRole(t *testing.T, c client, email string) string {
 }
 
 func TestConsoleBrowser(t *testing.T) {
+	t.Parallel()
 	s, b := startConsole(t)
 	adm := s.owner(t)
 

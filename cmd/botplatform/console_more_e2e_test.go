@@ -91,6 +91,7 @@ func (b *browser) focusVisible() {
 }
 
 func TestConsoleBrowserMore(t *testing.T) {
+	t.Parallel()
 	s, b := startConsole(t)
 	adm := s.owner(t)
 	b.signIn(s)

@@ -31,9 +31,7 @@ func BenchmarkObjectStorageTransfer(b *testing.B) {
 		}
 		size = int64(mib) << 20
 	}
-	gw := s3test.Start(b)
-	b.Setenv("AWS_ACCESS_KEY_ID", s3test.AccessKey)
-	b.Setenv("AWS_SECRET_ACCESS_KEY", s3test.SecretKey)
+	gw := s3test.Start(b) // its credentials: TestMain's
 	s := startBenchServer(b, "--blob-url", gw.URL("server/"))
 	redirect := startBenchServer(b, "--blob-url", gw.URL("redirect/"), "--blob-download", "redirect")
 	ctx := context.Background()

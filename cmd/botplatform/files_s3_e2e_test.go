@@ -22,31 +22,14 @@ import (
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
 
-// TestFilesOnObjectStorage is not parallel: the credentials are in the
-// process's environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY_FILE), as
-// serve reads them.
+// TestFilesOnObjectStorage: the gateway's credentials are in the process's
+// environment (TestMain), as serve reads them.
 func TestFilesOnObjectStorage(t *testing.T) {
-	gw := startGateway(t)
+	t.Parallel()
+	gw := s3test.Start(t)
 	for _, backend := range storetest.Backends {
 		t.Run(backend, func(t *testing.T) { testFilesOnObjectStorage(t, gw, backend+"/") })
 	}
-}
-
-// startGateway starts an S3-compatible gateway and puts its credentials in
-// the process's environment, where serve (in this process or a child) reads
-// them, the secret through its _FILE variable. A test that calls it cannot
-// be parallel.
-func startGateway(t *testing.T) *s3test.Gateway {
-	t.Helper()
-	gw := s3test.Start(t)
-	secret := filepath.Join(t.TempDir(), "secret")
-	if err := os.WriteFile(secret, []byte(s3test.SecretKey+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("AWS_ACCESS_KEY_ID", s3test.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
-	t.Setenv("AWS_SECRET_ACCESS_KEY_FILE", secret)
-	return gw
 }
 
 func testFilesOnObjectStorage(t *testing.T, gw *s3test.Gateway, prefix string) {

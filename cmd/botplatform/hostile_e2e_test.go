@@ -55,6 +55,7 @@ module.exports = { default: { handler: async (req) => {
 `
 
 func TestHostileTenant(t *testing.T) {
+	t.Parallel()
 	needNode(t)
 	runScenarios(t, []scenario{
 		{"a developer's Node bundle cannot touch the server or another workspace's bot", testHostileBundle},

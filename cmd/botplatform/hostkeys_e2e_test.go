@@ -17,6 +17,7 @@ import (
 )
 
 func TestHostKeys(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{"a viewer cannot act as the bot with any key it can compute", testViewerCannotActAsBot},
 	})

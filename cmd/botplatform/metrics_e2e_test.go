@@ -81,6 +81,7 @@ next:
 // requests by route pattern (never the raw path), the open event streams,
 // bot events, indexing, the job queues and the database pools.
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	for _, backend := range storetest.Backends {
 		t.Run(backend, func(t *testing.T) {
 			const token = "scrape-secret"
@@ -202,6 +203,7 @@ func TestMetrics(t *testing.T) {
 // the response carries), route pattern, status, bytes, duration and the
 // caller's workspace and bot, never the token or the user key.
 func TestAccessLog(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "", "--log-format", "json")
 	e := newBotEnv(t, s, `bot.on.message('*', async ({ message, client }) => {
 		await client.listConversations({}) // served in-process by the API's handler
@@ -278,6 +280,7 @@ func TestAccessLog(t *testing.T) {
 // TestUpstreamMetrics: requests to the embeddings server are counted by
 // status code, and timed.
 func TestUpstreamMetrics(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) == 1 {

@@ -23,13 +23,12 @@ import (
 // TestMigrateData moves a populated embedded install to PostgreSQL and a
 // bucket: a first run interrupted part-way, then runs that finish it and
 // change nothing more; a server on the result answers as the embedded one
-// did. Not parallel: the credentials are in the process's environment.
+// did. The gateway's credentials are in the process's environment
+// (TestMain).
 func TestMigrateData(t *testing.T) {
+	t.Parallel()
 	dbURL := storetest.PostgresURL(t)
 	gw := s3test.Start(t)
-	t.Setenv("AWS_ACCESS_KEY_ID", s3test.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", s3test.SecretKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY_FILE", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/blob/blobtest"
+	"github.com/botplatform/botplatform/internal/blob/s3/s3test"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store/storetest"
 )
@@ -52,11 +53,12 @@ const tickJS = `bot.on.event('tick', ({ event, logger }) => { logger.info('tick'
 // agree on its due times.
 const recurringPeriod = 3 * time.Second
 
-// TestMultiNode is not parallel: the bucket's credentials are in the
-// process's environment, which the nodes inherit.
+// TestMultiNode: the nodes inherit the bucket's credentials from the
+// process's environment (TestMain).
 func TestMultiNode(t *testing.T) {
+	t.Parallel()
 	dbURL := storetest.PostgresURL(t)
-	gw := startGateway(t)
+	gw := s3test.Start(t)
 
 	// The smallest pool allowed: nothing may need more connections at once
 	// than a node has.

@@ -9,6 +9,7 @@ import (
 // directory each get an id of their own, and none fails because another
 // locked the id file it had just made.
 func TestNodeIDConcurrentStarts(t *testing.T) {
+	t.Parallel()
 	for round := range 300 {
 		dir := t.TempDir()
 		const n = 16

@@ -45,6 +45,7 @@ func needNode(t *testing.T) {
 }
 
 func TestNodeBundleBots(t *testing.T) {
+	t.Parallel()
 	needNode(t)
 	runScenarios(t, []scenario{
 		{"a Node bundle answers users, logs with their ids, and survives a crash", testNodeBundleEcho},

@@ -28,6 +28,7 @@ module.exports = { default: { handler: async (req) => {
 `
 
 func TestNodeBundleEgress(t *testing.T) {
+	t.Parallel()
 	needNode(t)
 	if err := sandbox.Available(); err != nil {
 		t.Skipf("no sandbox on this machine: %v", err)

@@ -23,6 +23,7 @@ import (
 // request must match an operation and validate against it, and each
 // response (errors included) must validate against the operation's.
 func TestOpenAPIServed(t *testing.T) {
+	t.Parallel()
 	s := startBackendWith(t, "sqlite", "--chat-url", "http://127.0.0.1:1/talk")
 	res, err := s.http.Get(s.URL + "/openapi.json")
 	if err != nil {
@@ -118,6 +119,7 @@ func TestOpenAPIServed(t *testing.T) {
 // TestOpenAPICommand: `botplatform openapi` prints the document serve
 // serves, for the same flags.
 func TestOpenAPICommand(t *testing.T) {
+	t.Parallel()
 	flags := []string{"--chat-url", "http://127.0.0.1:1/talk"}
 	s := startBackendWith(t, "sqlite", flags...)
 	res, err := s.http.Get(s.URL + "/openapi.json")

@@ -25,6 +25,7 @@ import (
 )
 
 func TestPrivacy(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{"export and erase leave no trace", testEraseLeavesNoTrace},
 		{"refusals", testPrivacyRefusals},

@@ -31,10 +31,7 @@ func TestReadiness(t *testing.T) {
 		ready(t, s)
 	})
 	t.Run("bucket", func(t *testing.T) {
-		gw := s3test.Start(t)
-		t.Setenv("AWS_ACCESS_KEY_ID", s3test.AccessKey)
-		t.Setenv("AWS_SECRET_ACCESS_KEY", s3test.SecretKey)
-		t.Setenv("AWS_SECRET_ACCESS_KEY_FILE", "")
+		gw := s3test.Start(t) // its credentials: TestMain's
 		s := startServer(t, t.TempDir(), "", "--blob-url", gw.URL("ready/"))
 		ready(t, s)
 		ctx := context.Background()

@@ -15,6 +15,7 @@ import (
 )
 
 func TestRuntimeAPI(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{"users", testRuntimeUsers},
 		{"conversations", testRuntimeConversations},

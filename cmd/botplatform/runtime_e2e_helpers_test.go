@@ -15,12 +15,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/botplatform/botplatform/internal/blob/s3/s3test"
 	"github.com/botplatform/botplatform/internal/syncbuf"
 )
 
@@ -306,7 +308,33 @@ func TestMain(m *testing.M) {
 	if raw := os.Getenv(serveArgsEnv); raw != "" {
 		os.Exit(serveProcess(raw))
 	}
-	os.Exit(m.Run())
+	os.Exit(runTests(m))
+}
+
+// runTests runs the tests with the test gateway's credentials in the
+// process's environment, where serve (in this process or a child) reads
+// them for an s3:// --blob-url, the secret through its _FILE variable: set
+// once for every test, so that the tests on object storage run in
+// parallel with the others.
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "botplatform-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	secret := filepath.Join(dir, "s3-secret")
+	if err := os.WriteFile(secret, []byte(s3test.SecretKey+"\n"), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": s3test.AccessKey, "AWS_SECRET_ACCESS_KEY": "", "AWS_SECRET_ACCESS_KEY_FILE": secret} {
+		if err := os.Setenv(k, v); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return m.Run()
 }
 
 // serveProcess is main() for the server process of the crash test.

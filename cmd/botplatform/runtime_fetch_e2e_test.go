@@ -15,6 +15,7 @@ import (
 // TestBotFetch runs on servers that let fetch reach private addresses, so
 // that a local server can stand for the internet.
 func TestBotFetch(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{{"allowlisted", testFetchAllowlisted}}, "--bot-fetch-private")
 }
 

@@ -121,6 +121,7 @@ func (e *chatEnv) runtimeCall(key, method, path string, body any) (int, map[stri
 }
 
 func TestSDKBotsOverHTTP(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{"an echo bot at a url answers users, in order, signed", testURLBotEcho},
 		{"a bot's error, an unreachable bot and a slow bot fail their event; the next is handled", testURLBotFailures},

@@ -55,6 +55,7 @@ func TestVersionAndUnknownCommands(t *testing.T) {
 // TestBuiltVersion: the binary `make build` makes (BOTPLATFORM_BIN, as
 // `make test` runs the tests) prints the checkout's version, not "dev".
 func TestBuiltVersion(t *testing.T) {
+	t.Parallel()
 	bin := os.Getenv("BOTPLATFORM_BIN")
 	if bin == "" {
 		t.Skip("BOTPLATFORM_BIN is not set (make test sets it to the binary make build stamps)")
@@ -409,6 +410,7 @@ func TestConcurrentFirstStart(t *testing.T) {
 // TestDebugEndpoints: --debug-addr serves the process's figures and the
 // profiles on a loopback listener of its own, never on the API's.
 func TestDebugEndpoints(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "", "--debug-addr", "127.0.0.1:0")
 	line := regexp.MustCompile(`(?m)^debug endpoints on (http://127\.0\.0\.1:\d+)$`).FindStringSubmatch(s.Stdout.String())
 	if line == nil {

@@ -15,6 +15,7 @@ import (
 )
 
 func TestTables(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{"tables", testTablesLifecycle},
 		{"rows", testTableRows},

@@ -116,6 +116,7 @@ func (b *browser) waitWidget(what string, ok func() bool) {
 }
 
 func TestWebchatBrowser(t *testing.T) {
+	t.Parallel()
 	exe := chromium()
 	if exe == "" {
 		t.Skip("no Chromium found (chromium, chromium-browser, google-chrome or BOTPLATFORM_CHROMIUM): apt-get install -y chromium")
