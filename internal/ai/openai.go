@@ -85,42 +85,6 @@ func (o *OpenAI) ModelName(modelType string) string {
 	return o.models[modelType]
 }
 
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content any    `json:"content"` // a string, or []contentPart
-}
-
-type contentPart struct {
-	Type     string    `json:"type"`
-	Text     string    `json:"text,omitempty"`
-	ImageURL *imageURL `json:"image_url,omitempty"`
-}
-
-type imageURL struct {
-	URL string `json:"url"`
-}
-
-type chatRequest struct {
-	Model       string        `json:"model"`
-	Messages    []chatMessage `json:"messages"`
-	MaxTokens   int           `json:"max_tokens,omitempty"`
-	Temperature float64       `json:"temperature"`
-}
-
-type chatResponse struct {
-	Model   string `json:"model"` // the server's name of the model; unused
-	Choices []struct {
-		Message struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-	} `json:"choices"`
-	Usage struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
-	} `json:"usage"`
-	Error json.RawMessage `json:"error"`
-}
-
 // Complete sends r to the model of r.ModelType at temperature 0. Status
 // 429 and 5xx and network errors are tried again, Attempts in all; errors
 // start with "model server: " and name the status and the server's
@@ -130,55 +94,31 @@ func (o *OpenAI) Complete(ctx context.Context, r Request) (Response, error) {
 	if name == "" {
 		return Response{}, fmt.Errorf("ai: unknown model type %q (want %s, %s or %s)", r.ModelType, Inexpensive, Balanced, Accurate)
 	}
-	req := chatRequest{Model: name, MaxTokens: max(r.MaxTokens, 0)}
+	zero := 0.0
+	req := ChatRequest{Model: name, MaxTokens: max(r.MaxTokens, 0), Temperature: &zero}
 	if r.System != "" {
-		req.Messages = append(req.Messages, chatMessage{Role: "system", Content: r.System})
+		req.Messages = append(req.Messages, ChatMessage{Role: "system", Content: r.System})
 	}
-	user := chatMessage{Role: "user", Content: r.Prompt}
+	user := ChatMessage{Role: "user", Content: r.Prompt}
 	if len(r.Images) > 0 {
-		parts := []contentPart{{Type: "text", Text: r.Prompt}}
+		parts := []ContentPart{{Type: "text", Text: r.Prompt}}
 		for _, img := range r.Images {
 			mime := img.MIME
 			if mime == "" {
 				mime = http.DetectContentType(img.Data)
 			}
-			parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{
+			parts = append(parts, ContentPart{Type: "image_url", ImageURL: &ImageURL{
 				URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
 			}})
 		}
 		user.Content = parts
 	}
 	req.Messages = append(req.Messages, user)
-
-	b, err := PostJSON(ctx, o.client, o.url, o.key, req, Retry{
-		Attempts: Attempts,
-		Backoff:  o.Backoff,
-		Timeout:  o.timeout,
-		MaxBody:  DefaultMaxBody,
-	})
+	ans, err := o.Chat(ctx, req)
 	if err != nil {
-		return Response{}, fmt.Errorf("model server: %w", err)
+		return Response{}, err
 	}
-	var resp chatResponse
-	if err := json.Unmarshal(b, &resp); err != nil {
-		return Response{}, fmt.Errorf("model server: decoding the response: %w", err)
-	}
-	if len(resp.Choices) == 0 {
-		if len(resp.Error) > 0 && string(resp.Error) != "null" {
-			return Response{}, fmt.Errorf("model server: no answer: %s", ServerMessage(b))
-		}
-		return Response{}, errors.New("model server: the response has no choices")
-	}
-	text, err := contentText(resp.Choices[0].Message.Content)
-	if err != nil {
-		return Response{}, fmt.Errorf("model server: decoding the answer: %w", err)
-	}
-	return Response{
-		Text:         text,
-		Model:        name,
-		InputTokens:  resp.Usage.PromptTokens,
-		OutputTokens: resp.Usage.CompletionTokens,
-	}, nil
+	return Response{Text: ans.Content, Model: name, InputTokens: ans.InputTokens, OutputTokens: ans.OutputTokens}, nil
 }
 
 // contentText is a message's content: a string (null is ""), or, from some

@@ -3,7 +3,8 @@
 // records the chat requests, and fails on demand.
 //
 // The default chat answer is "echo: " and the first 200 characters of the
-// prompt, with usage prompt_tokens = len(system + prompt)/4 + 100 per image
+// prompt (streamed as server-sent events, a word a chunk, when the request
+// asks for a stream), with usage prompt_tokens = len(system + prompt)/4 + 100 per image
 // (lengths in bytes) and completion_tokens = len(answer)/4, at least 1.
 // An embedding is 8 floats in [-1, 1) from the SHA-256 of its input
 // (Vector), with usage prompt_tokens = the sum of len(input)/4, at least 1
@@ -32,6 +33,7 @@ type Image struct {
 
 // Recorded is a chat request as the server received it.
 type Recorded struct {
+	Stream        bool // "stream": true: answered with server-sent events
 	Model         string
 	System        string // the system messages' contents, joined by "\n"
 	Prompt        string // the last user message's text (its text parts joined)
@@ -54,6 +56,18 @@ type Reply struct {
 	// Body, when set, is sent as the whole response body instead of the
 	// one made from Text.
 	Body string
+	// Reasoning is sent as the message's reasoning_content.
+	Reasoning string
+	// ToolCalls are the tools the answer calls: each a name and its
+	// arguments as JSON text; the finish reason is then tool_calls.
+	ToolCalls []ToolCall
+	// FinishReason replaces the finish reason (stop, or tool_calls).
+	FinishReason string
+}
+
+// ToolCall is a call of a tool in a Reply.
+type ToolCall struct {
+	Name, Arguments string
 }
 
 // EmbedRecorded is an embeddings request as the server received it.
@@ -195,6 +209,7 @@ type wireRequest struct {
 	} `json:"messages"`
 	MaxTokens   int      `json:"max_tokens"`
 	Temperature *float64 `json:"temperature"`
+	Stream      bool     `json:"stream"`
 }
 
 type wirePart struct {
@@ -214,7 +229,7 @@ func decodeChat(b []byte, rec *Recorded) error {
 	if req.Model == "" {
 		return fmt.Errorf("aitest: no model")
 	}
-	rec.Model, rec.MaxTokens, rec.Temperature = req.Model, req.MaxTokens, req.Temperature
+	rec.Model, rec.MaxTokens, rec.Temperature, rec.Stream = req.Model, req.MaxTokens, req.Temperature, req.Stream
 	var system []string
 	user := false
 	for _, m := range req.Messages {
@@ -328,6 +343,30 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, out := PromptTokens(rec), CompletionTokens(reply.Text)
+	finish := reply.FinishReason
+	if finish == "" {
+		finish = "stop"
+		if len(reply.ToolCalls) > 0 {
+			finish = "tool_calls"
+		}
+	}
+	var calls []any
+	for i, c := range reply.ToolCalls {
+		calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d_%d", id, i), "type": "function",
+			"function": map[string]any{"name": c.Name, "arguments": c.Arguments}})
+	}
+	usage := map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out}
+	if rec.Stream {
+		stream(w, id, rec.Model, reply, calls, finish, usage)
+		return
+	}
+	message := map[string]any{"role": "assistant", "content": reply.Text}
+	if reply.Reasoning != "" {
+		message["reasoning_content"] = reply.Reasoning
+	}
+	if len(calls) > 0 {
+		message["tool_calls"] = calls
+	}
 	writeJSON(w, map[string]any{
 		"id":      fmt.Sprintf("chatcmpl-aitest-%d", id),
 		"object":  "chat.completion",
@@ -335,11 +374,51 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		"model":   rec.Model,
 		"choices": []any{map[string]any{
 			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": reply.Text},
-			"finish_reason": "stop",
+			"message":       message,
+			"finish_reason": finish,
 		}},
-		"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+		"usage": usage,
 	})
+}
+
+// stream answers as a streaming server does: the reasoning, then the text
+// a word a chunk, each tool call in two chunks (its name, then its
+// arguments), the finish reason, the usage alone in a last chunk, [DONE].
+func stream(w http.ResponseWriter, id int, model string, reply Reply, calls []any, finish string, usage map[string]any) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	flusher, _ := w.(http.Flusher)
+	send := func(choices []any, extra map[string]any) {
+		chunk := map[string]any{"id": fmt.Sprintf("chatcmpl-aitest-%d", id), "object": "chat.completion.chunk", "created": 0, "model": model, "choices": choices}
+		for k, v := range extra {
+			chunk[k] = v
+		}
+		b, _ := json.Marshal(chunk)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	delta := func(d map[string]any) []any {
+		return []any{map[string]any{"index": 0, "delta": d, "finish_reason": nil}}
+	}
+	send(delta(map[string]any{"role": "assistant", "content": ""}), nil)
+	if reply.Reasoning != "" {
+		send(delta(map[string]any{"reasoning_content": reply.Reasoning}), nil)
+	}
+	for _, word := range strings.SplitAfter(reply.Text, " ") {
+		if word != "" {
+			send(delta(map[string]any{"content": word}), nil)
+		}
+	}
+	for i, c := range calls {
+		f := c.(map[string]any)["function"].(map[string]any)
+		send(delta(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.(map[string]any)["id"], "type": "function",
+			"function": map[string]any{"name": f["name"], "arguments": ""}}}}), nil)
+		send(delta(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": f["arguments"]}}}}), nil)
+	}
+	send([]any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish}}, nil)
+	send([]any{}, map[string]any{"usage": usage})
+	io.WriteString(w, "data: [DONE]\n\n")
 }
 
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
