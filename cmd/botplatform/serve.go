@@ -27,6 +27,7 @@ import (
 	"github.com/botplatform/botplatform/internal/botarchive"
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/cognitive"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/console"
 	"github.com/botplatform/botplatform/internal/dispatch"
@@ -193,13 +194,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// AI-assisted indexing: an OpenAI-compatible model server, if set.
 	aiCfg := ai.Config{URL: cfg.AIURL, Key: cfg.AIKey, Models: cfg.AIModels, Prices: cfg.AIPrices, Timeout: cfg.AITimeout}
 	var model ai.Model
+	cognitiveCfg := cognitive.Config{AI: aiCfg, Log: log}
 	if cfg.AIURL != "" {
 		m, err := ai.New(aiCfg, &http.Client{Transport: mx.Upstream("model", nil)})
 		if err != nil {
 			return fmt.Errorf("ai-url: %w", err)
 		}
-		model = m
+		model, cognitiveCfg.Model = m, m
 	}
+	cognitiveSvc := cognitive.New(st, platform.SystemClock{}, cognitiveCfg)
 	idx := indexing.New(st, blobs, platform.SystemClock{}, indexing.Config{Workers: cfg.IndexWorkers, Embedder: emb, Log: log, Metrics: mx,
 		Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Lease: cfg.JobLease, Model: model, AI: aiCfg, RewriteQueries: cfg.AISearchRewrite,
 		IndexQuestions: cfg.AIIndexQuestions,
@@ -308,7 +311,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}, platform.SystemClock{}, log, version, cfg.DataDir)
 	handler := httpapi.New(httpapi.Deps{
 		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Actions: rt, Indexing: idx,
-		Chat: chatSvc, RuntimeAPI: rtAPI, Tables: tablesSvc, Tunnels: tunnels, Privacy: privacy.New(st, blobs, hub, platform.SystemClock{}, log), BotArchive: archives, ChatPath: chatURL.Path, PublicURL: webchatPublic, ChatURL: webchatChat, PingInterval: cfg.SSEPingInterval,
+		Chat: chatSvc, RuntimeAPI: rtAPI, Cognitive: cognitiveSvc, Tables: tablesSvc, Tunnels: tunnels, Privacy: privacy.New(st, blobs, hub, platform.SystemClock{}, log), BotArchive: archives, ChatPath: chatURL.Path, PublicURL: webchatPublic, ChatURL: webchatChat, PingInterval: cfg.SSEPingInterval,
 		StreamWriteTimeout: cfg.SSEWriteTimeout, Metrics: mx, MetricsToken: cfg.MetricsToken,
 		Limits: ratelimit.New(cfg.RateLimits, platform.SystemClock{}, 0), Console: console.New(), Blobs: blobs,
 	})

@@ -165,7 +165,7 @@ func settings(c *Config, p *pending) []setting {
 		{flag: "embeddings-url", env: "EMBEDDINGS_URL", usage: "base URL of an OpenAI-compatible embeddings API (…/v1); empty uses the built-in embedder", set: text(&c.EmbeddingsURL)},
 		{flag: "embeddings-model", env: "EMBEDDINGS_MODEL", usage: "embeddings model name, required with --embeddings-url", set: text(&c.EmbeddingsModel)},
 		{env: "EMBEDDINGS_KEY", usage: "the embeddings server's API key", set: text(&c.EmbeddingsKey)},
-		{flag: "ai-url", env: "AI_URL", usage: "base URL of an OpenAI-compatible chat completions API (…/v1) for AI-assisted indexing; empty: none", set: text(&c.AIURL)},
+		{flag: "ai-url", env: "AI_URL", usage: "base URL of an OpenAI-compatible chat completions API (…/v1) for AI-assisted indexing and the bots' LLM API (/v2/cognitive); empty: none", set: text(&c.AIURL)},
 		{flag: "ai-model", env: "AI_MODEL", usage: "model name for every model type, required with --ai-url unless each type is set", set: text(&p.aiModel)},
 	}
 	for _, t := range platform.ModelTypes {

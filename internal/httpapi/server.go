@@ -18,6 +18,7 @@ import (
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/botarchive"
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/cognitive"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/indexing"
@@ -61,6 +62,8 @@ type Deps struct {
 	Actions Actions
 	// RuntimeAPI is the bot-facing half of the API.
 	RuntimeAPI *runtimeapi.Service
+	// Cognitive is the LLM API (/v2/cognitive).
+	Cognitive *cognitive.Service
 	// Tables is the Tables API.
 	Tables *tables.Service
 	// Privacy exports and erases a chat user's data (Admin API).
@@ -159,13 +162,15 @@ func build(d Deps) server {
 	root.mount(limit(RuntimeLimit, a.routed(rt.mux)), "/v1/chat/")
 	tbl := a.tablesRoutes()
 	root.mount(limit(TablesLimit, a.routed(tbl.mux)), "/v1/tables", "/v1/tables/")
+	cog := a.cognitiveRoutes()
+	root.mount(limit(CognitiveLimit, a.routed(cog.mux)), "/v2/cognitive/")
 	prefix := strings.TrimRight(d.ChatPath, "/")
 	ch := a.chatRoutes(prefix)
 	root.mount(a.cors(prefix, limit(ChatLimit, a.routed(ch.mux))), prefix+"/")
 	wc := a.webchatRoutes()
 	root.mount(a.routed(wc.mux), "/webchat/")
 
-	s := server{tables: []*table{root, adm, fls, content, rt, tbl, ch, wc}}
+	s := server{tables: []*table{root, adm, fls, content, rt, tbl, cog, ch, wc}}
 	if d.Console != nil {
 		con := consoleRoutes(d.Console)
 		root.mount(a.routed(con.mux), "/{$}", "/console", "/console/")

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/botplatform/botplatform/internal/ai/aitest"
+	"github.com/botplatform/botplatform/internal/store/storetest"
+)
+
+// TestCognitiveAPI: /v2/cognitive answers a bot's LLM calls with the
+// operator's model server (a local stand-in that records what it
+// receives): the ids map to the configured models, the request reaches the
+// model server translated, the answer and its stream come back in the
+// official shapes, every call is in AI Spend, and a workspace past its
+// limit, a viewer, a bad body and a server without a model are refused.
+func TestCognitiveAPI(t *testing.T) {
+	t.Parallel()
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			model := aitest.New(t)
+			s := startBackendWith(t, backend, "--ai-url", model.URL(), "--ai-model", "mid-1", "--ai-model-accurate", "big-1",
+				"--ai-model-inexpensive", "small-1", "--ai-prices", `{"big-1":{"input":2,"output":4},"mid-1":{"input":1,"output":1}}`)
+			owner := s.owner(t)
+			botID := owner.createBot(map[string]any{"name": "thinker"})["id"].(string)
+			call := func(c client, path string, body any) *response {
+				t.Helper()
+				return c.raw(http.MethodPost, path, body, "x-bot-id", botID)
+			}
+
+			// One call with all a bot may send.
+			model.Respond(func(r aitest.Recorded) aitest.Reply {
+				return aitest.Reply{Text: "", Reasoning: "let me see", ToolCalls: []aitest.ToolCall{{Name: "weather", Arguments: `{"city":"Paris"}`}}}
+			})
+			var out struct {
+				Output    string `json:"output"`
+				Reasoning string `json:"reasoning"`
+				ToolCalls []struct {
+					ID    string         `json:"id"`
+					Name  string         `json:"name"`
+					Input map[string]any `json:"input"`
+				} `json:"toolCalls"`
+				Metadata struct {
+					Provider string `json:"provider"`
+					Model    string `json:"model"`
+					Usage    struct {
+						InputTokens  int64   `json:"inputTokens"`
+						InputCost    float64 `json:"inputCost"`
+						OutputTokens int64   `json:"outputTokens"`
+						OutputCost   float64 `json:"outputCost"`
+					} `json:"usage"`
+					Cost       float64 `json:"cost"`
+					StopReason string  `json:"stopReason"`
+					Warnings   []struct{ Type, Message string }
+				} `json:"metadata"`
+			}
+			call(owner, "/v2/cognitive/generate-text", map[string]any{
+				"model": []string{"openai:gpt-4o", "best"}, "systemPrompt": "You are terse.", "temperature": 0.2, "maxTokens": 300,
+				"stopSequences": "###", "responseFormat": "json", "search": true, "reasoningEffort": "low",
+				"messages": []any{
+					map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "weather? "},
+						map[string]any{"type": "image", "url": "data:image/png;base64,iVBORw0KGgo="}, map[string]any{"type": "audio", "url": "https://example.test/a.wav"}}},
+					map[string]any{"role": "assistant", "type": "tool_calls", "content": nil, "toolCalls": []any{map[string]any{"id": "c0", "type": "function",
+						"function": map[string]any{"name": "weather", "arguments": map[string]any{"city": "Rome"}}}}},
+					map[string]any{"role": "user", "type": "tool_result", "toolResultCallId": "c0", "content": `{"temp":20}`},
+				},
+				"tools":       []any{map[string]any{"name": "weather", "description": "the weather", "parameters": map[string]any{"type": "object"}}},
+				"toolControl": map[string]any{"mode": "specific", "toolName": "weather", "parallel": false},
+				"options":     map[string]any{"requestId": "r1"}, "meta": map[string]any{"promptSource": "test"},
+			}).decode(&out)
+			if len(out.ToolCalls) != 1 || out.ToolCalls[0].Name != "weather" || out.ToolCalls[0].Input["city"] != "Paris" || out.ToolCalls[0].ID == "" ||
+				out.Reasoning != "let me see" || out.Metadata.StopReason != "tool_calls" || out.Metadata.Model != "big-1" || out.Metadata.Provider == "" {
+				t.Fatalf("answer: %+v", out)
+			}
+			rec := model.Requests()[0]
+			wantIn, wantOut := aitest.PromptTokens(rec), aitest.CompletionTokens("")
+			if u := out.Metadata.Usage; u.InputTokens != wantIn || u.OutputTokens != wantOut || u.InputCost != float64(wantIn)*2/1e6 || u.OutputCost != float64(wantOut)*4/1e6 {
+				t.Errorf("usage %+v; the model server counted %d and %d tokens", u, wantIn, wantOut)
+			}
+			warned := map[string]bool{}
+			for _, w := range out.Metadata.Warnings {
+				warned[w.Type+": "+strings.SplitN(w.Message, ":", 2)[0]] = true
+			}
+			for _, want := range []string{"fallback_used: openai", "parameter_ignored: search", "provider_limitation: messages.0.content.2"} {
+				if !warned[want] {
+					t.Errorf("no warning %q in %+v", want, out.Metadata.Warnings)
+				}
+			}
+			var sent struct {
+				Model    string `json:"model"`
+				Messages []struct {
+					Role       string          `json:"role"`
+					Content    json.RawMessage `json:"content"`
+					ToolCalls  []any           `json:"tool_calls"`
+					ToolCallID string          `json:"tool_call_id"`
+				} `json:"messages"`
+				Temperature       float64         `json:"temperature"`
+				MaxTokens         int             `json:"max_tokens"`
+				Stop              []string        `json:"stop"`
+				ResponseFormat    map[string]any  `json:"response_format"`
+				ToolChoice        json.RawMessage `json:"tool_choice"`
+				ParallelToolCalls *bool           `json:"parallel_tool_calls"`
+				Tools             []any           `json:"tools"`
+				ReasoningEffort   string          `json:"reasoning_effort"`
+			}
+			if err := json.Unmarshal(rec.Body, &sent); err != nil {
+				t.Fatal(err)
+			}
+			if sent.Model != "big-1" || len(sent.Messages) != 4 || sent.Messages[0].Role != "system" || string(sent.Messages[0].Content) != `"You are terse."` ||
+				sent.Messages[2].Role != "assistant" || len(sent.Messages[2].ToolCalls) != 1 || sent.Messages[3].Role != "tool" || sent.Messages[3].ToolCallID != "c0" ||
+				string(sent.Messages[3].Content) != `"{\"temp\":20}"` || sent.Temperature != 0.2 || sent.MaxTokens != 300 || len(sent.Stop) != 1 || sent.Stop[0] != "###" ||
+				sent.ResponseFormat["type"] != "json_object" || string(sent.ToolChoice) != `{"function":{"name":"weather"},"type":"function"}` ||
+				sent.ParallelToolCalls == nil || *sent.ParallelToolCalls || len(sent.Tools) != 1 || sent.ReasoningEffort != "low" {
+				t.Errorf("the model server received: %s", rec.Body)
+			}
+			if !strings.Contains(string(sent.Messages[1].Content), `"image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}`) || strings.Contains(string(rec.Body), "a.wav") {
+				t.Errorf("the user's parts reached the model server as %s", sent.Messages[1].Content)
+			}
+
+			// fast and auto; a stream.
+			model.Respond(nil)
+			var plain struct {
+				Output   string
+				Metadata struct{ Model string }
+			}
+			call(owner, "/v2/cognitive/generate-text", map[string]any{"model": "fast", "messages": []any{map[string]any{"role": "user", "content": "hi"}}}).decode(&plain)
+			if plain.Output != "echo: hi" || plain.Metadata.Model != "small-1" {
+				t.Errorf("fast: %+v", plain)
+			}
+			res := call(owner, "/v2/cognitive/generate-text-stream", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "one two three"}}, "stream": true})
+			if res.Status != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/x-ndjson") {
+				t.Fatalf("stream: %d %s %s", res.Status, res.Header.Get("Content-Type"), res.Body)
+			}
+			var lines []map[string]any
+			sc := bufio.NewScanner(bytes.NewReader(res.Body))
+			for sc.Scan() {
+				var l map[string]any
+				if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+					t.Fatalf("line %q: %v", sc.Text(), err)
+				}
+				lines = append(lines, l)
+			}
+			var text strings.Builder
+			for _, l := range lines[:len(lines)-1] {
+				s, _ := l["output"].(string)
+				text.WriteString(s)
+				if l["finished"] != nil || l["created"] == nil {
+					t.Errorf("a piece of the stream: %v", l)
+				}
+			}
+			last := lines[len(lines)-1]
+			md, _ := last["metadata"].(map[string]any)
+			if text.String() != "echo: one two three" || len(lines) < 4 || last["finished"] != true || md["model"] != "mid-1" || md["ttft"] == nil {
+				t.Errorf("stream lines: %v", lines)
+			}
+
+			// The models, with their aliases and prices.
+			var models struct {
+				Models []struct {
+					ID      string   `json:"id"`
+					Aliases []string `json:"aliases"`
+					Input   struct {
+						MaxTokens       int     `json:"maxTokens"`
+						CostPer1MTokens float64 `json:"costPer1MTokens"`
+					} `json:"input"`
+				} `json:"models"`
+			}
+			owner.raw(http.MethodGet, "/v2/cognitive/models", nil, "x-bot-id", botID).decode(&models)
+			if len(models.Models) != 3 || models.Models[0].ID != "big-1" || models.Models[0].Aliases[0] != "best" || models.Models[0].Input.CostPer1MTokens != 2 {
+				t.Errorf("models: %+v", models.Models)
+			}
+
+			// Every call is in the workspace's AI Spend: 3 calls, one priced at
+			// big-1's, one unpriced (small-1), one at mid-1's.
+			want := (float64(wantIn)*2 + float64(wantOut)*4) / 1e6
+			streamRec := model.Requests()[2]
+			want += float64(aitest.PromptTokens(streamRec)+aitest.CompletionTokens("echo: one two three")) / 1e6
+			if got := aiSpend(t, owner, ""); got.Value < want-1e-9 || got.Value > want+1e-9 {
+				t.Errorf("AI Spend %v, want %v", got.Value, want)
+			}
+
+			// Refused: a viewer; a bad body, naming the field; past the limit;
+			// the model server failing.
+			viewer, _ := owner.addMember("viewer")
+			call(viewer, "/v2/cognitive/generate-text", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}}).fail(403, "Forbidden")
+			call(owner, "/v2/cognitive/generate-text", map[string]any{"messages": []any{map[string]any{"role": "robot", "content": "hi"}}}).fail(400, "InvalidPayload", "messages.0.role")
+			call(owner, "/v2/cognitive/generate-text", map[string]any{"messages": []any{}}).fail(400, "InvalidPayload", "messages")
+			model.Fail(8, http.StatusServiceUnavailable)
+			call(owner, "/v2/cognitive/generate-text", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}}).fail(503, "ServiceUnavailable", "model server")
+			model.Fail(0, 0)
+			model.Respond(func(aitest.Recorded) aitest.Reply { return aitest.Reply{Status: 400, Text: "context length exceeded"} })
+			call(owner, "/v2/cognitive/generate-text", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}}).fail(400, "InvalidPayload", "context length exceeded")
+			model.Respond(nil)
+			owner.in("").put("/v1/admin/workspaces/"+owner.ws, map[string]any{"spendingLimit": 0}).ok()
+			n := len(model.Requests())
+			call(owner, "/v2/cognitive/generate-text-stream", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}}).fail(403, "QuotaExceeded", "spendingLimit")
+			if len(model.Requests()) != n {
+				t.Error("a workspace past its spending limit reached the model server")
+			}
+
+			// Without a model server.
+			plainServer := startBackend(t, backend)
+			po := plainServer.owner(t)
+			pb := po.createBot(map[string]any{"name": "no-model"})["id"].(string)
+			po.raw(http.MethodPost, "/v2/cognitive/generate-text", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}}, "x-bot-id", pb).
+				fail(503, "ServiceUnavailable", "--ai-url")
+		})
+	}
+}

@@ -1,0 +1,134 @@
+// The LLM API (/v2/cognitive, docs/llm.md) through the official
+// @botpress/cognitive 0.5.4 on @botpress/client 1.45.0: its beta path
+// (Cognitive with __experimental_beta: generateContent, getModelDetails)
+// and its v2 client (CognitiveBeta: generateText, generateTextStream,
+// listModels), against a server whose --ai-url is a stand-in
+// OpenAI-compatible model server (node:http on 127.0.0.1) that records
+// what it receives and streams server-sent events when asked.
+
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import http from 'node:http'
+import { Client } from '@botpress/client'
+import { Cognitive, CognitiveBeta } from '@botpress/cognitive'
+import { startServer } from '../support/server.js'
+
+for (const k of Object.keys(process.env)) {
+  if (k.startsWith('BP_')) delete process.env[k]
+}
+
+const BIG = 'big-model'
+const SMALL = 'small-model'
+const PROMPT_TOKENS = 40
+const COMPLETION_TOKENS = 7
+
+/** A stand-in model server: answers "answer to <last user text>", streamed a word a chunk when asked. */
+async function startModelServer() {
+  const requests = []
+  const srv = http.createServer((req, res) => {
+    const chunks = []
+    req.on('data', (c) => chunks.push(c))
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        res.writeHead(404).end()
+        return
+      }
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+      requests.push(body)
+      const last = body.messages.filter((m) => m.role === 'user').at(-1)
+      const text = `answer to ${typeof last.content === 'string' ? last.content : last.content.map((p) => p.text ?? '').join('')}`
+      const usage = { prompt_tokens: PROMPT_TOKENS, completion_tokens: COMPLETION_TOKENS, total_tokens: PROMPT_TOKENS + COMPLETION_TOKENS }
+      if (!body.stream) {
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', model: body.model, usage,
+          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] }))
+        return
+      }
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' })
+      const send = (o) => res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: body.model, ...o })}\n\n`)
+      for (const word of text.split(/(?<= )/)) send({ choices: [{ index: 0, delta: { content: word }, finish_reason: null }] })
+      send({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })
+      if (body.stream_options?.include_usage) send({ choices: [], usage })
+      res.end('data: [DONE]\n\n')
+    })
+  })
+  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${srv.address().port}/v1`, requests, close: () => new Promise((r) => srv.close(r)) }
+}
+
+let model
+let server
+let client
+let botId
+
+before(async () => {
+  model = await startModelServer()
+  server = await startServer({
+    args: ['--ai-url', model.url, '--ai-model', SMALL, '--ai-model-accurate', BIG, '--ai-prices', JSON.stringify({ [BIG]: { input: 3, output: 15 } })],
+  })
+  const admin = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
+  ;({ bot: { id: botId } } = await admin.createBot({ name: 'thinking bot' }))
+  client = new Client({ apiUrl: server.apiUrl, token: server.token, botId })
+})
+
+after(async () => {
+  await server?.stop()
+  await model?.close()
+})
+
+test('cognitive 0.5.4 with its beta flag answers generateContent through /v2/cognitive', async () => {
+  const cognitive = new Cognitive({ client, __experimental_beta: true })
+  const before = model.requests.length
+  const { output, meta } = await cognitive.generateContent({
+    model: 'best',
+    systemPrompt: 'Answer briefly.',
+    messages: [{ role: 'user', content: 'what is a walrus?' }],
+    temperature: 0.1,
+    maxTokens: 100,
+  })
+  assert.equal(output.choices[0].content, 'answer to what is a walrus?')
+  assert.equal(output.model, BIG)
+  assert.equal(output.usage.inputTokens, PROMPT_TOKENS)
+  assert.equal(output.usage.outputTokens, COMPLETION_TOKENS)
+  const cost = (PROMPT_TOKENS * 3 + COMPLETION_TOKENS * 15) / 1e6
+  assert.ok(Math.abs(output.botpress.cost - cost) < 1e-9, `cost ${output.botpress.cost}, want ${cost}`)
+  assert.equal(meta.cached, false)
+  assert.equal(model.requests.length, before + 1)
+  const sent = model.requests.at(-1)
+  assert.equal(sent.model, BIG)
+  assert.deepEqual(sent.messages, [
+    { role: 'system', content: 'Answer briefly.' },
+    { role: 'user', content: 'what is a walrus?' },
+  ])
+  assert.equal(sent.temperature, 0.1)
+  assert.equal(sent.max_tokens, 100)
+})
+
+test('CognitiveBeta: generateText, a stream read as it comes, and the models', async () => {
+  const beta = new CognitiveBeta({ apiUrl: server.apiUrl, token: server.token, botId })
+  const text = await beta.generateText({ model: 'fast', messages: [{ role: 'user', content: 'hello' }], stopSequences: ['\n\n'] })
+  assert.equal(text.output, 'answer to hello')
+  assert.equal(text.metadata.model, SMALL)
+  assert.equal(text.metadata.stopReason, 'stop')
+  assert.deepEqual(model.requests.at(-1).stop, ['\n\n'])
+
+  const pieces = []
+  let last
+  for await (const chunk of beta.generateTextStream({ model: 'auto', messages: [{ role: 'user', content: 'one two three' }] })) {
+    if (chunk.finished) last = chunk
+    else pieces.push(chunk.output)
+  }
+  assert.deepEqual(pieces, ['answer ', 'to ', 'one ', 'two ', 'three'])
+  assert.equal(last.metadata.model, SMALL)
+  assert.equal(last.metadata.usage.outputTokens, COMPLETION_TOKENS)
+  assert.equal(model.requests.at(-1).stream, true)
+
+  const models = await beta.listModels()
+  assert.deepEqual(models.map((m) => [m.id, m.aliases]), [[BIG, ['best']], [SMALL, ['auto', 'fast']]])
+  assert.equal(models[0].input.costPer1MTokens, 3)
+})
+
+test('a call without credentials is refused', async () => {
+  const beta = new CognitiveBeta({ apiUrl: server.apiUrl, botId })
+  await assert.rejects(beta.generateText({ messages: [{ role: 'user', content: 'hi' }] }), (err) => err.response?.status === 401)
+})

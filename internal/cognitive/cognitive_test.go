@@ -1,0 +1,48 @@
+package cognitive
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/botplatform/botplatform/internal/ai"
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// The ids a bot asks for map to the operator's models; the first that maps
+// wins, and a warning names those that did not.
+func TestResolve(t *testing.T) {
+	s := New(nil, platform.SystemClock{}, Config{AI: ai.Config{Models: map[string]string{ai.Inexpensive: "small", ai.Balanced: "mid", ai.Accurate: "big"}}})
+	for _, tc := range []struct {
+		ids      []string
+		want     string
+		warnings int
+	}{
+		{nil, "mid", 0},
+		{[]string{"best"}, "big", 0},
+		{[]string{"fast"}, "small", 0},
+		{[]string{"auto"}, "mid", 0},
+		{[]string{"big"}, "big", 0},
+		{[]string{"ollama:small"}, "small", 0},
+		{[]string{"openai:gpt-4o", "fast"}, "small", 1},
+		{[]string{"openai:gpt-4o", "anthropic:claude"}, "mid", 1},
+	} {
+		got, warnings := s.resolve(tc.ids)
+		if got != tc.want || len(warnings) != tc.warnings {
+			t.Errorf("resolve(%q) = %s, %v; want %s with %d warnings", tc.ids, got, warnings, tc.want, tc.warnings)
+		}
+		for _, w := range warnings {
+			if w.Type != "fallback_used" || !strings.Contains(w.Message, tc.ids[0]) {
+				t.Errorf("resolve(%q): warning %+v", tc.ids, w)
+			}
+		}
+	}
+}
+
+func TestStopReason(t *testing.T) {
+	for finish, want := range map[string]string{"stop": "stop", "": "stop", "length": "max_tokens", "tool_calls": "tool_calls",
+		"function_call": "tool_calls", "content_filter": "content_filter", "eos": "other"} {
+		if got := stopReason(finish); got != want {
+			t.Errorf("stopReason(%q) = %s, want %s", finish, got, want)
+		}
+	}
+}
