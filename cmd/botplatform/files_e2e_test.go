@@ -23,6 +23,7 @@ func TestFilesAPI(t *testing.T) {
 		{"upsert_strict_body", testUpsertStrictBody},
 		{"upsert_indexing_bounds", testUpsertIndexingBounds},
 		{"keys_and_owners", testFileKeysAndOwners},
+		{"get_by_key", testGetFileByKey},
 		{"content_type", testFileContentType},
 		{"tags_and_expiry", testFileTagsAndExpiry},
 		{"reupsert_erases_content", testFileReupsert},
@@ -214,6 +215,25 @@ func testUpsertIndexingBounds(t *testing.T, s *testServer) {
 			f.upsert(body(strconv.Itoa(b.min))).fail(400, "InvalidPayload", path)
 		})
 	}
+}
+
+// testGetFileByKey: getFile takes a file's key where its id is expected, as
+// the hosted platform does (@botpress/cognitive reads its model preferences,
+// bot-><id>->models.config.json, that way): the caller's own key only,
+// another bot's and another integration's are not found.
+func testGetFileByKey(t *testing.T, s *testServer) {
+	e := newFilesEnv(t, s, "by-key")
+	key := "bot->" + e.bot + "->models.config.json"
+	a := e.f.mustUpsert(map[string]any{"key": key, "size": 2, "tags": map[string]any{"system": "true", "purpose": "config"}})
+	if got := e.f.getFile(key); got.ID != a.ID || got.Key != key {
+		t.Errorf("getFile(%q) = %s, want %s", key, got.ID, a.ID)
+	}
+	if got := e.f.getFile(a.ID); got.ID != a.ID {
+		t.Errorf("getFile by id = %s", got.ID)
+	}
+	e.f.get("no-such-key.json").fail(404, "ResourceNotFound", "no-such-key.json")
+	s.files(t, e.ws.token, e.newBot(t, "by-key-other")).get(key).fail(404, "ResourceNotFound")
+	e.f.with("x-integration-name", "slack").get(key).fail(404, "ResourceNotFound")
 }
 
 func testFileKeysAndOwners(t *testing.T, s *testServer) {

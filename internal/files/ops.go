@@ -13,8 +13,21 @@ import (
 )
 
 // Get returns a file the caller may see.
+//
+// id may also be the file's key, as on the hosted platform, whose clients
+// rely on it (@botpress/cognitive reads its model preferences by key): a
+// file whose id it is not, and that the caller's scope holds under that
+// key, is the one answered.
 func (s *Service) Get(ctx context.Context, c *Caller, id string) (platform.File, error) {
-	return s.file(ctx, c, id)
+	f, err := s.file(ctx, c, id)
+	if e, ok := platform.AsError(err); !ok || e.Type != platform.TypeResourceNotFound {
+		return f, err
+	}
+	byKey, kerr := s.store.GetFileByKey(ctx, c.BotID, c.Scope, id)
+	if kerr != nil || !c.sees(byKey) {
+		return f, err // the id's not-found
+	}
+	return byKey, nil
 }
 
 // List lists the files the caller may see.
