@@ -232,6 +232,9 @@ func (o *OpenAI) ChatStream(ctx context.Context, r ChatRequest, each func(ChatDe
 		}
 		data = bytes.TrimSpace(data)
 		if string(data) == "[DONE]" {
+			// Read to the end, so that the connection is kept for the
+			// next call.
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxStreamLine))
 			break
 		}
 		var c chatChunkWire

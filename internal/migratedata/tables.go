@@ -39,9 +39,11 @@ type column struct {
 }
 
 // skipped are tables not copied: the migrations' record (the target has
-// its own) and SQLite's bookkeeping of AUTOINCREMENT.
+// its own), SQLite's bookkeeping of AUTOINCREMENT, and the tables the
+// target's triggers fill as the rows of others are copied (copied too,
+// they would count those rows twice).
 func skipped(name string) bool {
-	return name == "schema_migrations" || strings.HasPrefix(name, "sqlite_")
+	return name == "schema_migrations" || strings.HasPrefix(name, "sqlite_") || name == "ai_spend_days"
 }
 
 func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }

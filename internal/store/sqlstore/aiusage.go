@@ -22,9 +22,20 @@ func (s *Store) RecordAIUsage(ctx context.Context, u platform.AIUsage) error {
 }
 
 // AISpend sums the cost of the workspace's calls made at or after since, in
-// all and by bot.
+// all and by bot: the whole days from since on are read from the totals
+// the triggers of ai_usage keep by day (ai_spend_days), the calls of a
+// first day since begins within one by one.
 func (s *Store) AISpend(ctx context.Context, workspaceID string, since time.Time) (int64, map[string]int64, error) {
-	rows, err := s.query(ctx, `SELECT bot_id, CAST(SUM(cost) AS BIGINT) FROM ai_usage WHERE workspace_id = ? AND created_at >= ? AND failed = 0 GROUP BY bot_id`, workspaceID, micros(since))
+	from := micros(since)
+	day := from / microsPerDay
+	if day*microsPerDay < from {
+		day++ // since is within a day: its calls from since on are summed one by one
+	}
+	rows, err := s.query(ctx, `SELECT bot_id, CAST(SUM(cost) AS BIGINT) FROM (
+			SELECT bot_id, cost FROM ai_spend_days WHERE workspace_id = ? AND day >= ?
+			UNION ALL
+			SELECT bot_id, cost FROM ai_usage WHERE workspace_id = ? AND created_at >= ? AND created_at < ? AND failed = 0
+		) spend GROUP BY bot_id`, workspaceID, day, workspaceID, from, day*microsPerDay)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -64,6 +64,43 @@ func testAIUsage(t *testing.T, e *env) {
 		same(t, get(t, w.ID, late.Add(time.Microsecond)), spend{0, map[string]int64{}}, "AISpend of w after the last call")
 		same(t, get(t, other.ID, early), spend{50000, map[string]int64{ob.ID: 50000}}, "AISpend of the other workspace")
 	})
+	// Over several days: whole days come from the kept daily totals, a
+	// first day since begins within from its calls; failed calls count
+	// nowhere.
+	t.Run("over days", func(t *testing.T) {
+		dw, _ := e.workspace(t, a)
+		db := e.bot(t, dw.ID, "days")
+		day := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
+		record(t, e.newAIUsage(dw.ID, db.ID, 1, day.Add(-36*time.Hour)))  // the 8th, noon
+		record(t, e.newAIUsage(dw.ID, db.ID, 10, day.Add(-24*time.Hour))) // the 9th, midnight
+		record(t, e.newAIUsage(dw.ID, db.ID, 100, day.Add(-time.Microsecond)))
+		record(t, e.newAIUsage(dw.ID, db.ID, 1000, day.Add(5*time.Hour)))
+		failed := e.newAIUsage(dw.ID, db.ID, 10000, day.Add(6*time.Hour))
+		failed.Failed = true
+		record(t, failed)
+		for _, tc := range []struct {
+			since time.Time
+			want  int64
+		}{
+			{day.Add(-48 * time.Hour), 1111},
+			{day.Add(-37 * time.Hour), 1111},
+			{day.Add(-36 * time.Hour), 1111},
+			{day.Add(-35 * time.Hour), 1110},
+			{day.Add(-24 * time.Hour), 1110},
+			{day.Add(-24*time.Hour + time.Microsecond), 1100},
+			{day.Add(-time.Microsecond), 1100},
+			{day, 1000},
+			{day.Add(5 * time.Hour), 1000},
+			{day.Add(5*time.Hour + time.Microsecond), 0},
+		} {
+			want := spend{tc.want, map[string]int64{db.ID: tc.want}}
+			if tc.want == 0 {
+				want.ByBot = map[string]int64{}
+			}
+			same(t, get(t, dw.ID, tc.since), want, "AISpend since %s", tc.since.Format(time.RFC3339Nano))
+		}
+	})
+
 	t.Run("empty workspace", func(t *testing.T) {
 		same(t, get(t, empty.ID, time.Time{}), spend{0, map[string]int64{}}, "AISpend of an empty workspace")
 		same(t, get(t, "wkspace_unknown", time.Time{}), spend{0, map[string]int64{}}, "AISpend of an unknown workspace")
