@@ -6,6 +6,7 @@ import (
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/botruntime"
+	"github.com/botplatform/botplatform/internal/cognitive"
 	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -53,3 +54,14 @@ func (c botChecker) CheckCode(ctx context.Context, code string) (platform.CodeDe
 func (botChecker) CheckRecurring(spec json.RawMessage) error { return dispatch.CheckRecurring(spec) }
 
 func (c botChecker) CheckURL(url string) error { return c.sdk.CheckURL(url) }
+
+// llmActions runs the actions of the built-in LLM integration (the llm
+// interface) with the LLM API's service, charged to
+// the calling bot's workspace.
+type llmActions struct{ svc *cognitive.Service }
+
+var _ dispatch.Integration = llmActions{}
+
+func (m llmActions) Action(ctx context.Context, b *dispatch.Bot, action string, input json.RawMessage) (json.RawMessage, error) {
+	return m.svc.Action(ctx, cognitive.Caller{WorkspaceID: b.WorkspaceID, BotID: b.ID}, action, input)
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -209,6 +210,148 @@ func TestCognitiveAPI(t *testing.T) {
 			pb := po.createBot(map[string]any{"name": "no-model"})["id"].(string)
 			po.raw(http.MethodPost, "/v2/cognitive/generate-text", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}}, "x-bot-id", pb).
 				fail(503, "ServiceUnavailable", "--ai-url")
+		})
+	}
+}
+
+// TestLLMIntegration: a bot installs the built-in LLM integration, openai,
+// from the hub (any version is this one), and calls its llm interface
+// actions through callAction with its own key; it reads its own bot with
+// that key (not another's); uninstalling it takes the actions away. What
+// is refused: another alias, a configuration, an integration the hub does
+// not have, the chat API through the integration's webhook id.
+func TestLLMIntegration(t *testing.T) {
+	t.Parallel()
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			model := aitest.New(t)
+			s := startBackendWith(t, backend, "--ai-url", model.URL(), "--ai-model", "mid-1", "--ai-model-accurate", "big-1")
+			owner := s.owner(t)
+			botID := owner.createBot(map[string]any{"name": "llm user"})["id"].(string)
+			other := owner.createBot(map[string]any{"name": "other"})["id"].(string)
+			key := owner.post("/v1/admin/bots/baks", map[string]any{"botId": botID}).ok()["value"].(string)
+			asBot := s.as(t, key, "")
+
+			var hub struct {
+				Integration struct {
+					ID         string
+					Name       string
+					Actions    map[string]any
+					Interfaces map[string]struct{ Name, Version string }
+				}
+			}
+			owner.get("/v1/admin/hub/integrations/openai/13.2.0").decode(&hub)
+			if hub.Integration.Name != "openai" || hub.Integration.Interfaces["llm"].Version != "11.0.0" || hub.Integration.Actions["generateContent"] == nil {
+				t.Fatalf("the hub's openai: %+v", hub.Integration)
+			}
+			owner.get("/v1/admin/hub/integrations/slack/1.0.0").fail(404, "ResourceNotFound", "slack")
+
+			path := "/v1/admin/bots/" + botID
+			owner.put(path, map[string]any{"integrations": map[string]any{"gpt": map[string]any{"integrationId": hub.Integration.ID, "enabled": true}}}).fail(400, "InvalidPayload", "integrations.gpt")
+			owner.put(path, map[string]any{"integrations": map[string]any{"openai": map[string]any{"integrationId": hub.Integration.ID, "enabled": true, "configuration": map[string]any{"apiKey": "sk"}}}}).
+				fail(400, "InvalidPayload", "integrations.openai.configuration")
+			owner.put(path, map[string]any{"integrations": map[string]any{"slack": map[string]any{"integrationId": "intver_slack", "enabled": true}}}).fail(400, "ReferenceNotFound", "integrations.slack")
+			var got struct {
+				Bot struct {
+					Integrations map[string]struct {
+						ID, Name, Status, WebhookID string
+						Enabled                     bool
+					}
+				}
+			}
+			owner.put(path, map[string]any{"integrations": map[string]any{"openai": map[string]any{"integrationId": hub.Integration.ID, "enabled": true}}}).decode(&got)
+			in := got.Bot.Integrations["openai"]
+			if in.ID != hub.Integration.ID || in.Name != "openai" || in.Status != "registered" || !in.Enabled || got.Bot.Integrations["chat"].Name != "chat" {
+				t.Fatalf("integrations after the install: %+v", got.Bot.Integrations)
+			}
+			// A bot's key reads its own bot, not another.
+			got.Bot.Integrations = nil
+			asBot.raw(http.MethodGet, path, nil, "x-bot-id", botID).decode(&got)
+			if got.Bot.Integrations["openai"].Status != "registered" {
+				t.Errorf("getBot with the bot's key: %+v", got.Bot.Integrations)
+			}
+			asBot.raw(http.MethodGet, "/v1/admin/bots/"+other, nil, "x-bot-id", botID).fail(403, "Forbidden")
+			asBot.raw(http.MethodPut, path, map[string]any{"name": "x"}, "x-bot-id", botID).fail(401, "Unauthorized")
+			// Its webhook id is no chat webhook.
+			owner.get("/chat/"+in.WebhookID+"/users/me").fail(404, "ResourceNotFound")
+
+			action := func(typ string, input any) *response {
+				return asBot.raw(http.MethodPost, "/v1/chat/actions", map[string]any{"type": typ, "input": input}, "x-bot-id", botID)
+			}
+			var models struct {
+				Output struct {
+					Models []struct{ ID string }
+				}
+				Meta struct{ Cached bool }
+			}
+			action("openai:listLanguageModels", map[string]any{}).decode(&models)
+			if len(models.Output.Models) != 2 || models.Output.Models[0].ID != "big-1" {
+				t.Errorf("listLanguageModels: %+v", models)
+			}
+			model.Respond(func(aitest.Recorded) aitest.Reply {
+				return aitest.Reply{ToolCalls: []aitest.ToolCall{{Name: "lookup", Arguments: `{"q":"walrus"}`}}}
+			})
+			var content struct {
+				Output struct {
+					Model   string
+					Choices []struct {
+						Type, StopReason string
+						Content          *string
+						ToolCalls        []struct {
+							ID       string
+							Function struct {
+								Name      string
+								Arguments map[string]any
+							}
+						}
+					}
+					Usage    struct{ InputTokens, OutputTokens int64 }
+					Botpress struct{ Cost float64 }
+				}
+			}
+			action("openai:generateContent", map[string]any{"model": map[string]any{"id": "big-1"}, "systemPrompt": "Use the tool.", "topP": 0.5,
+				"messages":   []any{map[string]any{"role": "user", "content": "find walruses"}},
+				"tools":      []any{map[string]any{"type": "function", "function": map[string]any{"name": "lookup", "argumentsSchema": map[string]any{"type": "object"}}}},
+				"toolChoice": map[string]any{"type": "any"}}).decode(&content)
+			c := content.Output
+			if c.Model != "big-1" || len(c.Choices) != 1 || c.Choices[0].Type != "tool_calls" || c.Choices[0].Content != nil || c.Choices[0].StopReason != "tool_calls" ||
+				len(c.Choices[0].ToolCalls) != 1 || c.Choices[0].ToolCalls[0].Function.Name != "lookup" || c.Choices[0].ToolCalls[0].Function.Arguments["q"] != "walrus" || c.Usage.InputTokens == 0 {
+				t.Errorf("generateContent: %+v", content)
+			}
+			var sent struct {
+				Model      string
+				TopP       float64         `json:"top_p"`
+				ToolChoice json.RawMessage `json:"tool_choice"`
+				Messages   []struct{ Role string }
+			}
+			if err := json.Unmarshal(model.Requests()[0].Body, &sent); err != nil || sent.Model != "big-1" || sent.TopP != 0.5 || string(sent.ToolChoice) != `"required"` ||
+				len(sent.Messages) != 2 || sent.Messages[0].Role != "system" {
+				t.Errorf("the model server received %s", model.Requests()[0].Body)
+			}
+			action("openai:transcribe", map[string]any{}).fail(404, "ResourceNotFound", "generateContent")
+			action("chat:listLanguageModels", map[string]any{}).fail(404, "ResourceNotFound", "chat")
+			action("anthropic:listLanguageModels", map[string]any{}).fail(404, "ResourceNotFound", "anthropic")
+			action("openai:generateContent", map[string]any{"messages": "hi"}).fail(400, "InvalidPayload", "input")
+
+			// A bot moved by an archive keeps its installation.
+			file := filepath.Join(t.TempDir(), "llm-bot.tar.gz")
+			owner.cliOK("bots", "export", botID, "-o", file)
+			res := importCLI(t, owner, file, "--name", "llm user, moved")
+			got.Bot.Integrations = nil
+			owner.get("/v1/admin/bots/" + res.BotID).decode(&got)
+			if moved := got.Bot.Integrations["openai"]; moved.Status != "registered" || moved.ID != hub.Integration.ID || moved.WebhookID == in.WebhookID {
+				t.Errorf("the imported bot's integrations: %+v", got.Bot.Integrations)
+			}
+
+			// Uninstalled, as bp deploy does for an integration the bot no longer
+			// declares: its actions are gone; chat stays.
+			got.Bot.Integrations = nil
+			owner.put(path, map[string]any{"integrations": map[string]any{"openai": nil, "chat": nil}}).decode(&got)
+			if _, ok := got.Bot.Integrations["openai"]; ok || got.Bot.Integrations["chat"].Name != "chat" {
+				t.Errorf("integrations after removing openai: %+v", got.Bot.Integrations)
+			}
+			action("openai:listLanguageModels", map[string]any{}).fail(404, "ResourceNotFound", "openai")
 		})
 	}
 }

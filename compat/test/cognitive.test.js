@@ -1,10 +1,14 @@
-// The LLM API (/v2/cognitive, docs/llm.md) through the official
-// @botpress/cognitive 0.5.4 on @botpress/client 1.45.0: its beta path
-// (Cognitive with __experimental_beta: generateContent, getModelDetails)
-// and its v2 client (CognitiveBeta: generateText, generateTextStream,
-// listModels), against a server whose --ai-url is a stand-in
-// OpenAI-compatible model server (node:http on 127.0.0.1) that records
-// what it receives and streams server-sent events when asked.
+// A bot's LLM calls (docs/llm.md) through the official @botpress/cognitive
+// 0.5.4 on @botpress/client 1.45.0, against a server whose --ai-url is a
+// stand-in OpenAI-compatible model server (node:http on 127.0.0.1) that
+// records what it receives and streams server-sent events when asked:
+// - the llm interface: the bot installs the built-in LLM integration,
+//   openai (updateBot), and Cognitive finds its models
+//   (listLanguageModels), keeps its preferences in the bot's file by key,
+//   and calls generateContent through callAction;
+// - /v2/cognitive: its beta path (Cognitive with __experimental_beta) and
+//   its v2 client (CognitiveBeta: generateText, generateTextStream,
+//   listModels).
 
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
@@ -58,6 +62,7 @@ async function startModelServer() {
 
 let model
 let server
+let admin
 let client
 let botId
 
@@ -66,7 +71,7 @@ before(async () => {
   server = await startServer({
     args: ['--ai-url', model.url, '--ai-model', SMALL, '--ai-model-accurate', BIG, '--ai-prices', JSON.stringify({ [BIG]: { input: 3, output: 15 } })],
   })
-  const admin = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
+  admin = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
   ;({ bot: { id: botId } } = await admin.createBot({ name: 'thinking bot' }))
   client = new Client({ apiUrl: server.apiUrl, token: server.token, botId })
 })
@@ -74,6 +79,51 @@ before(async () => {
 after(async () => {
   await server?.stop()
   await model?.close()
+})
+
+test('cognitive 0.5.4 calls the installed openai integration (the built-in LLM integration) through callAction', async () => {
+  const { integration } = await admin.getPublicIntegration({ name: 'openai', version: '13.0.0' })
+  assert.ok(integration.interfaces.llm, 'the hub\'s openai implements the llm interface')
+  const { bot: installed } = await admin.updateBot({ id: botId, integrations: { openai: { integrationId: integration.id, enabled: true } } })
+  assert.equal(installed.integrations.openai.status, 'registered')
+  assert.equal(installed.integrations.openai.name, 'openai')
+
+  const cognitive = new Cognitive({ client })
+  const models = await cognitive.fetchInstalledModels()
+  assert.deepEqual(models.map((m) => m.ref).sort(), [`openai:${BIG}`, `openai:${SMALL}`])
+
+  const before = model.requests.length
+  const { output, meta } = await cognitive.generateContent({
+    model: 'best',
+    systemPrompt: 'Answer briefly.',
+    messages: [{ role: 'user', content: 'where do walruses live?' }],
+    temperature: 0.2,
+  })
+  assert.equal(output.choices[0].content, 'answer to where do walruses live?')
+  assert.equal(output.choices[0].stopReason, 'stop')
+  assert.equal(meta.cached, false)
+  assert.equal(model.requests.length, before + 1)
+  const sent = model.requests.at(-1)
+  assert.ok([BIG, SMALL].includes(sent.model), sent.model)
+  assert.equal(sent.model, output.model)
+  assert.deepEqual(sent.messages, [
+    { role: 'system', content: 'Answer briefly.' },
+    { role: 'user', content: 'where do walruses live?' },
+  ])
+
+  // Its model preferences are in a file of the bot, which it reads by key
+  // (its key names the client's botId, a property @botpress/client 1.45.0
+  // does not have: "undefined").
+  const { files } = await client.listFiles({ tags: { purpose: 'config', system: 'true' } })
+  assert.equal(files.length, 1)
+  assert.match(files[0].key, /^bot->.*->models\.config\.json$/)
+  const { file } = await client.getFile({ id: files[0].key })
+  assert.equal(file.id, files[0].id)
+
+  // Uninstalled (null, as bp deploy sends for an integration a bot no
+  // longer declares), its actions are gone.
+  await admin.updateBot({ id: botId, integrations: { openai: null } })
+  await assert.rejects(client.callAction({ type: 'openai:listLanguageModels', input: {} }), (err) => err.type === 'ResourceNotFound')
 })
 
 test('cognitive 0.5.4 with its beta flag answers generateContent through /v2/cognitive', async () => {

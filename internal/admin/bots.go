@@ -380,28 +380,42 @@ type integrationPatch struct {
 }
 
 func (s *Service) applyIntegration(b *platform.Bot, key string, raw json.RawMessage) error {
+	at := -1
+	for i := range b.Integrations {
+		if b.Integrations[i].IntegrationID == key || b.Integrations[i].Name == key {
+			at = i
+		}
+	}
 	if isNull(raw) {
 		// null removes an integration: @botpress/cli sends it for every
 		// integration the bot does not declare. The built-in chat
-		// integration stays (enabled: false disables it); no other is
-		// installed here, so there is nothing to remove.
-		return nil
-	}
-	var in *platform.BotIntegration
-	for i := range b.Integrations {
-		if b.Integrations[i].IntegrationID == key || b.Integrations[i].Name == key {
-			in = &b.Integrations[i]
+		// integration stays (enabled: false disables it).
+		if at >= 0 && b.Integrations[at].IntegrationID != ChatIntegrationID {
+			b.Integrations = slices.Delete(b.Integrations, at, at+1)
 		}
-	}
-	if in == nil {
-		return platform.Errorf(platform.TypeReferenceNotFound, "integrations.%s: integration not found; the only integration on this server is %q", key, ChatIntegrationID)
+		return nil
 	}
 	field := "integrations." + key
 	var p integrationPatch
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return platform.Invalid(field, "must be an object")
 	}
-	if p.IntegrationID != nil && *p.IntegrationID != in.IntegrationID {
+	if at < 0 {
+		// An installation: of the built-in LLM integration, under its name
+		// (the alias the official clients call its actions by).
+		if p.IntegrationID == nil || (*p.IntegrationID != platform.LLMIntegrationID && *p.IntegrationID != platform.LLMIntegration) {
+			return platform.Errorf(platform.TypeReferenceNotFound, "integrations.%s: integration not found; this server's integrations are %q (built in) and %q (the operator's models, integrationId %q)",
+				key, ChatIntegrationID, platform.LLMIntegration, platform.LLMIntegrationID)
+		}
+		if key != platform.LLMIntegration {
+			return platform.Invalid(field, "the %s integration is installed under its name, %q, the alias its actions are called by", platform.LLMIntegration, platform.LLMIntegration)
+		}
+		b.Integrations = append(b.Integrations, platform.NewLLMIntegration(b.ID, s.clock.Now()))
+		at = len(b.Integrations) - 1
+		p.IntegrationID = &b.Integrations[at].IntegrationID
+	}
+	in := &b.Integrations[at]
+	if p.IntegrationID != nil && *p.IntegrationID != in.IntegrationID && *p.IntegrationID != in.Name {
 		return platform.Invalid(field+".integrationId", "must be %q", in.IntegrationID)
 	}
 	if p.Enabled != nil {
@@ -409,6 +423,12 @@ func (s *Service) applyIntegration(b *platform.Bot, key string, raw json.RawMess
 	}
 	if p.DisabledChannels != nil {
 		in.DisabledChannels = *p.DisabledChannels
+	}
+	if p.Configuration != nil && in.IntegrationID != ChatIntegrationID {
+		if len(p.Configuration) > 0 {
+			return platform.Invalid(field+".configuration", "the %s integration takes no configuration: its models are the server's (docs/llm.md)", in.Name)
+		}
+		p.Configuration = nil
 	}
 	if p.Configuration != nil {
 		cfg := p.Configuration

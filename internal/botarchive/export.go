@@ -187,6 +187,11 @@ func (x *archiveWriter) lines(name string, fill func(write func(any) error) erro
 func botOf(b platform.Bot, secrets bool) botRecord {
 	r := botRecord{ID: b.ID, Name: b.Name, Dev: b.Dev, Type: b.Type, Status: b.Status, Code: b.Code, Tags: b.Tags, Spec: b.Spec,
 		DeployedAt: b.DeployedAt, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
+	for _, in := range b.Integrations {
+		if in.IntegrationID == platform.LLMIntegrationID {
+			r.Integrations = append(r.Integrations, in.Name)
+		}
+	}
 	if !secrets {
 		r.Spec.Secrets = nil
 		return r

@@ -63,6 +63,9 @@ type botRecord struct {
 	CreatedAt  time.Time         `json:"createdAt"`
 	UpdatedAt  time.Time         `json:"updatedAt"`
 	Secrets    *botSecrets       `json:"secrets,omitempty"`
+	// Integrations are the built-in integrations the bot installed, by
+	// name, beside chat, which every bot has.
+	Integrations []string `json:"integrations,omitempty"`
 }
 
 // botSecrets are what signs for the bot: its signing secret, and the chat

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/audit"
@@ -171,6 +172,9 @@ func newBot(r botRecord, act *platform.Actor, id, name string, now time.Time) pl
 		b.Spec.Secrets = nil
 	}
 	b.Integrations = []platform.BotIntegration{platform.NewChatIntegration(id, key, now)}
+	if slices.Contains(r.Integrations, platform.LLMIntegration) {
+		b.Integrations = append(b.Integrations, platform.NewLLMIntegration(id, now))
+	}
 	return b
 }
 

@@ -98,8 +98,9 @@ type Webhook struct {
 	Origins []string
 }
 
-// Webhook resolves a chat webhook id. Unknown and disabled webhooks are 404,
-// so that the client's connection probe fails.
+// Webhook resolves a chat webhook id. Unknown and disabled webhooks, and
+// those of a bot's other integrations, are 404, so that the client's
+// connection probe fails.
 func (s *Service) Webhook(ctx context.Context, webhookID string) (*Webhook, error) {
 	in, err := s.store.GetIntegrationByWebhook(ctx, webhookID)
 	return webhookOf(webhookID, in, err)
@@ -108,7 +109,7 @@ func (s *Service) Webhook(ctx context.Context, webhookID string) (*Webhook, erro
 // webhookOf is the webhook of the integration read for webhookID (with
 // the error of that read).
 func webhookOf(webhookID string, in platform.BotIntegration, err error) (*Webhook, error) {
-	if errors.Is(err, platform.ErrNotFound) || (err == nil && !in.Enabled) {
+	if errors.Is(err, platform.ErrNotFound) || (err == nil && (!in.Enabled || in.IntegrationID != platform.ChatIntegrationID)) {
 		return nil, platform.Errorf(platform.TypeResourceNotFound, "no chat webhook %q", webhookID)
 	}
 	if err != nil {

@@ -78,6 +78,7 @@ type Request struct {
 	Messages        []Message       `json:"messages"`
 	Model           json.RawMessage `json:"model"` // an id or a list of ids
 	Temperature     *float64        `json:"temperature"`
+	TopP            *float64        `json:"-"` // the llm interface's (generateContent) only
 	SystemPrompt    string          `json:"systemPrompt"`
 	MaxTokens       int             `json:"maxTokens"`
 	StopSequences   json.RawMessage `json:"stopSequences"` // a string or a list
@@ -265,7 +266,7 @@ func (s *Service) prepare(ctx context.Context, c Caller, req Request) (*call, er
 		out.chat.Messages = append(out.chat.Messages, msg)
 		out.warnings = append(out.warnings, warn...)
 	}
-	out.chat.Temperature, out.chat.MaxTokens = req.Temperature, req.MaxTokens
+	out.chat.Temperature, out.chat.TopP, out.chat.MaxTokens = req.Temperature, req.TopP, req.MaxTokens
 	if out.chat.Stop, err = stringOrList("stopSequences", req.StopSequences); err != nil {
 		return nil, err
 	}

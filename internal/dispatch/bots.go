@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
@@ -70,10 +72,37 @@ func (d *Dispatcher) CallAction(ctx context.Context, botID, name string, input j
 	if len(input) == 0 || string(input) == "null" {
 		input = json.RawMessage(`{}`)
 	}
+	if alias, action, ok := strings.Cut(name, ":"); ok {
+		return d.integrationAction(ctx, b, alias, action, input)
+	}
 	if b.exec == nil {
 		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: bot %q has no code deployed", name, botID)
 	}
 	return b.exec.Action(ctx, b, name, input)
+}
+
+// Integration runs the actions of a built-in integration, which the
+// bots that installed it call as "<its name>:<action>".
+type Integration interface {
+	Action(ctx context.Context, b *Bot, action string, input json.RawMessage) (json.RawMessage, error)
+}
+
+// integrationAction runs action of the integration the bot installed
+// under alias.
+func (d *Dispatcher) integrationAction(ctx context.Context, b *Bot, alias, action string, input json.RawMessage) (json.RawMessage, error) {
+	i := slices.IndexFunc(b.Integrations, func(in platform.BotIntegration) bool { return in.Name == alias })
+	if i < 0 {
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the bot has no integration %q", alias+":"+action, alias)
+	}
+	in := b.Integrations[i]
+	if !in.Enabled {
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the bot's integration %q is disabled", alias+":"+action, alias)
+	}
+	run := d.cfg.Integrations[in.IntegrationID]
+	if run == nil {
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the %s integration has no actions here", alias+":"+action, in.Name)
+	}
+	return run.Action(ctx, b, action, input)
 }
 
 // idleBots is how long an executor keeps what it holds for a bot (a

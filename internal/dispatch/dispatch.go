@@ -54,7 +54,10 @@ type Config struct {
 	// States expires the Runtime API's states, whose state_expired events
 	// are then dispatched (nil: none expire).
 	States StateExpirer
-	Log    *slog.Logger
+	// Integrations run the actions of the built-in integrations, by
+	// integration id.
+	Integrations map[string]Integration
+	Log          *slog.Logger
 }
 
 // StateExpirer expires the Runtime API's states that lapsed by now

@@ -46,7 +46,7 @@ func (a *api) adminRoutes() *table {
 
 	t.handle("POST /v1/admin/bots", "createBot", createBotSchema, a.workspace(a.createBot))
 	t.handle("GET /v1/admin/bots", "listBots", nil, a.workspace(a.listBots))
-	t.handle("GET /v1/admin/bots/{id}", "getBot", nil, a.workspace(a.getBot))
+	t.handle("GET /v1/admin/bots/{id}", "getBot", nil, a.ownBot(a.getBot))
 	t.handle("PUT /v1/admin/bots/{id}", "updateBot", updateBotSchema, a.workspace(a.updateBot))
 	t.handle("DELETE /v1/admin/bots/{id}", "deleteBot", emptyBodySchema, a.workspace(a.deleteBot))
 	t.handle("GET /v1/admin/bots/{id}/logs", "getBotLogs", nil, a.workspace(a.getBotLogs))
@@ -109,6 +109,32 @@ func (a *api) authenticate(r *http.Request, needWorkspace bool) (*platform.Actor
 		return nil, platform.Errorf(platform.TypeUnauthorized, "x-workspace-id header is required")
 	}
 	return a.Admin.Authenticate(r.Context(), bearer(r), ws)
+}
+
+// ownBot serves getBot to the workspace's members, and to a bot's own API
+// key for that bot (as a viewer sees it, without its secrets): the official
+// clients read the bot they run as (@botpress/cognitive finds the bot's
+// integrations so).
+func (a *api) ownBot(f actorFunc) http.Handler {
+	members := a.workspace(f)
+	return secured{a.h(func(w http.ResponseWriter, r *http.Request) error {
+		key, ws, isKey, err := a.Admin.AuthenticateBotKey(r.Context(), bearer(r))
+		if !isKey {
+			members.ServeHTTP(w, r)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if key.OwnerID != r.PathValue("id") || (r.Header.Get("x-bot-id") != "" && r.Header.Get("x-bot-id") != key.OwnerID) {
+			return platform.Errorf(platform.TypeForbidden, "a bot API key reads its own bot only")
+		}
+		noteCaller(r, ws, key.OwnerID)
+		if err := a.admit(w, who{token: bearer(r), bot: key.OwnerID}); err != nil {
+			return err
+		}
+		return f(w, r, &platform.Actor{Member: platform.Member{WorkspaceID: ws, Role: platform.RoleViewer}})
+	}), openapi.Workspace}
 }
 
 func (a *api) account(f actorFunc) http.Handler { return a.withActor(false, f) }

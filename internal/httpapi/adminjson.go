@@ -182,7 +182,7 @@ func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service) botJSON {
 		out.DeployedAt = platform.FormatTime(*b.DeployedAt)
 	}
 	for _, in := range b.Integrations {
-		out.Integrations[in.IntegrationID] = integrationJSON{
+		j := integrationJSON{
 			ID: in.IntegrationID, Enabled: in.Enabled, Name: in.Name, Version: in.Version,
 			WebhookURL: svc.WebhookURL(in.WebhookID), WebhookID: in.WebhookID, Configuration: in.Configuration,
 			Status: "registered", DisabledChannels: in.DisabledChannels,
@@ -190,6 +190,12 @@ func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service) botJSON {
 			Title: "Chat", Description: "Chat API for custom clients (built in)", Visibility: "public",
 			VerificationStatus: "approved", LifecycleStatus: "published", Public: true,
 		}
+		if in.IntegrationID == platform.LLMIntegrationID {
+			j.Title, j.Description = llmTitle, llmDescription
+			j.WebhookURL = "" // it receives nothing
+		}
+		// Keyed by the alias the bot's code calls it by: the name.
+		out.Integrations[in.Name] = j
 	}
 	return out
 }

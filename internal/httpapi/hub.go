@@ -7,10 +7,13 @@ import (
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-// The hub holds one integration here: the built-in chat, which every bot
-// has. `bp deploy` and `bp dev` look a bot's declared integrations up in
-// the hub (getPublicIntegration) after the workspace (getIntegrationByName,
-// which finds nothing: a workspace has no integrations of its own here).
+// The hub holds the built-in integrations: chat, which every bot has, and
+// openai, which a bot installs to call the operator's models through the
+// llm interface (docs/llm.md; any version asked for is this one, so that a
+// bot written for the hosted openai integration deploys as it is). `bp deploy` and `bp dev` look a bot's
+// declared integrations up in the hub (getPublicIntegration) after the
+// workspace (getIntegrationByName, which finds nothing: a workspace has no
+// integrations of its own here).
 
 // chatVersion is the built-in chat integration's version; "latest" names
 // it too.
@@ -18,19 +21,87 @@ const chatVersion = "1.0.0"
 
 func (a *api) getPublicIntegration(w http.ResponseWriter, r *http.Request, _ *platform.Actor) error {
 	name, version := r.PathValue("name"), r.PathValue("version")
-	if name != admin.ChatIntegrationID || (version != chatVersion && version != "latest") {
-		return platform.Errorf(platform.TypeResourceNotFound, "integration %q version %q not found: this server's hub has the built-in chat integration only (chat@%s)", name, version, chatVersion)
+	switch {
+	case name == admin.ChatIntegrationID && (version == chatVersion || version == "latest"):
+		writeJSON(w, http.StatusOK, map[string]any{"integration": chatIntegration()})
+	case name == platform.LLMIntegration:
+		writeJSON(w, http.StatusOK, map[string]any{"integration": llmIntegration()})
+	default:
+		return platform.Errorf(platform.TypeResourceNotFound, "integration %q version %q not found: this server's hub has its built-in integrations only (chat@%s, %s)",
+			name, version, chatVersion, platform.LLMIntegration)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"integration": chatIntegration()})
 	return nil
 }
 
 func (a *api) getPublicIntegrationByID(w http.ResponseWriter, r *http.Request, _ *platform.Actor) error {
-	if id := r.PathValue("id"); id != admin.ChatIntegrationID {
-		return platform.Errorf(platform.TypeResourceNotFound, "integration %q not found: this server's hub has the built-in chat integration only (id %q)", id, admin.ChatIntegrationID)
+	switch id := r.PathValue("id"); id {
+	case admin.ChatIntegrationID:
+		writeJSON(w, http.StatusOK, map[string]any{"integration": chatIntegration()})
+	case platform.LLMIntegrationID:
+		writeJSON(w, http.StatusOK, map[string]any{"integration": llmIntegration()})
+	default:
+		return platform.Errorf(platform.TypeResourceNotFound, "integration %q not found: this server's hub has its built-in integrations only (ids %q and %q)", id, admin.ChatIntegrationID, platform.LLMIntegrationID)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"integration": chatIntegration()})
 	return nil
+}
+
+const (
+	llmTitle       = "OpenAI-compatible models"
+	llmDescription = "The language models of this server's OpenAI-compatible model server, through the llm interface (built in)"
+)
+
+// llmIntegration is the built-in LLM integration as the hub shows it: the
+// llm interface's two actions.
+func llmIntegration() map[string]any {
+	empty := map[string]any{}
+	obj := func(props map[string]any, required ...string) map[string]any {
+		o := map[string]any{"type": "object", "properties": props}
+		if len(required) > 0 {
+			o["required"] = required
+		}
+		return o
+	}
+	str, num, anyObj := map[string]any{"type": "string"}, map[string]any{"type": "number"}, map[string]any{"type": "object"}
+	tokens := obj(map[string]any{"maxTokens": num, "costPer1MTokens": num}, "maxTokens", "costPer1MTokens")
+	model := obj(map[string]any{"id": str, "name": str, "description": str, "tags": map[string]any{"type": "array", "items": str}, "input": tokens, "output": tokens},
+		"id", "name", "description", "tags", "input", "output")
+	toolCall := obj(map[string]any{"id": str, "type": map[string]any{"type": "string", "enum": []string{"function"}},
+		"function": obj(map[string]any{"name": str, "arguments": map[string]any{"type": []string{"object", "null"}}}, "name", "arguments")}, "id", "type", "function")
+	message := obj(map[string]any{"role": map[string]any{"type": "string", "enum": []string{"user", "assistant"}},
+		"type":      map[string]any{"type": "string", "enum": []string{"text", "tool_calls", "tool_result", "multipart"}},
+		"toolCalls": map[string]any{"type": "array", "items": toolCall}, "toolResultCallId": str, "content": empty}, "role", "content")
+	usage := obj(map[string]any{"inputTokens": num, "inputCost": num, "outputTokens": num, "outputCost": num}, "inputTokens", "inputCost", "outputTokens", "outputCost")
+	actions := map[string]any{
+		"generateContent": map[string]any{"title": "Generate content", "description": "Generate content with one of the server's models",
+			"input": map[string]any{"schema": obj(map[string]any{"model": obj(map[string]any{"id": str}, "id"), "systemPrompt": str,
+				"messages": map[string]any{"type": "array", "items": message}, "responseFormat": map[string]any{"type": "string", "enum": []string{"text", "json_object"}},
+				"maxTokens": num, "temperature": num, "topP": num, "stopSequences": map[string]any{"type": "array", "items": str},
+				"tools": map[string]any{"type": "array", "items": anyObj}, "toolChoice": anyObj, "reasoningEffort": str, "userId": str, "debug": map[string]any{"type": "boolean"}, "meta": anyObj},
+				"messages")},
+			"output": map[string]any{"schema": obj(map[string]any{"id": str, "provider": str, "model": str,
+				"choices": map[string]any{"type": "array", "items": obj(map[string]any{"type": str, "content": empty, "toolCalls": map[string]any{"type": "array", "items": toolCall},
+					"role": str, "index": num, "stopReason": str}, "type", "content", "role", "index", "stopReason")},
+				"usage": usage, "botpress": obj(map[string]any{"cost": num}, "cost")}, "id", "provider", "model", "choices", "usage", "botpress")}},
+		"listLanguageModels": map[string]any{"title": "List language models", "description": "The models of the server's model server",
+			"input":  map[string]any{"schema": obj(empty)},
+			"output": map[string]any{"schema": obj(map[string]any{"models": map[string]any{"type": "array", "items": model}}, "models")}},
+	}
+	return map[string]any{
+		"id": platform.LLMIntegrationID, "name": platform.LLMIntegration, "version": platform.LLMIntegrationVersion,
+		"title": llmTitle, "description": llmDescription,
+		"createdAt": "2026-12-01T00:00:00.000Z", "updatedAt": "2026-12-01T00:00:00.000Z",
+		"public": true, "dev": false, "verificationStatus": "approved", "url": "", "iconUrl": "", "readmeUrl": "",
+		"identifier": empty, "configuration": map[string]any{"schema": obj(empty), "identifier": map[string]any{"required": false}},
+		"configurations": empty, "channels": empty, "states": empty, "events": empty, "actions": actions,
+		"user":     map[string]any{"tags": empty, "creation": map[string]any{"enabled": false, "requiredTags": []string{}}},
+		"entities": map[string]any{"modelRef": map[string]any{"title": "Model", "schema": obj(map[string]any{"id": str}, "id")}},
+		"interfaces": map[string]any{"llm": map[string]any{"id": "intver_01llminterface00000000000", "name": "llm", "version": "11.0.0",
+			"entities": map[string]any{"modelRef": map[string]any{"name": "modelRef"}},
+			"actions":  map[string]any{"generateContent": map[string]any{"name": "generateContent"}, "listLanguageModels": map[string]any{"name": "listLanguageModels"}},
+			"events":   empty, "channels": empty}},
+		"secrets": empty, "meta": map[string]any{"installs": 0, "views": 0},
+		"ownerWorkspace": map[string]any{"id": "", "handle": "botplatform", "name": "botplatform"},
+	}
 }
 
 // chatIntegration is the built-in chat integration as the hub shows it.

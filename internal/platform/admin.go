@@ -197,6 +197,28 @@ func NewChatIntegration(botID, encryptionKey string, now time.Time) BotIntegrati
 	}
 }
 
+// LLMIntegrationID and LLMIntegration name the built-in integration that
+// implements the llm interface with the operator's model server
+// (docs/llm.md). It answers as "openai", the name the official clients
+// call first (@botpress/cognitive 0.5 looks for "openai:listLanguageModels"
+// when it cannot read the bot's integrations), so that a bot written for
+// the hosted platform's openai integration runs as it is.
+const (
+	LLMIntegrationID      = "intver_01builtinopenai00000000"
+	LLMIntegration        = "openai"
+	LLMIntegrationVersion = "1.0.0"
+)
+
+// NewLLMIntegration returns a bot's installation of the built-in LLM
+// integration.
+func NewLLMIntegration(botID string, now time.Time) BotIntegration {
+	return BotIntegration{
+		BotID: botID, IntegrationID: LLMIntegrationID, Name: LLMIntegration, Version: LLMIntegrationVersion,
+		WebhookID: strings.ToLower(NewID("")), Enabled: true, Configuration: map[string]any{}, DisabledChannels: []string{},
+		CreatedAt: now, UpdatedAt: now,
+	}
+}
+
 // LogEntry is one line of a bot's logs.
 type LogEntry struct {
 	ID             string
