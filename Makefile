@@ -62,9 +62,11 @@ $(VERSITYGW):
 	mkdir -p $(dir $@) && GOBIN=$(dir $@) CGO_ENABLED=0 $(GO) install $(VERSITYGW_MODULE)
 
 # node --test gets explicit files, so that it never picks up the vitest suite
-# that chat-e2e/run.mjs copies into compat/.chat-e2e/.
+# that chat-e2e/run.mjs copies into compat/.chat-e2e/. compat/llm-bot has
+# its own dependencies (@botpress/zai and the SDK ask for different majors
+# of @bpinternal/zui).
 test-compat: build embeddings-server
-	cd compat && npm ci --no-audit --no-fund --loglevel=error && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1 test/*.test.js && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node chat-e2e/run.mjs
+	cd compat && npm ci --no-audit --no-fund --loglevel=error && (cd llm-bot && npm ci --no-audit --no-fund --loglevel=error) && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1 test/*.test.js && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node chat-e2e/run.mjs
 
 # The local embeddings model of docs/indexing.md (its test is in compat/).
 embeddings-server:

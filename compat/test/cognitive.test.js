@@ -12,9 +12,9 @@
 
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import http from 'node:http'
 import { Client } from '@botpress/client'
 import { Cognitive, CognitiveBeta } from '@botpress/cognitive'
+import { COMPLETION_TOKENS, PROMPT_TOKENS, startModelServer } from '../support/model.js'
 import { startServer } from '../support/server.js'
 
 for (const k of Object.keys(process.env)) {
@@ -23,42 +23,6 @@ for (const k of Object.keys(process.env)) {
 
 const BIG = 'big-model'
 const SMALL = 'small-model'
-const PROMPT_TOKENS = 40
-const COMPLETION_TOKENS = 7
-
-/** A stand-in model server: answers "answer to <last user text>", streamed a word a chunk when asked. */
-async function startModelServer() {
-  const requests = []
-  const srv = http.createServer((req, res) => {
-    const chunks = []
-    req.on('data', (c) => chunks.push(c))
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        res.writeHead(404).end()
-        return
-      }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-      requests.push(body)
-      const last = body.messages.filter((m) => m.role === 'user').at(-1)
-      const text = `answer to ${typeof last.content === 'string' ? last.content : last.content.map((p) => p.text ?? '').join('')}`
-      const usage = { prompt_tokens: PROMPT_TOKENS, completion_tokens: COMPLETION_TOKENS, total_tokens: PROMPT_TOKENS + COMPLETION_TOKENS }
-      if (!body.stream) {
-        res.writeHead(200, { 'Content-Type': 'application/json' })
-        res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', model: body.model, usage,
-          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] }))
-        return
-      }
-      res.writeHead(200, { 'Content-Type': 'text/event-stream' })
-      const send = (o) => res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: body.model, ...o })}\n\n`)
-      for (const word of text.split(/(?<= )/)) send({ choices: [{ index: 0, delta: { content: word }, finish_reason: null }] })
-      send({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })
-      if (body.stream_options?.include_usage) send({ choices: [], usage })
-      res.end('data: [DONE]\n\n')
-    })
-  })
-  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve))
-  return { url: `http://127.0.0.1:${srv.address().port}/v1`, requests, close: () => new Promise((r) => srv.close(r)) }
-}
 
 let model
 let server

@@ -1,0 +1,107 @@
+// A bot that thinks, as bots are written for the hosted platform: the bot in
+// llm-bot/ (@botpress/sdk 5.4.3 and @botpress/zai 2.6.21, whose
+// @botpress/cognitive 0.5.4 calls the llm interface) is built and deployed
+// with `bp deploy`, run by the server's Node bot host, and given the
+// built-in openai integration; its users talk to it with @botpress/chat,
+// and its answers come from a stand-in OpenAI-compatible model server
+// (node:http on 127.0.0.1) that records what it is asked (docs/llm.md).
+
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { Client as ChatClient } from '@botpress/chat'
+import { Client } from '@botpress/client'
+import { COMPLETION_TOKENS, PROMPT_TOKENS, startModelServer } from '../support/model.js'
+import { startServer } from '../support/server.js'
+
+for (const k of Object.keys(process.env)) {
+  if (k.startsWith('BP_')) delete process.env[k]
+}
+
+const compat = path.resolve(import.meta.dirname, '..')
+const botDir = path.join(compat, 'llm-bot')
+const bpBin = path.join(compat, 'node_modules/@botpress/cli/bin.js')
+const WAIT_MS = 60_000 // a hang guard, never a speed requirement
+const ANSWER = 'Walruses live on Arctic sea ice.'
+
+let model, server, client, home, project
+
+/** Runs bp in the bot's project to the end; rejects with its output when it fails. */
+function bp(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bpBin, ...args], { cwd: project, env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (out += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      code === 0 ? resolve(out) : reject(new Error(`bp ${args.join(' ')} exited ${code}:\n${out}`))
+    })
+  })
+}
+
+before(async () => {
+  // zai's check is answered TRUE, anything else with ANSWER.
+  model = await startModelServer((body) => (JSON.stringify(body.messages).includes('is about animals') ? '■TRUE■ walruses are animals ■END■' : ANSWER))
+  server = await startServer({ args: ['--ai-url', model.url, '--ai-model', 'llama-8b', '--ai-prices', '{"llama-8b":{"input":1,"output":2}}'] })
+  client = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
+  home = await fs.mkdtemp(path.join(os.tmpdir(), 'bp-home-'))
+  // Inside llm-bot/, so that the bundle finds its node_modules.
+  project = await fs.mkdtemp(path.join(botDir, '.project-'))
+  await fs.cp(path.join(botDir, 'src'), path.join(project, 'src'), { recursive: true })
+  await fs.copyFile(path.join(botDir, 'package.json'), path.join(project, 'package.json'))
+  await bp(['login', '--apiUrl', server.apiUrl, '--token', server.token, '--workspaceId', server.workspaceId, '-y'])
+})
+
+after(async () => {
+  await server?.stop()
+  await model?.close()
+  if (project) await fs.rm(project, { recursive: true, force: true })
+  if (home) await fs.rm(home, { recursive: true, force: true })
+})
+
+test('bp deploy of a bot using @botpress/zai: its answers come from the operator\'s model server, priced in AI Spend', async () => {
+  const out = await bp(['deploy', '-y', '--createNewBot'])
+  const id = out.match(/Bot created with ID "([^"]+)"/)?.[1]
+  assert.ok(id, `no bot id in:\n${out}`)
+  const { bot } = await client.updateBot({ id, maxExecutionTime: 60, integrations: { openai: { integrationId: 'intver_01builtinopenai00000000', enabled: true } } })
+  assert.equal(bot.integrations.openai.status, 'registered')
+
+  const chat = await ChatClient.connect({ apiUrl: bot.integrations.chat.webhookUrl })
+  const { conversation } = await chat.createConversation({})
+  const listener = await chat.listenConversation({ id: conversation.id })
+  const replies = []
+  listener.on('message_created', (m) => {
+    if (m.userId !== chat.user.id) replies.push(m.payload.text)
+  })
+  const ask = async (text) => {
+    const n = replies.length + 1
+    await chat.createMessage({ conversationId: conversation.id, payload: { type: 'text', text } })
+    const deadline = Date.now() + WAIT_MS
+    while (replies.length < n) {
+      if (Date.now() > deadline) {
+        const { logs } = await client.getBotLogs({ id, timeStart: '2020-01-01T00:00:00Z' })
+        throw new Error(`no reply to ${JSON.stringify(text)} within ${WAIT_MS} ms; the bot's logs:\n${logs.map((l) => `${l.level} ${l.message}`).join('\n')}`)
+      }
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    return replies[n - 1]
+  }
+
+  assert.equal(await ask('where do walruses live?'), ANSWER)
+  const asked = model.requests.at(-1)
+  assert.equal(asked.model, 'llama-8b')
+  assert.ok(JSON.stringify(asked.messages).includes('where do walruses live?'), JSON.stringify(asked.messages))
+  assert.equal(await ask('check:a walrus eats clams'), 'yes')
+  listener.disconnect()
+
+  // Every model call the bot made is in the workspace's AI Spend.
+  const calls = model.requests.length
+  const { usages } = await client.listWorkspaceUsages({ id: server.workspaceId, type: 'ai_spend' })
+  const want = (calls * (PROMPT_TOKENS * 1 + COMPLETION_TOKENS * 2)) / 1e6
+  assert.ok(Math.abs(usages[0].value - want) < 1e-9, `AI Spend ${usages[0].value}, want ${want} for ${calls} calls`)
+})
