@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -197,6 +198,19 @@ func TestCognitiveAPI(t *testing.T) {
 			model.Respond(func(aitest.Recorded) aitest.Reply { return aitest.Reply{Status: 400, Text: "context length exceeded"} })
 			call(owner, "/v2/cognitive/generate-text", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}}).fail(400, "InvalidPayload", "context length exceeded")
 			model.Respond(nil)
+
+			// Each call left a line in the bot's logs: model, tokens, cost and
+			// time, or why it failed; never the prompt.
+			logs := string(owner.get("/v1/admin/bots/" + botID + "/logs?timeStart=2000-01-01T00:00:00Z").Body)
+			for _, want := range []string{`LLM call (generate-text): model big-1, ` + fmt.Sprint(wantIn) + ` + ` + fmt.Sprint(wantOut) + ` tokens, $0.000`,
+				`LLM call (generate-text-stream): model mid-1`, `LLM call (generate-text): model mid-1 failed after`, `context length exceeded`} {
+				if !strings.Contains(logs, want) {
+					t.Errorf("the bot's logs have no %q:\n%s", want, logs)
+				}
+			}
+			if strings.Contains(logs, "You are terse") {
+				t.Error("a prompt is in the bot's logs")
+			}
 			owner.in("").put("/v1/admin/workspaces/"+owner.ws, map[string]any{"spendingLimit": 0}).ok()
 			n := len(model.Requests())
 			call(owner, "/v2/cognitive/generate-text-stream", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}}).fail(403, "QuotaExceeded", "spendingLimit")
@@ -328,6 +342,9 @@ func TestLLMIntegration(t *testing.T) {
 			if err := json.Unmarshal(model.Requests()[0].Body, &sent); err != nil || sent.Model != "big-1" || sent.TopP != 0.5 || string(sent.ToolChoice) != `"required"` ||
 				len(sent.Messages) != 2 || sent.Messages[0].Role != "system" {
 				t.Errorf("the model server received %s", model.Requests()[0].Body)
+			}
+			if logs := string(owner.get(path + "/logs?timeStart=2000-01-01T00:00:00Z").Body); !strings.Contains(logs, "LLM call (openai:generateContent): model big-1") {
+				t.Errorf("the bot's logs: %s", logs)
 			}
 			action("openai:transcribe", map[string]any{}).fail(404, "ResourceNotFound", "generateContent")
 			action("chat:listLanguageModels", map[string]any{}).fail(404, "ResourceNotFound", "chat")

@@ -36,10 +36,13 @@ type Chatter interface {
 	ChatStream(ctx context.Context, r ai.ChatRequest, each func(ai.ChatDelta) error) (ai.ChatAnswer, error)
 }
 
-// Store is what the service needs of the database: AI Spend.
+// Store is what the service needs of the database: AI Spend, and the
+// bots' logs, where each call leaves a line.
 type Store interface {
 	aispend.Store
 	RecordAIUsage(ctx context.Context, u platform.AIUsage) error
+	AppendLogs(ctx context.Context, entries []platform.LogEntry) error
+	InTx(ctx context.Context, f func(ctx context.Context) error) error
 }
 
 // Config is what the service is built from.
@@ -189,7 +192,12 @@ type Chunk struct {
 
 // GenerateText answers req with one call of the model server.
 func (s *Service) GenerateText(ctx context.Context, c Caller, req Request) (Response, error) {
-	call, err := s.prepare(ctx, c, req)
+	return s.generateText(ctx, c, req, "generate-text")
+}
+
+// generateText is GenerateText, named in the bot's logs as via.
+func (s *Service) generateText(ctx context.Context, c Caller, req Request, via string) (Response, error) {
+	call, err := s.prepare(ctx, c, req, via)
 	if err != nil {
 		return Response{}, err
 	}
@@ -207,7 +215,7 @@ func (s *Service) GenerateText(ctx context.Context, c Caller, req Request) (Resp
 // call's error (nothing was sent); after it, the stream ends with a last
 // chunk that carries the error.
 func (s *Service) GenerateTextStream(ctx context.Context, c Caller, req Request, emit func(Chunk) error) error {
-	call, err := s.prepare(ctx, c, req)
+	call, err := s.prepare(ctx, c, req, "generate-text-stream")
 	if err != nil {
 		return err
 	}
@@ -234,11 +242,12 @@ func (s *Service) GenerateTextStream(ctx context.Context, c Caller, req Request,
 type call struct {
 	chat     ai.ChatRequest
 	warnings []Warning
+	via      string // what the bot called, for its logs
 }
 
 // prepare checks that a model server is there and the workspace may spend,
 // and turns req into a chat completion.
-func (s *Service) prepare(ctx context.Context, c Caller, req Request) (*call, error) {
+func (s *Service) prepare(ctx context.Context, c Caller, req Request, via string) (*call, error) {
 	if s.cfg.Model == nil {
 		return nil, platform.Errorf(platform.TypeUnavailable, "this server has no model server: its operator sets one with --ai-url (docs/llm.md)")
 	}
@@ -249,7 +258,7 @@ func (s *Service) prepare(ctx context.Context, c Caller, req Request) (*call, er
 	if left == 0 {
 		return nil, platform.Errorf(platform.TypeQuotaExceeded, "AI Spend limit reached: this workspace's monthly spending limit is $%.0f; raise spendingLimit or wait for next month", aispend.Dollars(limit))
 	}
-	out := &call{}
+	out := &call{via: via}
 	ids, err := stringOrList("model", req.Model)
 	if err != nil {
 		return nil, err
@@ -421,7 +430,9 @@ func (s *Service) answered(ctx context.Context, c Caller, call *call, ans ai.Cha
 	cost := s.cfg.AI.Cost(ans.Model, ans.InputTokens, ans.OutputTokens)
 	u := platform.AIUsage{ID: platform.NewID("aiu_"), WorkspaceID: c.WorkspaceID, BotID: c.BotID, Purpose: Purpose, Model: ans.Model,
 		InputTokens: ans.InputTokens, OutputTokens: ans.OutputTokens, Cost: cost, Latency: took, CreatedAt: s.clock.Now()}
-	if err := s.store.RecordAIUsage(context.WithoutCancel(ctx), u); err != nil {
+	line := fmt.Sprintf("LLM call (%s): model %s, %d + %d tokens, $%.6f, %s", call.via, ans.Model, ans.InputTokens, ans.OutputTokens,
+		aispend.Dollars(cost), took.Round(time.Millisecond))
+	if err := s.record(ctx, u, "info", line); err != nil {
 		// The call was made and answered: its answer is given; the spend
 		// goes unrecorded.
 		s.log.Error("cognitive: recording AI Spend", "bot", c.BotID, "cost_nanodollars", cost, "err", err)
@@ -450,7 +461,8 @@ func (s *Service) answered(ctx context.Context, c Caller, call *call, ans ai.Cha
 func (s *Service) failed(ctx context.Context, c Caller, call *call, took time.Duration, err error) error {
 	u := platform.AIUsage{ID: platform.NewID("aiu_"), WorkspaceID: c.WorkspaceID, BotID: c.BotID, Purpose: Purpose, Model: call.chat.Model,
 		Latency: took, Failed: true, CreatedAt: s.clock.Now()}
-	if rerr := s.store.RecordAIUsage(context.WithoutCancel(ctx), u); rerr != nil {
+	line := fmt.Sprintf("LLM call (%s): model %s failed after %s: %v", call.via, call.chat.Model, took.Round(time.Millisecond), err)
+	if rerr := s.record(ctx, u, "error", line); rerr != nil {
 		s.log.Warn("cognitive: recording a failed model call", "bot", c.BotID, "err", rerr)
 	}
 	var pe *platform.Error
@@ -465,6 +477,18 @@ func (s *Service) failed(ctx context.Context, c Caller, call *call, took time.Du
 		return platform.Errorf(platform.TypeInvalidPayload, "the model server refused the request: %v", err)
 	}
 	return platform.Errorf(platform.TypeUnavailable, "%v", err)
+}
+
+// record writes a call's usage and its line in the bot's logs, in one
+// transaction.
+func (s *Service) record(ctx context.Context, u platform.AIUsage, level, line string) error {
+	ctx = context.WithoutCancel(ctx)
+	return s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.store.RecordAIUsage(ctx, u); err != nil {
+			return err
+		}
+		return s.store.AppendLogs(ctx, []platform.LogEntry{{ID: platform.NewID(platform.PrefixLog), BotID: u.BotID, Timestamp: u.CreatedAt, Level: level, Message: line}})
+	})
 }
 
 // stopReason is the API's name of the model server's finish reason.

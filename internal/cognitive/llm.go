@@ -27,7 +27,7 @@ func (s *Service) Action(ctx context.Context, c Caller, action string, input jso
 		if err != nil {
 			return nil, err
 		}
-		resp, err := s.GenerateText(ctx, c, req)
+		resp, err := s.generateText(ctx, c, req, platform.LLMIntegration+":generateContent")
 		if err != nil {
 			return nil, err
 		}
