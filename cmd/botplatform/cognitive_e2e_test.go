@@ -275,15 +275,17 @@ func TestLLMIntegration(t *testing.T) {
 				}
 			}
 			owner.put(path, map[string]any{"integrations": map[string]any{"openai": map[string]any{"integrationId": hub.Integration.ID, "enabled": true}}}).decode(&got)
-			in := got.Bot.Integrations["openai"]
+			// Keyed by integration id, as the official clients ask by default.
+			in := got.Bot.Integrations[hub.Integration.ID]
 			if in.ID != hub.Integration.ID || in.Name != "openai" || in.Status != "registered" || !in.Enabled || got.Bot.Integrations["chat"].Name != "chat" {
 				t.Fatalf("integrations after the install: %+v", got.Bot.Integrations)
 			}
-			// A bot's key reads its own bot, not another.
+			// By alias with x-multiple-integrations; a bot's key reads its own
+			// bot, not another.
 			got.Bot.Integrations = nil
-			asBot.raw(http.MethodGet, path, nil, "x-bot-id", botID).decode(&got)
-			if got.Bot.Integrations["openai"].Status != "registered" {
-				t.Errorf("getBot with the bot's key: %+v", got.Bot.Integrations)
+			asBot.raw(http.MethodGet, path, nil, "x-bot-id", botID, "x-multiple-integrations", "true").decode(&got)
+			if got.Bot.Integrations["openai"].Status != "registered" || got.Bot.Integrations["chat"].Name != "chat" {
+				t.Errorf("getBot with the bot's key, by alias: %+v", got.Bot.Integrations)
 			}
 			asBot.raw(http.MethodGet, "/v1/admin/bots/"+other, nil, "x-bot-id", botID).fail(403, "Forbidden")
 			asBot.raw(http.MethodPut, path, map[string]any{"name": "x"}, "x-bot-id", botID).fail(401, "Unauthorized")
@@ -357,7 +359,7 @@ func TestLLMIntegration(t *testing.T) {
 			res := importCLI(t, owner, file, "--name", "llm user, moved")
 			got.Bot.Integrations = nil
 			owner.get("/v1/admin/bots/" + res.BotID).decode(&got)
-			if moved := got.Bot.Integrations["openai"]; moved.Status != "registered" || moved.ID != hub.Integration.ID || moved.WebhookID == in.WebhookID {
+			if moved := got.Bot.Integrations[hub.Integration.ID]; moved.Status != "registered" || moved.ID != hub.Integration.ID || moved.WebhookID == in.WebhookID {
 				t.Errorf("the imported bot's integrations: %+v", got.Bot.Integrations)
 			}
 
@@ -365,7 +367,7 @@ func TestLLMIntegration(t *testing.T) {
 			// declares: its actions are gone; chat stays.
 			got.Bot.Integrations = nil
 			owner.put(path, map[string]any{"integrations": map[string]any{"openai": nil, "chat": nil}}).decode(&got)
-			if _, ok := got.Bot.Integrations["openai"]; ok || got.Bot.Integrations["chat"].Name != "chat" {
+			if _, ok := got.Bot.Integrations[hub.Integration.ID]; ok || got.Bot.Integrations["chat"].Name != "chat" {
 				t.Errorf("integrations after removing openai: %+v", got.Bot.Integrations)
 			}
 			action("openai:listLanguageModels", map[string]any{}).fail(404, "ResourceNotFound", "openai")

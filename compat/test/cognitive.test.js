@@ -49,8 +49,8 @@ test('cognitive 0.5.4 calls the installed openai integration (the built-in LLM i
   const { integration } = await admin.getPublicIntegration({ name: 'openai', version: '13.0.0' })
   assert.ok(integration.interfaces.llm, 'the hub\'s openai implements the llm interface')
   const { bot: installed } = await admin.updateBot({ id: botId, integrations: { openai: { integrationId: integration.id, enabled: true } } })
-  assert.equal(installed.integrations.openai.status, 'registered')
-  assert.equal(installed.integrations.openai.name, 'openai')
+  assert.equal(installed.integrations[integration.id].status, 'registered') // keyed by id, as the client asks by default
+  assert.equal(installed.integrations[integration.id].name, 'openai')
 
   const cognitive = new Cognitive({ client })
   const models = await cognitive.fetchInstalledModels()

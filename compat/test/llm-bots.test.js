@@ -69,7 +69,7 @@ test('bp deploy of a bot using @botpress/zai: its answers come from the operator
   const id = out.match(/Bot created with ID "([^"]+)"/)?.[1]
   assert.ok(id, `no bot id in:\n${out}`)
   const { bot } = await client.updateBot({ id, maxExecutionTime: 60, integrations: { openai: { integrationId: 'intver_01builtinopenai00000000', enabled: true } } })
-  assert.equal(bot.integrations.openai.status, 'registered')
+  assert.equal(bot.integrations.intver_01builtinopenai00000000.status, 'registered')
 
   const chat = await ChatClient.connect({ apiUrl: bot.integrations.chat.webhookUrl })
   const { conversation } = await chat.createConversation({})

@@ -407,7 +407,7 @@ func (s *Service) applyIntegration(b *platform.Bot, key string, raw json.RawMess
 			return platform.Errorf(platform.TypeReferenceNotFound, "integrations.%s: integration not found; this server's integrations are %q (built in) and %q (the operator's models, integrationId %q)",
 				key, ChatIntegrationID, platform.LLMIntegration, platform.LLMIntegrationID)
 		}
-		if key != platform.LLMIntegration {
+		if key != platform.LLMIntegration && key != platform.LLMIntegrationID {
 			return platform.Invalid(field, "the %s integration is installed under its name, %q, the alias its actions are called by", platform.LLMIntegration, platform.LLMIntegration)
 		}
 		b.Integrations = append(b.Integrations, platform.NewLLMIntegration(b.ID, s.clock.Now()))

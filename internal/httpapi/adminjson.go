@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"net/http"
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -134,8 +135,14 @@ func orEmpty(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// toBot is b as an answer to act shows it (admin.Shown).
-func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service) botJSON {
+// byAlias tells whether the request asks for the bot's integrations keyed
+// by alias (x-multiple-integrations, which the agent kit's runtime sends)
+// rather than by integration id (the official clients' default).
+func byAlias(r *http.Request) bool { return r.Header.Get("x-multiple-integrations") == "true" }
+
+// toBot is b as an answer to act shows it (admin.Shown), its integrations
+// keyed by alias or by integration id (byAlias).
+func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service, alias bool) botJSON {
 	b = admin.Shown(act, b)
 	sp := b.Spec
 	out := botJSON{
@@ -194,8 +201,11 @@ func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service) botJSON {
 			j.Title, j.Description = llmTitle, llmDescription
 			j.WebhookURL = "" // it receives nothing
 		}
-		// Keyed by the alias the bot's code calls it by: the name.
-		out.Integrations[in.Name] = j
+		key := in.IntegrationID
+		if alias {
+			key = in.Name // the alias the bot's code calls it by
+		}
+		out.Integrations[key] = j
 	}
 	return out
 }
