@@ -348,6 +348,16 @@ func TestLLMIntegration(t *testing.T) {
 			if logs := string(owner.get(path + "/logs?timeStart=2000-01-01T00:00:00Z").Body); !strings.Contains(logs, "LLM call (openai:generateContent): model big-1") {
 				t.Errorf("the bot's logs: %s", logs)
 			}
+			// The model server failing: a Runtime error whose subtype makes
+			// @botpress/cognitive 0.5 try another model.
+			model.Fail(8, http.StatusServiceUnavailable)
+			failed := action("openai:generateContent", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}})
+			failed.fail(400, "Runtime", "model server")
+			var body struct{ Metadata map[string]any }
+			if err := json.Unmarshal(failed.Body, &body); err != nil || body.Metadata["subtype"] != "UPSTREAM_PROVIDER_FAILED" {
+				t.Errorf("a failed generateContent's metadata: %v", body.Metadata)
+			}
+			model.Fail(0, 0)
 			action("openai:transcribe", map[string]any{}).fail(404, "ResourceNotFound", "generateContent")
 			action("chat:listLanguageModels", map[string]any{}).fail(404, "ResourceNotFound", "chat")
 			action("anthropic:listLanguageModels", map[string]any{}).fail(404, "ResourceNotFound", "anthropic")

@@ -470,14 +470,23 @@ func (s *Service) failed(ctx context.Context, c Caller, call *call, took time.Du
 		return err
 	}
 	var se *ai.StatusError
+	var out *platform.Error
 	switch {
 	case errors.As(err, &se) && se.Code == http.StatusTooManyRequests:
 		return platform.Errorf(platform.TypeRateLimited, "%v", err)
 	case errors.As(err, &se) && se.Code >= 400 && se.Code < 500:
-		return platform.Errorf(platform.TypeInvalidPayload, "the model server refused the request: %v", err)
+		out = platform.Errorf(platform.TypeInvalidPayload, "the model server refused the request: %v", err)
+	default:
+		out = platform.Errorf(platform.TypeUnavailable, "%v", err)
 	}
-	return platform.Errorf(platform.TypeUnavailable, "%v", err)
+	// The hosted platform's word for it: @botpress/cognitive then tries
+	// another model rather than give up.
+	out.Metadata = map[string]any{"subtype": UpstreamFailed}
+	return out
 }
+
+// UpstreamFailed is the metadata.subtype of an error of the model server.
+const UpstreamFailed = "UPSTREAM_PROVIDER_FAILED"
 
 // record writes a call's usage and its line in the bot's logs, in one
 // transaction.

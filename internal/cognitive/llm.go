@@ -28,6 +28,12 @@ func (s *Service) Action(ctx context.Context, c Caller, action string, input jso
 			return nil, err
 		}
 		resp, err := s.generateText(ctx, c, req, platform.LLMIntegration+":generateContent")
+		if e, ok := platform.AsError(err); ok && e.Metadata["subtype"] == UpstreamFailed {
+			// As an integration's action fails: a Runtime error, whose
+			// subtype makes @botpress/cognitive 0.5 fall back to another
+			// model (a 503 would make it give up).
+			return nil, &platform.Error{Type: platform.TypeRuntime, Message: e.Message, Metadata: e.Metadata}
+		}
 		if err != nil {
 			return nil, err
 		}
