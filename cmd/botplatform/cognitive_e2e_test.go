@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/ai/aitest"
 	"github.com/botplatform/botplatform/internal/store/storetest"
@@ -382,5 +383,60 @@ func TestLLMIntegration(t *testing.T) {
 			}
 			action("openai:listLanguageModels", map[string]any{}).fail(404, "ResourceNotFound", "openai")
 		})
+	}
+}
+
+// TestCognitivePerBotShare: a bot makes --ai-bot-concurrency model calls at
+// once; its next waits for one of them to end, while another bot's call
+// goes through at once.
+func TestCognitivePerBotShare(t *testing.T) {
+	t.Parallel()
+	model := aitest.New(t)
+	held := make(chan struct{})
+	model.Respond(func(r aitest.Recorded) aitest.Reply {
+		if strings.HasPrefix(r.Prompt, "hold") {
+			<-held
+		}
+		return aitest.Echo(r)
+	})
+	s := startBackendWith(t, "sqlite", "--ai-url", model.URL(), "--ai-model", "m-1", "--ai-bot-concurrency", "2")
+	owner := s.owner(t)
+	busy := owner.createBot(map[string]any{"name": "busy"})["id"].(string)
+	other := owner.createBot(map[string]any{"name": "other"})["id"].(string)
+	ask := func(bot, text string) *response {
+		return owner.raw(http.MethodPost, "/v2/cognitive/generate-text", map[string]any{"messages": []any{map[string]any{"role": "user", "content": text}}}, "x-bot-id", bot)
+	}
+	waitRequests := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute) // a hang guard
+		for len(model.Requests()) < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("the model server got %d requests, want %d", len(model.Requests()), n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	answers := make(chan int, 3)
+	for i := range 2 {
+		go func() { answers <- ask(busy, fmt.Sprint("hold ", i)).Status }()
+	}
+	waitRequests(2) // the busy bot's two slots are taken
+	go func() { answers <- ask(busy, "hold 2").Status }()
+	var out struct{ Output string }
+	ask(other, "free").decode(&out)
+	if out.Output != "echo: free" {
+		t.Errorf("the other bot's answer: %q", out.Output)
+	}
+	if n := len(model.Requests()); n != 3 {
+		t.Errorf("the model server got %d requests while the busy bot's two slots were taken, want 3 (its third call waits)", n)
+	}
+	close(held)
+	for range 3 {
+		if status := <-answers; status != 200 {
+			t.Errorf("a held call answered %d", status)
+		}
+	}
+	if n := len(model.Requests()); n != 4 {
+		t.Errorf("the model server got %d requests in all, want 4", n)
 	}
 }

@@ -194,7 +194,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// AI-assisted indexing: an OpenAI-compatible model server, if set.
 	aiCfg := ai.Config{URL: cfg.AIURL, Key: cfg.AIKey, Models: cfg.AIModels, Prices: cfg.AIPrices, Timeout: cfg.AITimeout}
 	var model ai.Model
-	cognitiveCfg := cognitive.Config{AI: aiCfg, Log: log}
+	cognitiveCfg := cognitive.Config{AI: aiCfg, PerBot: cfg.AIBotConcurrency, Log: log}
 	if cfg.AIURL != "" {
 		m, err := ai.New(aiCfg, &http.Client{Transport: mx.Upstream("model", nil)})
 		if err != nil {

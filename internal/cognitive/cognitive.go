@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/ai"
@@ -51,8 +52,12 @@ type Config struct {
 	// answers 503).
 	Model Chatter
 	// AI holds the model names of the three model types and their prices.
-	AI  ai.Config
-	Log *slog.Logger
+	AI ai.Config
+	// PerBot is how many model calls one bot makes at once (default 4);
+	// more wait for one to end, so that a bot never waits behind another
+	// bot's calls.
+	PerBot int
+	Log    *slog.Logger
 }
 
 // Service answers the /v2/cognitive API.
@@ -61,6 +66,7 @@ type Service struct {
 	clock platform.Clock
 	cfg   Config
 	log   *slog.Logger
+	slots sync.Map // bot id -> chan struct{} of PerBot slots
 }
 
 // New returns the service.
@@ -68,7 +74,23 @@ func New(st Store, clock platform.Clock, cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	if cfg.PerBot <= 0 {
+		cfg.PerBot = 4
+	}
 	return &Service{store: st, clock: clock, cfg: cfg, log: cfg.Log}
+}
+
+// slot waits for one of the bot's slots and returns its release; it fails
+// when ctx ends first (the caller left).
+func (s *Service) slot(ctx context.Context, botID string) (func(), error) {
+	v, _ := s.slots.LoadOrStore(botID, make(chan struct{}, s.cfg.PerBot))
+	ch := v.(chan struct{})
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Caller is who calls: the bot and its workspace, whose AI Spend pays.
@@ -201,6 +223,11 @@ func (s *Service) generateText(ctx context.Context, c Caller, req Request, via s
 	if err != nil {
 		return Response{}, err
 	}
+	release, err := s.slot(ctx, c.BotID)
+	if err != nil {
+		return Response{}, err
+	}
+	defer release()
 	start := time.Now()
 	ans, err := s.cfg.Model.Chat(ctx, call.chat)
 	if err != nil {
@@ -219,6 +246,11 @@ func (s *Service) GenerateTextStream(ctx context.Context, c Caller, req Request,
 	if err != nil {
 		return err
 	}
+	release, err := s.slot(ctx, c.BotID)
+	if err != nil {
+		return err
+	}
+	defer release()
 	start := time.Now()
 	emitted := false
 	ans, err := s.cfg.Model.ChatStream(ctx, call.chat, func(d ai.ChatDelta) error {
