@@ -84,13 +84,18 @@ func (a *analyzer) run() {
 		a.mu.Lock()
 		counted := a.rows
 		a.mu.Unlock()
-		total, err := a.s.analyze(a.ctx)
+		analyzed, total, err := a.s.analyze(a.ctx)
 		a.mu.Lock()
 		a.last = time.Now()
 		// On an error autovacuum analyzes the tables in time anyway: this
-		// only hastens it.
-		if err == nil {
+		// only hastens it. An analysis that ran counted the rows written
+		// before it, even when reading the planner's count failed after it
+		// (a busy server refusing a connection): they are not analyzed
+		// again for the next small write.
+		if analyzed {
 			a.rows -= counted
+		}
+		if err == nil {
 			a.threshold = analyzeBase + int64(analyzeScale*float64(total))
 		}
 		a.running = err == nil && a.rows > a.threshold && !a.stopped
@@ -114,13 +119,12 @@ func (a *analyzer) stop() {
 	a.done.Wait()
 }
 
-// analyze runs the dialect's Analyze statements and returns the rows the
-// planner now counts in the analyzed tables.
-func (s *Store) analyze(ctx context.Context) (int64, error) {
+// analyze runs the dialect's Analyze statements (analyzed tells that they
+// ran) and returns the rows the planner now counts in the analyzed tables.
+func (s *Store) analyze(ctx context.Context) (analyzed bool, total int64, err error) {
 	if _, err := s.w.ExecContext(ctx, s.d.Analyze.Statement); err != nil {
-		return 0, err
+		return false, 0, err
 	}
-	var total int64
-	err := s.w.QueryRowContext(ctx, s.d.Analyze.Rows).Scan(&total)
-	return total, err
+	err = s.w.QueryRowContext(ctx, s.d.Analyze.Rows).Scan(&total)
+	return true, total, err
 }

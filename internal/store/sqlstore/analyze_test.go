@@ -112,3 +112,50 @@ func TestAnalyzeAfterIndexing(t *testing.T) {
 		t.Fatalf("passages analyzed %d times, want 2 (one for each large write)", n)
 	}
 }
+
+// TestAnalysisCountedWhenItsRowCountFails: an analysis that ran counts the
+// rows written before it even when reading the planner's count after it
+// fails (a busy server refusing the connection, here a broken query): the
+// next small write does not analyze the tables again.
+func TestAnalysisCountedWhenItsRowCountFails(t *testing.T) {
+	ctx := context.Background()
+	sqlstore.AnalyzeSooner(t, time.Second, 100*time.Millisecond)
+	db, d, _ := migratedTo(t, "postgres", 30)
+	d.Analyze.Rows = "SELECT no_such_column FROM pg_class"
+	s := sqlstore.New(db, db, d)
+	defer s.Close()
+	for _, table := range []string{"passages", "files"} {
+		if _, err := db.Exec(`ALTER TABLE ` + table + ` SET (autovacuum_enabled = false)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	analyzed := func() (n int64) {
+		t.Helper()
+		if err := db.QueryRow(`SELECT analyze_count FROM pg_stat_user_tables WHERE relid = 'passages'::regclass`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	f := storetest.IndexableFile(t, s)
+	ps := make([]platform.Passage, 600)
+	for i := range ps {
+		ps[i] = storetest.Passage(f, i, fmt.Sprintf("passage %d", i))
+	}
+	if err := s.CompleteIndexing(ctx, f.ID, f.Generation, "v2", ps, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute) // a hang guard: it takes about a second
+	for analyzed() < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the large write was not analyzed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := s.CompleteIndexing(ctx, f.ID, f.Generation, "v2", ps[:10], time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // past the shortened wait: an analysis would have started
+	if n := analyzed(); n != 1 {
+		t.Fatalf("passages analyzed %d times after a small write, want still 1", n)
+	}
+}
