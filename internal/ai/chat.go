@@ -198,24 +198,14 @@ func (o *OpenAI) ChatStream(ctx context.Context, r ChatRequest, each func(ChatDe
 	defer cancel()
 	start := time.Now()
 	var resp *http.Response
-	delay := o.Backoff
-	for attempt := 1; ; attempt++ {
-		var retry bool
-		resp, retry, err = o.openStream(ctx, body)
-		if err == nil {
-			break
-		}
-		if !retry || attempt >= Attempts || ctx.Err() != nil {
-			return ChatAnswer{}, fmt.Errorf("model server: %w", err)
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ChatAnswer{}, fmt.Errorf("model server: %w (waiting to try again after: %v)", ctx.Err(), err)
-		case <-t.C:
-		}
-		delay *= 2
+	err = retrying(ctx, Retry{Attempts: Attempts, Backoff: o.Backoff}, func() (bool, error) {
+		var again bool
+		var err error
+		resp, again, err = o.openStream(ctx, body)
+		return again, err
+	})
+	if err != nil {
+		return ChatAnswer{}, fmt.Errorf("model server: %w", err)
 	}
 	defer resp.Body.Close()
 	ans := ChatAnswer{Model: r.Model}

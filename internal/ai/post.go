@@ -63,22 +63,35 @@ func PostJSON(ctx context.Context, client *http.Client, url, key string, body an
 	if client == nil {
 		client = http.DefaultClient
 	}
+	var out []byte
+	err = retrying(ctx, r, func() (bool, error) {
+		var again bool
+		var err error
+		out, again, err = post(ctx, client, url, key, b, r)
+		return again, err
+	})
+	return out, err
+}
+
+// retrying runs attempt until it succeeds or fails for good (again false),
+// r.Attempts times at most, waiting between attempts as PostJSON says.
+func retrying(ctx context.Context, r Retry, attempt func() (again bool, err error)) error {
 	attempts := max(r.Attempts, 1)
 	maxRetryAfter := r.MaxRetryAfter
 	if maxRetryAfter <= 0 {
 		maxRetryAfter = DefaultMaxRetryAfter
 	}
 	delay := r.Backoff
-	for attempt := 1; ; attempt++ {
-		out, retry, err := post(ctx, client, url, key, b, r)
+	for n := 1; ; n++ {
+		again, err := attempt()
 		if err == nil {
-			return out, nil
+			return nil
 		}
-		if !retry || ctx.Err() != nil {
-			return nil, err
+		if !again || ctx.Err() != nil {
+			return err
 		}
-		if attempt >= attempts {
-			return nil, fmt.Errorf("%w (after %d attempts)", err, attempt)
+		if n >= attempts {
+			return fmt.Errorf("%w (after %d attempts)", err, n)
 		}
 		wait := delay
 		var se *StatusError
@@ -89,7 +102,7 @@ func PostJSON(ctx context.Context, client *http.Client, url, key string, body an
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, fmt.Errorf("%w (waiting to try again after: %v)", ctx.Err(), err)
+			return fmt.Errorf("%w (waiting to try again after: %v)", ctx.Err(), err)
 		case <-t.C:
 		}
 		delay *= 2
