@@ -163,18 +163,17 @@ func outcome(res Result, err error, ctx context.Context, timeout time.Duration) 
 // bot's logs: a bot's url may name a service that is no bot, whose answers
 // are not the developer's to read.
 func botError(status int, body []byte) string {
-	var e struct {
-		Code    int    `json:"code"`
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(body, &e) != nil || e.Type != "Runtime" || e.Code != status || e.Message == "" {
+	// Decoded into a map, so keys match exactly (a struct would also take
+	// "Type" or "mEssage"): only the SDK's own format counts.
+	var e map[string]any
+	if json.Unmarshal(body, &e) != nil || e["type"] != "Runtime" || e["code"] != float64(status) {
 		return ""
 	}
-	if len(e.Message) > maxBotError {
-		return strings.ToValidUTF8(e.Message[:maxBotError], "") + "…"
+	msg, _ := e["message"].(string)
+	if len(msg) > maxBotError {
+		return strings.ToValidUTF8(msg[:maxBotError], "") + "…"
 	}
-	return e.Message
+	return msg
 }
 
 // maxBotError bounds the message of a bot's error kept in its logs.

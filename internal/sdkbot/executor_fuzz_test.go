@@ -14,6 +14,7 @@ func FuzzBotAnswer(f *testing.F) {
 	f.Add(400, []byte(`{"id":"err_1","code":400,"type":"Runtime","message":"Action boom not found"}`))
 	f.Add(500, []byte(`{"code":500,"type":"Runtime","message":"`+strings.Repeat("é", 800)+`"}`))
 	f.Add(500, []byte(`{"code":400,"type":"Runtime","message":"status differs"}`))
+	f.Add(400, []byte(`{"Code":400,"tYpe":"Runtime","messAge":"keys in another case"}`))
 	f.Add(502, []byte(`<html>INTERNAL-SECRET</html>`))
 	f.Add(500, []byte("{\"code\":500,\"type\":\"Runtime\",\"message\":\"\xff\xfe\"}"))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
