@@ -39,7 +39,6 @@ const notRouted = {
   deleteAccount: 'not yet',
   getPublicWorkspace: 'not yet',
   listPublicWorkspaces: 'not yet; GET /workspaces/public reaches getWorkspace of a workspace "public" (404)',
-  checkHandleAvailability: 'not yet; PUT /workspaces/handle-availability reaches updateWorkspace (404)',
   // Admin API: bots
   transferBot: 'not yet',
   listActionRuns: 'not yet',
@@ -59,15 +58,7 @@ const notRouted = {
   listUsageHistory: 'not yet',
   listUsageActivity: 'not yet',
   // Admin API: integrations, interfaces, plugins and the hub
-  createIntegration: 'integrations: not yet',
-  getIntegration: 'integrations: not yet',
-  getIntegrationByName: 'integrations: not yet',
-  listIntegrations: 'integrations: not yet',
-  updateIntegration: 'integrations: not yet',
-  deleteIntegration: 'integrations: not yet',
   getIntegrationLogs: 'integrations: not yet',
-  validateIntegrationCreation: 'integrations: not yet',
-  validateIntegrationUpdate: 'integrations: not yet',
   requestIntegrationVerification: 'integrations: not yet',
   createIntegrationApiKey: 'integrations: not yet',
   listIntegrationApiKeys: 'integrations: not yet',
@@ -75,7 +66,6 @@ const notRouted = {
   createIntegrationShareableId: 'integrations: not yet',
   getIntegrationShareableId: 'integrations: not yet',
   deleteIntegrationShareableId: 'integrations: not yet',
-  listPublicIntegrations: 'hub: only the built-in chat integration, by id or name and version',
   createInterface: 'interfaces: not yet',
   getInterface: 'interfaces: not yet',
   getInterfaceByName: 'interfaces: not yet',
@@ -119,6 +109,7 @@ const knownResponseGaps = {
   'updateBot.bot.blocked': 'this server\'s: an updateBot field, echoed',
   'updateBot.bot.authentication': 'this server\'s: an updateBot field, echoed',
   'updateBot.bot.integrations.chat.id': 'the built-in chat integration\'s id is "chat", shorter than the 28 characters of an id',
+  'listPublicIntegrations.integrations[].id': 'the same: the hub lists the built-in chat integration under its id "chat"',
   'getOrCreateUser.meta': client145 + ' (meta.created)',
   'getOrCreateConversation.meta': client145 + ' (meta.created)',
   'getOrCreateMessage.meta': client145 + ' (meta.created)',
@@ -195,6 +186,7 @@ const called = [
   'createMessage', 'getOrCreateMessage', 'updateBot', 'createEvent', 'setState', 'getOrSetState',
   'createTable', 'createTableRows', 'findTableRows',
   'setAccountPreference', 'setWorkspacePreference', 'chargeWorkspaceUnpaidInvoices',
+  'createIntegration', 'validateIntegrationCreation', 'updateIntegration', 'validateIntegrationUpdate', 'checkHandleAvailability',
 ]
 
 /** The server's own schema, its $ref followed. */
@@ -388,6 +380,52 @@ for (const backend of backends()) {
       await call(admin, 'getUpcomingInvoice', { id: server.workspaceId })
       await call(admin, 'chargeWorkspaceUnpaidInvoices', { id: server.workspaceId, invoiceIds: ['in_none'] })
       await call(admin, 'getAllWorkspaceQuotaCompletion', {})
+
+      // Integrations (docs/integrations.md): the workspace takes a handle,
+      // deploys a version with every official field, and the hub shows it.
+      assert.deepEqual(await call(admin, 'checkHandleAvailability', { handle: 'conformance' }), { available: true, suggestions: [] })
+      await admin.updateWorkspace({ id: server.workspaceId, handle: 'conformance' })
+      const schemaOf = (props) => ({ type: 'object', properties: props })
+      const definition = {
+        name: 'conformance/echo', version: '0.1.0', title: 'Echo', description: 'every official field',
+        configuration: { title: 'Default', description: 'd', schema: schemaOf({ token: { type: 'string' } }), identifier: { required: false, linkTemplateScript: '' } },
+        configurations: { manual: { title: 'Manual', description: 'm', schema: schemaOf({}), identifier: { required: false } } },
+        states: { cursor: { type: 'integration', schema: schemaOf({ at: { type: 'number' } }) } },
+        events: { ping: { title: 'Ping', description: 'p', schema: schemaOf({}), attributes: { kind: 'test' } } },
+        actions: { echo: { title: 'Echo', description: 'e', billable: false, cacheable: true, input: { schema: schemaOf({ text: { type: 'string' } }) }, output: { schema: schemaOf({}) }, attributes: {} } },
+        entities: { thing: { title: 'Thing', description: 't', schema: schemaOf({ id: { type: 'string' } }) } },
+        attributes: { category: 'test' },
+        identifier: { fallbackHandlerScript: '', extractScript: '' },
+        channels: {
+          channel: {
+            title: 'Channel', description: 'c', messages: { text: { schema: schemaOf({ text: { type: 'string' } }) } },
+            conversation: { creation: { enabled: false, requiredTags: [] }, tags: { id: { title: 'Id', description: 'i' } } },
+            message: { tags: { id: { title: 'Id', description: 'i' } } },
+          },
+        },
+        user: { creation: { enabled: false, requiredTags: [] }, tags: { id: { title: 'Id', description: 'i' } } },
+        interfaces: {}, extraOperations: {}, sdkVersion: '0.10.10', secrets: { API_KEY: 'k' },
+        code: 'module.exports = {}', url: 'https://example.test/echo', dev: false,
+        icon: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64'),
+        readme: Buffer.from('# Echo').toString('base64'), public: false, visibility: 'unlisted', layers: [],
+      }
+      await call(admin, 'validateIntegrationCreation', definition)
+      const { integration } = await call(admin, 'createIntegration', definition)
+      assert.deepEqual(integration.secrets, ['API_KEY'])
+      await call(admin, 'getIntegration', { id: integration.id })
+      await call(admin, 'getIntegrationByName', { name: 'conformance/echo', version: 'latest' })
+      await call(admin, 'listIntegrations', {})
+      await call(admin, 'getPublicIntegration', { name: 'conformance/echo', version: '0.1.0' })
+      await call(admin, 'getPublicIntegrationById', { id: integration.id })
+      await call(admin, 'listPublicIntegrations', {})
+      const { integration: draft } = await call(admin, 'createIntegration', { ...definition, version: '0.2.0', visibility: 'private' })
+      const update = { ...definition, id: draft.id, version: '0.2.0', visibility: 'private', actions: { echo: null }, secrets: { API_KEY: null }, maxExecutionTime: 60 }
+      delete update.name
+      delete update.dev
+      await call(admin, 'validateIntegrationUpdate', update, { sentElsewhere: ['name', 'dev'] })
+      const { integration: changed } = await call(admin, 'updateIntegration', update, { sentElsewhere: ['name', 'dev'] })
+      assert.deepEqual([changed.actions, changed.secrets], [{}, []])
+      await call(admin, 'deleteIntegration', { id: draft.id })
 
       if (restored.size) console.log(`conformance: sent although @botpress/client 1.45.0 leaves them out: ${[...restored].join(', ')}`)
     })

@@ -20,12 +20,14 @@ type Store interface {
 	CreateAccount(ctx context.Context, a platform.Account) error
 	CreateBot(ctx context.Context, b platform.Bot) error
 	CreateBotKey(ctx context.Context, workspaceID string, t platform.Token) error
+	CreateIntegration(ctx context.Context, i platform.Integration) error
 	CreateMember(ctx context.Context, m platform.Member) error
 	CreateOwner(ctx context.Context, a platform.Account, w platform.Workspace, m platform.Member, t platform.Token) error
 	CreatePAT(ctx context.Context, t platform.Token) error
 	CreateWorkspace(ctx context.Context, w platform.Workspace, owner platform.Member) error
 	DeleteBot(ctx context.Context, workspaceID, id string) ([]string, error)
 	DeleteBotKey(ctx context.Context, workspaceID, id string) error
+	DeleteIntegration(ctx context.Context, workspaceID, id string) error
 	DeleteMember(ctx context.Context, workspaceID, id string) error
 	DeletePAT(ctx context.Context, accountID, id string) error
 	DeleteWorkspace(ctx context.Context, id string) ([]string, error)
@@ -36,15 +38,19 @@ type Store interface {
 	GetBotVersion(ctx context.Context, workspaceID, botID, id string) (platform.BotVersion, error)
 	GetBotWorkspace(ctx context.Context, botID string) (string, error)
 	GetCredential(ctx context.Context, hash []byte, workspaceID string) (platform.Token, platform.Account, *platform.Member, error)
+	GetIntegration(ctx context.Context, id string) (platform.Integration, error)
+	GetIntegrationByName(ctx context.Context, name, version string) (platform.Integration, error)
 	GetMember(ctx context.Context, workspaceID, accountID string) (platform.Member, error)
 	GetMemberByID(ctx context.Context, workspaceID, id string) (platform.Member, error)
 	GetPreference(ctx context.Context, o store.PreferenceOwner, key string) (json.RawMessage, error)
 	GetWorkspace(ctx context.Context, id string) (platform.Workspace, error)
+	GetWorkspaceByHandle(ctx context.Context, handle string) (platform.Workspace, error)
 	InTx(ctx context.Context, f func(ctx context.Context) error) error
 	ListAuditRecords(ctx context.Context, workspaceID string, p store.Page) ([]audit.Record, string, error)
 	ListBotKeys(ctx context.Context, workspaceID, botID string) ([]platform.Token, error)
 	ListBotVersions(ctx context.Context, workspaceID, botID string) ([]platform.BotVersion, error)
 	ListBots(ctx context.Context, workspaceID string, f store.BotFilter) ([]platform.BotSummary, string, error)
+	ListIntegrations(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error)
 	ListLogs(ctx context.Context, f store.LogFilter) ([]platform.LogEntry, string, error)
 	ListMembers(ctx context.Context, workspaceID string, p store.Page) ([]platform.Member, string, error)
 	ListPATs(ctx context.Context, accountID string) ([]platform.Token, error)
@@ -54,6 +60,7 @@ type Store interface {
 	Secret(ctx context.Context, name string, value []byte) ([]byte, error)
 	SetPreference(ctx context.Context, o store.PreferenceOwner, key string, value json.RawMessage, now time.Time) error
 	UpdateBot(ctx context.Context, b platform.Bot) error
+	UpdateIntegration(ctx context.Context, i platform.Integration) error
 	UpdateMemberRole(ctx context.Context, workspaceID, id string, role platform.Role) error
 	UpdateWorkspace(ctx context.Context, w platform.Workspace) error
 	WorkspaceIDs(ctx context.Context) ([]string, error)

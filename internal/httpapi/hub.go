@@ -7,17 +7,22 @@ import (
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-// The hub holds the built-in integrations: chat, which every bot has, and
+// The hub holds the built-in integrations (chat, which every bot has, and
 // openai, which a bot installs to call the operator's models through the
-// llm interface (docs/llm.md; any version asked for is this one, so that a
-// bot written for the hosted openai integration deploys as it is). `bp deploy` and `bp dev` look a bot's
-// declared integrations up in the hub (getPublicIntegration) after the
-// workspace (getIntegrationByName, which finds nothing: a workspace has no
-// integrations of its own here).
+// llm interface, docs/llm.md: any version asked for is this one, so that a
+// bot written for the hosted openai integration deploys as it is) and the
+// integrations workspaces deployed public or unlisted
+// (docs/integrations.md). `bp deploy` and `bp dev` look a bot's declared
+// integrations up in the workspace (getIntegrationByName), then here.
 
 // chatVersion is the built-in chat integration's version; "latest" names
 // it too.
 const chatVersion = "1.0.0"
+
+// builtinIntegrations are the hub's built-in integrations, as shown.
+func builtinIntegrations() []map[string]any {
+	return []map[string]any{chatIntegration(), llmIntegration()}
+}
 
 func (a *api) getPublicIntegration(w http.ResponseWriter, r *http.Request, _ *platform.Actor) error {
 	name, version := r.PathValue("name"), r.PathValue("version")
@@ -27,8 +32,11 @@ func (a *api) getPublicIntegration(w http.ResponseWriter, r *http.Request, _ *pl
 	case name == platform.LLMIntegration:
 		writeJSON(w, http.StatusOK, map[string]any{"integration": llmIntegration()})
 	default:
-		return platform.Errorf(platform.TypeResourceNotFound, "integration %q version %q not found: this server's hub has its built-in integrations only (chat@%s, %s)",
-			name, version, chatVersion, platform.LLMIntegration)
+		i, err := a.Admin.HubIntegration(r.Context(), name, version)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"integration": toIntegration(i, a.owners(r))})
 	}
 	return nil
 }
@@ -40,7 +48,11 @@ func (a *api) getPublicIntegrationByID(w http.ResponseWriter, r *http.Request, _
 	case platform.LLMIntegrationID:
 		writeJSON(w, http.StatusOK, map[string]any{"integration": llmIntegration()})
 	default:
-		return platform.Errorf(platform.TypeResourceNotFound, "integration %q not found: this server's hub has its built-in integrations only (ids %q and %q)", id, admin.ChatIntegrationID, platform.LLMIntegrationID)
+		i, err := a.Admin.HubIntegrationByID(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"integration": toIntegration(i, a.owners(r))})
 	}
 	return nil
 }
@@ -90,7 +102,7 @@ func llmIntegration() map[string]any {
 		"id": platform.LLMIntegrationID, "name": platform.LLMIntegration, "version": platform.LLMIntegrationVersion,
 		"title": llmTitle, "description": llmDescription,
 		"createdAt": "2026-12-01T00:00:00.000Z", "updatedAt": "2026-12-01T00:00:00.000Z",
-		"public": true, "dev": false, "verificationStatus": "approved", "url": "", "iconUrl": "", "readmeUrl": "",
+		"public": true, "visibility": "public", "lifecycleStatus": "published", "dev": false, "verificationStatus": "approved", "url": "", "iconUrl": "", "readmeUrl": "",
 		"identifier": empty, "configuration": map[string]any{"schema": obj(empty), "identifier": map[string]any{"required": false}},
 		"configurations": empty, "channels": empty, "states": empty, "events": empty, "actions": actions,
 		"user":     map[string]any{"tags": empty, "creation": map[string]any{"enabled": false, "requiredTags": []string{}}},
@@ -112,7 +124,7 @@ func chatIntegration() map[string]any {
 		"id": admin.ChatIntegrationID, "name": "chat", "version": chatVersion, "title": "Chat",
 		"description": "The built-in Chat API: users talk to the bot over HTTP and server-sent events.",
 		"createdAt":   "2024-01-01T00:00:00.000Z", "updatedAt": "2024-01-01T00:00:00.000Z",
-		"public": true, "dev": false, "verificationStatus": "approved", "url": "", "iconUrl": "", "readmeUrl": "",
+		"public": true, "visibility": "public", "lifecycleStatus": "published", "dev": false, "verificationStatus": "approved", "url": "", "iconUrl": "", "readmeUrl": "",
 		"identifier": empty, "configuration": map[string]any{"schema": map[string]any{"type": "object", "properties": empty}, "identifier": map[string]any{"required": false}},
 		"configurations": empty, "channels": map[string]any{"channel": map[string]any{"title": "Chat", "messages": map[string]any{"text": text},
 			"conversation": map[string]any{"tags": empty, "creation": map[string]any{"enabled": false, "requiredTags": []string{}}},

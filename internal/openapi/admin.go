@@ -7,6 +7,12 @@ var usageParams = []parameter{
 	query("period", str, "the month of ai_spend usage (YYYY-MM); the current one by default"),
 }
 
+var integrationListParams = []parameter{
+	query("name", str, "only this integration"), query("version", str, "only this version, or each name's latest"),
+	query("dev", boolean, "dev integrations (true) or production ones"), query("limit", integer, "1 to 100 (20)"),
+	query("nextToken", str, "the page after the one that gave it"),
+}
+
 var _ = describe(map[string]op{
 	"getAccount": {summary: "The caller's account", result: wrap("account", ref("Account"))},
 	"createPersonalAccessToken": {summary: "Create a personal access token", returns: "the token, with its value",
@@ -120,10 +126,30 @@ var _ = describe(map[string]op{
 		description: "The signals the Chat API's listen sends the conversation's users ({type, data} in message events; " +
 			"data: ping after a silence), authorised by the member's token and x-workspace-id; send Accept: text/event-stream.",
 		media: "text/event-stream", result: str, returns: "the stream", errs: []int{404, 429}},
-	"getPublicIntegrationById": {summary: "An integration of the hub (only the built-in chat integration here)",
-		result: wrap("integration", object)},
-	"getPublicIntegration": {summary: "An integration of the hub by name and version (chat, 1.0.0 or latest)",
-		result: wrap("integration", object)},
+	"getPublicIntegrationById": {summary: "An integration of the hub: a built-in one (chat, openai) or one a workspace deployed public or unlisted",
+		result: wrap("integration", object), errs: []int{404}},
+	"getPublicIntegration": {summary: "An integration of the hub by name and version (a version, a range such as ^0.4.0, or latest)",
+		result: wrap("integration", object), errs: []int{404}},
+	"listPublicIntegrations": {summary: "The hub's listed integrations: the built-in ones (first page), then the public ones workspaces deployed",
+		params: integrationListParams, result: props(obj{"integrations": array(object), "meta": object}, "integrations", "meta")},
+	"createIntegration": {summary: "Deploy an integration version (`bp deploy` of an integration; docs/integrations.md)",
+		description: "Developers and above. The name is the workspace's handle and a name (handle/name), or a bare name that no other workspace holds; the version a semantic version. A production name@version is unique on the server.",
+		result:      wrap("integration", object), errs: []int{400, 403, 409}},
+	"validateIntegrationCreation": {summary: "Check a createIntegration body without deploying it (`bp deploy --dryRun`)",
+		result: empty, errs: []int{400, 403, 409}},
+	"listIntegrations": {summary: "The workspace's integration versions, oldest first (production ones unless dev=true)",
+		params: integrationListParams, result: props(obj{"integrations": array(object), "meta": object}, "integrations", "meta")},
+	"getIntegration": {summary: "An integration version of the workspace", result: wrap("integration", object), errs: []int{404}},
+	"getIntegrationByName": {summary: "An integration of the workspace by name and version (a version, a range, or latest)",
+		result: wrap("integration", object), errs: []int{404}},
+	"updateIntegration": {summary: "Change an integration version of the workspace",
+		description: "Developers and above. A null entry of a map (an action, an event, a channel, a secret…) removes it; a field left out keeps its value. A public or unlisted version does not change: deploy a new version.",
+		result:      wrap("integration", object), errs: []int{400, 403, 404}},
+	"validateIntegrationUpdate": {summary: "Check an updateIntegration body without applying it (`bp deploy --dryRun`)",
+		result: empty, errs: []int{400, 403, 404}},
+	"deleteIntegration": {summary: "Delete an integration version of the workspace", result: empty, errs: []int{403, 404}},
+	"checkHandleAvailability": {summary: "Whether the workspace may take a handle (free, or its own); suggestions when not",
+		result: props(obj{"available": boolean, "suggestions": array(str), "usedBy": str}, "available", "suggestions")},
 
 	"createBotApiKey": {summary: "Create a bot API key", returns: "the key, with its value (not wrapped)", result: ref("Token"),
 		errs: []int{404}},

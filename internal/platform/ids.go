@@ -20,6 +20,9 @@ const (
 	PrefixBotKey    = "bak_"
 	PrefixLog       = "log_"
 	PrefixVersion   = "botver_"
+	// PrefixIntegration names an integration version (the hosted
+	// platform's ids have this prefix too).
+	PrefixIntegration = "intver_"
 )
 
 var (

@@ -41,6 +41,9 @@ type Store interface {
 	// CreateWorkspace inserts the workspace and its owner membership at once.
 	CreateWorkspace(ctx context.Context, w platform.Workspace, owner platform.Member) error
 	GetWorkspace(ctx context.Context, id string) (platform.Workspace, error)
+	// GetWorkspaceByHandle returns the workspace with that handle, of any
+	// account.
+	GetWorkspaceByHandle(ctx context.Context, handle string) (platform.Workspace, error)
 	ListWorkspaces(ctx context.Context, accountID string, f WorkspaceFilter) ([]platform.Workspace, string, error)
 	UpdateWorkspace(ctx context.Context, w platform.Workspace) error
 	// DeleteWorkspace removes the workspace with its members, bots, keys and
@@ -68,6 +71,20 @@ type Store interface {
 	// chat user by foreign id, in one query: found says whether that user
 	// exists (GetChatUser's second try, by internal id, is not made).
 	GetWebhookUser(ctx context.Context, webhookID, fid string) (in platform.BotIntegration, u platform.ChatUser, found bool, err error)
+
+	// Integrations that workspaces deploy, one row per version.
+	// CreateIntegration fails with ErrConflict when a production version
+	// with i's name and version exists, ErrNotFound when i's workspace does
+	// not. GetIntegration reads one of any workspace, code included;
+	// GetIntegrationByName the production version name@version.
+	// UpdateIntegration replaces the stored version's visibility, spec and
+	// code. ListIntegrations leaves the code out.
+	CreateIntegration(ctx context.Context, i platform.Integration) error
+	GetIntegration(ctx context.Context, id string) (platform.Integration, error)
+	GetIntegrationByName(ctx context.Context, name, version string) (platform.Integration, error)
+	UpdateIntegration(ctx context.Context, i platform.Integration) error
+	DeleteIntegration(ctx context.Context, workspaceID, id string) error
+	ListIntegrations(ctx context.Context, f IntegrationFilter) ([]platform.Integration, string, error)
 
 	// SaveBotVersion records v as the next version of its bot (ErrNotFound
 	// when the bot is not in the workspace), first replacing the bot with
@@ -486,6 +503,17 @@ type BotFilter struct {
 	IntegrationNames []string
 	SortField        string // "createdAt" or "updatedAt"
 	Descending       bool
+}
+
+// IntegrationFilter narrows ListIntegrations; the zero value lists every
+// integration of the server, oldest first.
+type IntegrationFilter struct {
+	Page
+	WorkspaceID string // "": of any workspace
+	Name        string
+	Version     string
+	Dev         *bool    // nil: dev and production
+	Visibility  []string // any of these; none: any visibility
 }
 
 // LogFilter narrows getBotLogs.

@@ -76,6 +76,11 @@ func (s *Store) GetWorkspace(ctx context.Context, id string) (platform.Workspace
 	return w, noRows(err)
 }
 
+func (s *Store) GetWorkspaceByHandle(ctx context.Context, handle string) (platform.Workspace, error) {
+	w, err := scanWorkspace(s.queryRow(ctx, `SELECT `+workspaceCols+` FROM workspaces w WHERE w.handle = ?`, handle))
+	return w, noRows(err)
+}
+
 // ListWorkspaces lists the workspaces accountID is a member of, by id.
 func (s *Store) ListWorkspaces(ctx context.Context, accountID string, f store.WorkspaceFilter) ([]platform.Workspace, string, error) {
 	cur, err := store.DecodeCursor(f.Token)

@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"UpdateBot", testUpdateBot},
 		{"DeleteBot", testDeleteBot},
 		{"GetIntegrationByWebhook", testGetIntegrationByWebhook},
+		{"Integrations", testIntegrations},
 		{"ListBotsFilters", testListBotsFilters},
 		{"ListBotsSort", testListBotsSort},
 		{"ListBotsKeysetUnderWrites", testListBotsKeysetUnderWrites},

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/base64"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/botplatform/botplatform/internal/store/storetest"
+)
+
+// TestIntegrationVersions: a workspace deploys integration versions under
+// its handle, reads them back by id, name and version range, changes and
+// deletes them; the hub shows what is public or unlisted to every
+// workspace and nothing private; and a viewer, another workspace, a name
+// under someone else's handle, a taken name@version and bad fields are
+// refused with the field named, leaving what is stored as it was.
+func TestIntegrationVersions(t *testing.T) {
+	t.Parallel()
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			s := startBackend(t, backend)
+			owner := s.owner(t)
+			// Another tenant: its own account and workspace.
+			stranger := s.as(t, s.issueToken(t, uniqueEmail("stranger")), "")
+			stranger = stranger.in(str(t, stranger.post("/v1/admin/workspaces", map[string]any{"name": "elsewhere"}).ok(), "id"))
+			viewer, _ := owner.addMember("viewer")
+
+			def := func(name, version string, extra map[string]any) map[string]any {
+				d := map[string]any{"name": name, "version": version, "title": "Echo", "code": "module.exports = {}",
+					"actions": map[string]any{"echo": map[string]any{"input": map[string]any{"schema": map[string]any{"type": "object"}},
+						"output": map[string]any{"schema": map[string]any{"type": "object"}}}},
+					"secrets": map[string]any{"API_KEY": "k1"}}
+				for k, v := range extra {
+					d[k] = v
+				}
+				return d
+			}
+			create := func(c client, d map[string]any) map[string]any {
+				t.Helper()
+				return c.post("/v1/admin/integrations", d).ok()["integration"].(map[string]any)
+			}
+
+			// Without a handle, a handle-prefixed name is refused, naming what to do.
+			owner.post("/v1/admin/integrations", def("acme/echo", "0.1.0", nil)).fail(400, "InvalidPayload", "name", "handle", "updateWorkspace")
+			if got := owner.put("/v1/admin/workspaces/handle-availability", map[string]any{"handle": "acme"}).ok(); got["available"] != true {
+				t.Fatalf("a free handle: %v", got)
+			}
+			owner.put("/v1/admin/workspaces/"+owner.ws, map[string]any{"handle": "acme"}).ok()
+			got := stranger.put("/v1/admin/workspaces/handle-availability", map[string]any{"handle": "acme"}).ok()
+			if got["available"] != false || len(got["suggestions"].([]any)) == 0 || got["usedBy"] != nil {
+				t.Fatalf("a taken handle, for another workspace: %v", got)
+			}
+			stranger.put("/v1/admin/workspaces/handle-availability", map[string]any{"handle": "NO WAY"}).fail(400, "InvalidPayload", "handle")
+
+			v1 := create(owner, def("acme/echo", "0.1.0", map[string]any{"icon": base64.StdEncoding.EncodeToString([]byte("<svg/>"))}))
+			v2 := create(owner, def("acme/echo", "0.2.0", nil))
+			if str(t, v1, "id")[:7] != "intver_" || len(str(t, v1, "id")) < 28 || v1["visibility"] != "private" ||
+				!strings.HasPrefix(str(t, v1, "iconUrl"), "data:image/svg+xml;base64,") || v1["secrets"].([]any)[0] != "API_KEY" {
+				t.Fatalf("created: %v", v1)
+			}
+			if strings.Contains(string(owner.get("/v1/admin/integrations/"+str(t, v1, "id")).Body), "k1") {
+				t.Fatal("an integration's answer shows a secret's value")
+			}
+			byName := func(c client, version string) *response {
+				return c.get("/v1/admin/integrations/" + url.PathEscape("acme/echo") + "/" + url.PathEscape(version))
+			}
+			for version, want := range map[string]any{"latest": v2["id"], "0.1.0": v1["id"], "^0.1.0": v1["id"], ">=0.1.0": v2["id"]} {
+				if got := byName(owner, version).ok()["integration"].(map[string]any)["id"]; got != want {
+					t.Errorf("getIntegrationByName %s = %v, want %v", version, got, want)
+				}
+			}
+			byName(owner, "9.0.0").fail(404, "ResourceNotFound", "acme/echo")
+			byName(owner, "not a version!").fail(400, "InvalidQuery", "version")
+
+			// Refusals, each naming its field.
+			owner.post("/v1/admin/integrations", def("acme/echo", "0.1.0", nil)).fail(409, "AlreadyExists", "acme/echo", "0.1.0")
+			owner.post("/v1/admin/integrations", def("acme/echo", "1.0", nil)).fail(400, "InvalidPayload", "version")
+			owner.post("/v1/admin/integrations", def("Bad Name", "1.0.0", nil)).fail(400, "InvalidPayload", "name")
+			owner.post("/v1/admin/integrations", def("chat", "9.0.0", nil)).fail(400, "InvalidPayload", "name", "built-in")
+			owner.post("/v1/admin/integrations", def("acme/x", "1.0.0", map[string]any{"secrets": map[string]any{"lower": "v"}})).fail(400, "InvalidPayload", "secrets.lower")
+			owner.post("/v1/admin/integrations", def("acme/x", "1.0.0", map[string]any{"icon": "%%%"})).fail(400, "InvalidPayload", "icon")
+			big := base64.StdEncoding.EncodeToString(make([]byte, 300<<10))
+			owner.post("/v1/admin/integrations", def("acme/x", "1.0.0", map[string]any{"icon": big})).fail(400, "InvalidPayload", "icon")
+			owner.post("/v1/admin/integrations", def("acme/x", "1.0.0", map[string]any{"actions": map[string]any{"a": map[string]any{"input": 1}}})).fail(400, "InvalidPayload", "actions.a")
+			owner.post("/v1/admin/integrations", def("acme/x", "1.0.0", map[string]any{"dev": true, "visibility": "public"})).fail(400, "InvalidPayload", "visibility")
+			stranger.post("/v1/admin/integrations", def("acme/stolen", "1.0.0", nil)).fail(400, "InvalidPayload", "name", "acme")
+			viewer.post("/v1/admin/integrations", def("acme/x", "1.0.0", nil)).fail(403, "Forbidden")
+			viewer.del("/v1/admin/integrations/"+str(t, v1, "id")).fail(403, "Forbidden")
+			owner.post("/v1/admin/integrations/validate", def("acme/x", "1.0.0", nil)).ok()
+			byNameX := owner.get("/v1/admin/integrations/" + url.PathEscape("acme/x") + "/1.0.0")
+			byNameX.fail(404, "ResourceNotFound") // the dry run stored nothing
+
+			// A bare name belongs to the first workspace that deploys it.
+			create(stranger, def("webhooky", "1.0.0", nil))
+			owner.post("/v1/admin/integrations", def("webhooky", "2.0.0", nil)).fail(409, "AlreadyExists", "webhooky", "another workspace")
+
+			// Private versions stay in their workspace.
+			stranger.get("/v1/admin/integrations/"+str(t, v1, "id")).fail(404, "ResourceNotFound")
+			stranger.put("/v1/admin/integrations/"+str(t, v1, "id"), map[string]any{"title": "mine"}).fail(404, "ResourceNotFound")
+			stranger.del("/v1/admin/integrations/"+str(t, v1, "id")).fail(404, "ResourceNotFound")
+			stranger.get("/v1/admin/hub/integrations/"+str(t, v1, "id")).fail(404, "ResourceNotFound")
+			stranger.get("/v1/admin/hub/integrations/"+url.PathEscape("acme/echo")+"/latest").fail(404, "ResourceNotFound")
+			if list := stranger.get("/v1/admin/integrations").ok()["integrations"].([]any); len(list) != 1 {
+				t.Fatalf("another workspace lists %v", list)
+			}
+
+			// An update: null removes, left out keeps; the name cannot change.
+			owner.put("/v1/admin/integrations/"+str(t, v2, "id"), map[string]any{"name": "acme/other"}).fail(400, "InvalidPayload", "name")
+			owner.put("/v1/admin/integrations/"+str(t, v2, "id"), map[string]any{"version": "0.3.0"}).fail(400, "InvalidPayload", "version")
+			up := owner.put("/v1/admin/integrations/"+str(t, v2, "id"), map[string]any{"description": "changed",
+				"events": map[string]any{"hit": map[string]any{"schema": map[string]any{"type": "object"}}}, "secrets": map[string]any{"API_KEY": nil, "OTHER": "x"}}).ok()["integration"].(map[string]any)
+			if up["description"] != "changed" || up["actions"].(map[string]any)["echo"] == nil || up["events"].(map[string]any)["hit"] == nil ||
+				len(up["secrets"].([]any)) != 1 || up["secrets"].([]any)[0] != "OTHER" || up["title"] != "Echo" {
+				t.Fatalf("updated: %v", up)
+			}
+			up = owner.put("/v1/admin/integrations/"+str(t, v2, "id"), map[string]any{"actions": map[string]any{"echo": nil}}).ok()["integration"].(map[string]any)
+			if len(up["actions"].(map[string]any)) != 0 || up["events"].(map[string]any)["hit"] == nil {
+				t.Fatalf("after removing an action: %v", up)
+			}
+
+			// Public: in the hub for everyone, and frozen.
+			pub := create(owner, def("acme/echo", "1.0.0", map[string]any{"public": true}))
+			if pub["visibility"] != "public" {
+				t.Fatalf("public: true gives visibility %v", pub["visibility"])
+			}
+			hub := stranger.get("/v1/admin/hub/integrations/" + url.PathEscape("acme/echo") + "/latest").ok()["integration"].(map[string]any)
+			if hub["id"] != pub["id"] || field(t, hub, "ownerWorkspace", "handle") != "acme" || hub["secrets"].([]any)[0] != "API_KEY" {
+				t.Fatalf("the hub's acme/echo: %v", hub)
+			}
+			stranger.get("/v1/admin/hub/integrations/" + str(t, pub, "id")).ok()
+			names := map[string]bool{}
+			for _, i := range stranger.get("/v1/admin/hub/integrations").ok()["integrations"].([]any) {
+				names[i.(map[string]any)["name"].(string)+"@"+i.(map[string]any)["version"].(string)] = true
+			}
+			if !names["acme/echo@1.0.0"] || names["acme/echo@0.1.0"] || !names["chat@1.0.0"] || names["webhooky@1.0.0"] {
+				t.Fatalf("the hub lists %v", names)
+			}
+			owner.put("/v1/admin/integrations/"+str(t, pub, "id"), map[string]any{"title": "changed"}).fail(403, "Forbidden", "new version")
+
+			owner.del("/v1/admin/integrations/" + str(t, v1, "id")).ok()
+			owner.get("/v1/admin/integrations/"+str(t, v1, "id")).fail(404, "ResourceNotFound")
+			if got := byName(owner, "^0.1.0"); got.Status != 404 {
+				t.Fatalf("a deleted version still resolves: %s", got.Body)
+			}
+		})
+	}
+}

@@ -1,0 +1,536 @@
+package admin
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+// Integrations a workspace deploys (`bp deploy` of an integration project,
+// docs/integrations.md). One row per version; a production version's
+// name@version names it across the server, so that a bot's `bp add` of
+// name@version finds one integration. A name is either the workspace's
+// handle and a name ("acme/echo", what the CLI deploys from a workspace with
+// a handle) or a bare name, which then belongs to the first workspace that
+// deploys it (how an operator stocks the hub with the open-source
+// integrations, whose names have no handle).
+
+// IntegrationInput is the body of createIntegration and updateIntegration
+// (and of their validate… dry runs). Definition fields are JSON-Schema
+// documents kept as given; in an update, a null entry of a map (an action,
+// an event, a channel…) removes it and a field left out keeps its value.
+type IntegrationInput struct {
+	Name             *string            `json:"name"`
+	Version          *string            `json:"version"`
+	Title            *string            `json:"title"`
+	Description      *string            `json:"description"`
+	URL              *string            `json:"url"`
+	SDKVersion       *string            `json:"sdkVersion"`
+	Icon             *string            `json:"icon"`
+	Readme           *string            `json:"readme"`
+	Code             *string            `json:"code"`
+	Dev              *bool              `json:"dev"`
+	Public           *bool              `json:"public"`
+	Visibility       *string            `json:"visibility"`
+	Secrets          map[string]*string `json:"secrets"`
+	Layers           []string           `json:"layers"`
+	MaxExecutionTime *int               `json:"maxExecutionTime"`
+	Configuration    json.RawMessage    `json:"configuration"`
+	Configurations   json.RawMessage    `json:"configurations"`
+	Channels         json.RawMessage    `json:"channels"`
+	States           json.RawMessage    `json:"states"`
+	Events           json.RawMessage    `json:"events"`
+	Actions          json.RawMessage    `json:"actions"`
+	Entities         json.RawMessage    `json:"entities"`
+	User             json.RawMessage    `json:"user"`
+	Identifier       json.RawMessage    `json:"identifier"`
+	Interfaces       json.RawMessage    `json:"interfaces"`
+	Attributes       json.RawMessage    `json:"attributes"`
+	ExtraOperations  json.RawMessage    `json:"extraOperations"`
+}
+
+// Reserved integration names: the built-in integrations', which bots
+// install by these names.
+var reservedIntegrationNames = []string{ChatIntegrationID, platform.LLMIntegration, "webchat"}
+
+var (
+	integrationNameRe = regexp.MustCompile(`^(?:([a-z0-9][a-z0-9_-]*)/)?([a-z0-9][a-z0-9_-]*)$`)
+	secretNameRe      = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+)
+
+// Bounds of an integration's icon and readme (decoded), shown in every
+// answer that shows the integration.
+const (
+	maxIntegrationIcon   = 256 << 10
+	maxIntegrationReadme = 1 << 20
+)
+
+// checkIntegrationName checks a new integration's name against the
+// workspace's handle and the names other workspaces hold.
+func (s *Service) checkIntegrationName(ctx context.Context, w platform.Workspace, name string) error {
+	m := integrationNameRe.FindStringSubmatch(name)
+	if m == nil || len(name) > 200 {
+		return platform.Invalid("name", "%q is not an integration name: lower-case letters, digits, dashes and underscores, optionally after the workspace's handle and a slash (\"%s/my-integration\")", name, handleOr(w))
+	}
+	handle := m[1]
+	switch {
+	case handle != "" && handle != w.Handle:
+		return platform.Invalid("name", "%q starts with the handle %q, and this workspace's handle is %s", name, handle, quotedOrNone(w.Handle))
+	case handle == "" && slices.Contains(reservedIntegrationNames, name):
+		return platform.Invalid("name", "%q is a built-in integration's name", name)
+	}
+	if handle == "" {
+		// A bare name belongs to the workspace that deployed it first.
+		taken, _, err := s.store.ListIntegrations(ctx, store.IntegrationFilter{Page: store.Page{Limit: 1}, Name: name})
+		if err != nil {
+			return err
+		}
+		if len(taken) > 0 && taken[0].WorkspaceID != w.ID {
+			return platform.Errorf(platform.TypeAlreadyExists, "name: integration %q belongs to another workspace; name yours after your workspace's handle (\"%s/%s\")", name, handleOr(w), name)
+		}
+	}
+	return nil
+}
+
+func handleOr(w platform.Workspace) string {
+	if w.Handle != "" {
+		return w.Handle
+	}
+	return "<handle>"
+}
+
+func quotedOrNone(h string) string {
+	if h == "" {
+		return "not set (updateWorkspace sets it)"
+	}
+	return fmt.Sprintf("%q", h)
+}
+
+// applyIntegration checks in and applies it to i: all of it for a new
+// integration, what it carries for an update.
+func applyIntegration(i *platform.Integration, in *IntegrationInput, update bool) error {
+	sp := &i.Spec
+	if in.Version != nil {
+		if update && *in.Version != i.Version {
+			return platform.Invalid("version", "cannot be changed: deploy %s as a new integration version", *in.Version)
+		}
+		if _, err := semver.StrictNewVersion(*in.Version); err != nil {
+			return platform.Invalid("version", "%q is not a semantic version (e.g. 0.1.0)", *in.Version)
+		}
+		i.Version = *in.Version
+	}
+	if in.Dev != nil && update && *in.Dev != i.Dev {
+		return platform.Invalid("dev", "cannot be changed after the integration is created")
+	}
+	for _, f := range []struct {
+		v   *string
+		dst *string
+	}{{in.Title, &sp.Title}, {in.Description, &sp.Description}, {in.URL, &sp.URL}, {in.SDKVersion, &sp.SDKVersion}} {
+		if f.v != nil {
+			*f.dst = *f.v
+		}
+	}
+	for _, f := range []struct {
+		field string
+		v     *string
+		dst   *string
+		max   int
+	}{{"icon", in.Icon, &sp.Icon, maxIntegrationIcon}, {"readme", in.Readme, &sp.Readme, maxIntegrationReadme}} {
+		if f.v == nil {
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(*f.v)
+		if err != nil {
+			return platform.Invalid(f.field, "must be base64 (what `bp deploy` sends)")
+		}
+		if len(raw) > f.max {
+			return platform.Invalid(f.field, "is %d bytes, more than the %d allowed", len(raw), f.max)
+		}
+		*f.dst = *f.v
+	}
+	if in.Code != nil {
+		i.Code = *in.Code
+	}
+	switch {
+	case in.Visibility != nil:
+		i.Visibility = *in.Visibility
+	case in.Public != nil && *in.Public:
+		i.Visibility = "public"
+	case in.Public != nil && !update:
+		i.Visibility = "private"
+	}
+	if i.Dev && i.Visibility != "private" {
+		return platform.Invalid("visibility", "a dev integration is private to its workspace")
+	}
+	for name, v := range in.Secrets {
+		if !secretNameRe.MatchString(name) {
+			return platform.Invalid("secrets."+name, "a secret's name is SCREAMING_SNAKE_CASE (the code reads it as SECRET_%s)", strings.ToUpper(name))
+		}
+		if v == nil {
+			delete(sp.Secrets, name)
+			continue
+		}
+		if sp.Secrets == nil {
+			sp.Secrets = map[string]string{}
+		}
+		sp.Secrets[name] = *v
+	}
+	if in.Layers != nil {
+		sp.Layers = in.Layers
+	}
+	if in.MaxExecutionTime != nil {
+		sp.MaxExecutionTime = in.MaxExecutionTime
+	}
+	for _, f := range []struct {
+		v   json.RawMessage
+		dst *json.RawMessage
+		// entries: a map whose null entries remove (a field replaced
+		// whole otherwise).
+		entries bool
+	}{
+		{in.Configuration, &sp.Configuration, false}, {in.Configurations, &sp.Configurations, true},
+		{in.Channels, &sp.Channels, true}, {in.States, &sp.States, true}, {in.Events, &sp.Events, true},
+		{in.Actions, &sp.Actions, true}, {in.Entities, &sp.Entities, true}, {in.User, &sp.User, false},
+		{in.Identifier, &sp.Identifier, false}, {in.Interfaces, &sp.Interfaces, true}, {in.Attributes, &sp.Attributes, true},
+		{in.ExtraOperations, &sp.ExtraOperations, true},
+	} {
+		if f.v == nil {
+			continue
+		}
+		merged, err := mergeDefinition(*f.dst, f.v, f.entries)
+		if err != nil {
+			return err
+		}
+		*f.dst = merged
+	}
+	return nil
+}
+
+// mergeDefinition applies a definition field of an update to what is
+// stored: a map field keeps its entries the patch does not name, removes
+// those it names null and replaces the others; any other field is
+// replaced. Nulls inside a value kept are dropped (the CLI sends them for
+// what the new version no longer declares).
+func mergeDefinition(stored, patch json.RawMessage, entries bool) (json.RawMessage, error) {
+	var p any
+	if err := json.Unmarshal(patch, &p); err != nil {
+		return nil, err
+	}
+	pm, isMap := p.(map[string]any)
+	if !entries || !isMap {
+		return json.Marshal(dropNulls(p))
+	}
+	out := map[string]any{}
+	if len(stored) > 0 {
+		if err := json.Unmarshal(stored, &out); err != nil {
+			return nil, err
+		}
+	}
+	for k, v := range pm {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = dropNulls(v)
+		}
+	}
+	return json.Marshal(out)
+}
+
+func dropNulls(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e == nil {
+				delete(x, k)
+			} else {
+				x[k] = dropNulls(e)
+			}
+		}
+	case []any:
+		for k := range x {
+			x[k] = dropNulls(x[k])
+		}
+	}
+	return v
+}
+
+// CreateIntegration deploys a new integration version in the actor's
+// workspace; with dryRun it only checks it (validateIntegrationCreation).
+func (s *Service) CreateIntegration(ctx context.Context, a *platform.Actor, in IntegrationInput, dryRun bool) (platform.Integration, error) {
+	if err := require(a, platform.RoleDeveloper, "deploying an integration"); err != nil {
+		return platform.Integration{}, err
+	}
+	if in.Name == nil || in.Version == nil {
+		return platform.Integration{}, platform.Invalid("", "name and version are required")
+	}
+	w, err := s.store.GetWorkspace(ctx, a.Member.WorkspaceID)
+	if err != nil {
+		return platform.Integration{}, notFound(err, "workspace", a.Member.WorkspaceID)
+	}
+	now := s.clock.Now()
+	i := platform.Integration{
+		ID: platform.NewID(platform.PrefixIntegration), WorkspaceID: w.ID, Name: *in.Name, Visibility: "private",
+		CreatedBy: a.Account.ID, CreatedAt: now, UpdatedAt: now,
+	}
+	if in.Dev != nil {
+		i.Dev = *in.Dev
+	}
+	if err := s.checkIntegrationName(ctx, w, i.Name); err != nil {
+		return i, err
+	}
+	if err := applyIntegration(&i, &in, false); err != nil {
+		return i, err
+	}
+	if !i.Dev {
+		if _, err := s.store.GetIntegrationByName(ctx, i.Name, i.Version); err == nil {
+			return i, integrationExists(i)
+		} else if !errors.Is(err, platform.ErrNotFound) {
+			return i, err
+		}
+	}
+	if dryRun {
+		return i, nil
+	}
+	if err := s.store.CreateIntegration(ctx, i); err != nil {
+		if errors.Is(err, platform.ErrConflict) {
+			return i, integrationExists(i)
+		}
+		return i, err
+	}
+	return i, nil
+}
+
+func integrationExists(i platform.Integration) error {
+	return platform.Errorf(platform.TypeAlreadyExists, "integration %s version %s exists: update it (updateIntegration) or deploy another version", i.Name, i.Version)
+}
+
+// UpdateIntegration changes an integration version of the actor's
+// workspace; with dryRun it only checks the change
+// (validateIntegrationUpdate). A version in the hub (public or unlisted)
+// is what bots of other workspaces installed: it stays as it is, and a
+// change is a new version.
+func (s *Service) UpdateIntegration(ctx context.Context, a *platform.Actor, id string, in IntegrationInput, dryRun bool) (platform.Integration, error) {
+	if err := require(a, platform.RoleDeveloper, "updating an integration"); err != nil {
+		return platform.Integration{}, err
+	}
+	i, err := s.GetIntegration(ctx, a, id)
+	if err != nil {
+		return i, err
+	}
+	if i.InHub() {
+		return i, platform.Errorf(platform.TypeForbidden, "integration %s version %s is %s: deploy the change as a new version", i.Name, i.Version, i.Visibility)
+	}
+	if in.Name != nil && *in.Name != i.Name {
+		return i, platform.Invalid("name", "cannot be changed (it is %q)", i.Name)
+	}
+	if err := applyIntegration(&i, &in, true); err != nil {
+		return i, err
+	}
+	i.UpdatedAt = s.clock.Now()
+	if dryRun {
+		return i, nil
+	}
+	if err := s.store.UpdateIntegration(ctx, i); err != nil {
+		return i, notFound(err, "integration", id)
+	}
+	return i, nil
+}
+
+// GetIntegration returns an integration version of the actor's workspace,
+// code included.
+func (s *Service) GetIntegration(ctx context.Context, a *platform.Actor, id string) (platform.Integration, error) {
+	i, err := s.store.GetIntegration(ctx, id)
+	if err == nil && i.WorkspaceID != a.Member.WorkspaceID {
+		err = platform.ErrNotFound
+	}
+	return i, notFound(err, "integration", id)
+}
+
+// DeleteIntegration removes an integration version of the actor's
+// workspace.
+func (s *Service) DeleteIntegration(ctx context.Context, a *platform.Actor, id string) error {
+	if err := require(a, platform.RoleDeveloper, "deleting an integration"); err != nil {
+		return err
+	}
+	return notFound(s.store.DeleteIntegration(ctx, a.Member.WorkspaceID, id), "integration", id)
+}
+
+// GetIntegrationByName resolves name@version among the production versions
+// of the actor's workspace; version is a semantic version, a range
+// ("^0.4.0") or "latest".
+func (s *Service) GetIntegrationByName(ctx context.Context, a *platform.Actor, name, version string) (platform.Integration, error) {
+	return s.resolveIntegration(ctx, store.IntegrationFilter{WorkspaceID: a.Member.WorkspaceID}, name, version)
+}
+
+// HubIntegration resolves name@version among the integrations every
+// workspace may install (public and unlisted), as GetIntegrationByName.
+func (s *Service) HubIntegration(ctx context.Context, name, version string) (platform.Integration, error) {
+	return s.resolveIntegration(ctx, store.IntegrationFilter{Visibility: []string{"public", "unlisted"}}, name, version)
+}
+
+// HubIntegrationByID returns an integration of the hub by its id.
+func (s *Service) HubIntegrationByID(ctx context.Context, id string) (platform.Integration, error) {
+	i, err := s.store.GetIntegration(ctx, id)
+	if err == nil && !i.InHub() {
+		err = platform.ErrNotFound
+	}
+	return i, notFound(err, "integration", id)
+}
+
+func (s *Service) resolveIntegration(ctx context.Context, f store.IntegrationFilter, name, version string) (platform.Integration, error) {
+	no := false
+	f.Name, f.Dev = name, &no
+	var want *semver.Constraints
+	if version != "latest" {
+		if _, err := semver.StrictNewVersion(version); err == nil {
+			// An exact version: one row at most.
+			i, err := s.store.GetIntegrationByName(ctx, name, version)
+			if err == nil && (f.WorkspaceID != "" && i.WorkspaceID != f.WorkspaceID || f.WorkspaceID == "" && !i.InHub()) {
+				err = platform.ErrNotFound
+			}
+			return i, integrationNotFound(err, name, version)
+		}
+		c, err := semver.NewConstraint(version)
+		if err != nil {
+			return platform.Integration{}, platform.Errorf(platform.TypeInvalidQuery, "version: %q is neither a semantic version, a range nor \"latest\"", version)
+		}
+		want = c
+	}
+	var best *platform.Integration
+	var bestV *semver.Version
+	f.Limit = 100
+	for {
+		page, next, err := s.store.ListIntegrations(ctx, f)
+		if err != nil {
+			return platform.Integration{}, err
+		}
+		for k := range page {
+			v, err := semver.NewVersion(page[k].Version)
+			if err != nil || want != nil && !want.Check(v) || bestV != nil && !v.GreaterThan(bestV) {
+				continue
+			}
+			best, bestV = &page[k], v
+		}
+		if next == "" {
+			break
+		}
+		f.Token = next
+	}
+	if best == nil {
+		return platform.Integration{}, integrationNotFound(platform.ErrNotFound, name, version)
+	}
+	// The listing leaves the code out.
+	i, err := s.store.GetIntegration(ctx, best.ID)
+	return i, integrationNotFound(err, name, version)
+}
+
+func integrationNotFound(err error, name, version string) error {
+	if errors.Is(err, platform.ErrNotFound) {
+		return platform.Errorf(platform.TypeResourceNotFound, "integration %q version %q not found", name, version)
+	}
+	return err
+}
+
+// IntegrationFilter narrows ListIntegrations and ListHubIntegrations.
+type IntegrationFilter struct {
+	Token, Name, Version string
+	Dev                  *bool
+	Limit                int
+}
+
+// ListIntegrations lists the integration versions of the actor's
+// workspace, oldest first.
+func (s *Service) ListIntegrations(ctx context.Context, a *platform.Actor, f IntegrationFilter) ([]platform.Integration, string, error) {
+	return s.listIntegrations(ctx, store.IntegrationFilter{WorkspaceID: a.Member.WorkspaceID, Dev: f.Dev}, f)
+}
+
+// ListHubIntegrations lists the public integration versions of every
+// workspace (unlisted ones are found by name or id only).
+func (s *Service) ListHubIntegrations(ctx context.Context, f IntegrationFilter) ([]platform.Integration, string, error) {
+	no := false
+	return s.listIntegrations(ctx, store.IntegrationFilter{Visibility: []string{"public"}, Dev: &no}, f)
+}
+
+func (s *Service) listIntegrations(ctx context.Context, sf store.IntegrationFilter, f IntegrationFilter) ([]platform.Integration, string, error) {
+	sf.Page = store.Page{Token: f.Token, Limit: f.Limit}
+	sf.Name = f.Name
+	if f.Version != "" && f.Version != "latest" {
+		sf.Version = f.Version
+	}
+	list, next, err := s.store.ListIntegrations(ctx, sf)
+	if err != nil || f.Version != "latest" {
+		return list, next, err
+	}
+	// "latest": each name's highest version of this page.
+	latest := map[string]int{}
+	for k, i := range list {
+		at, seen := latest[i.Name]
+		if !seen || semverGreater(i.Version, list[at].Version) {
+			latest[i.Name] = k
+		}
+	}
+	kept := list[:0:0]
+	for k, i := range list {
+		if latest[i.Name] == k {
+			kept = append(kept, i)
+		}
+	}
+	return kept, next, nil
+}
+
+func semverGreater(a, b string) bool {
+	va, errA := semver.NewVersion(a)
+	vb, errB := semver.NewVersion(b)
+	return errA == nil && (errB != nil || va.GreaterThan(vb))
+}
+
+// IntegrationOwner is the workspace that deployed an integration, as the
+// hub shows it.
+func (s *Service) IntegrationOwner(ctx context.Context, workspaceID string) (platform.Workspace, error) {
+	return s.store.GetWorkspace(ctx, workspaceID)
+}
+
+// CheckHandleAvailability says whether the actor's workspace may take
+// handle: free, or its own already; when not, it suggests free ones.
+func (s *Service) CheckHandleAvailability(ctx context.Context, a *platform.Actor, handle string) (available bool, suggestions []string, usedBy string, err error) {
+	if !handleRe.MatchString(handle) {
+		return false, nil, "", platform.Invalid("handle", "3 to 50 lower-case letters, digits or dashes, not starting or ending with a dash")
+	}
+	taken := func(h string) (string, error) {
+		w, err := s.store.GetWorkspaceByHandle(ctx, h)
+		if errors.Is(err, platform.ErrNotFound) {
+			return "", nil
+		}
+		return w.ID, err
+	}
+	owner, err := taken(handle)
+	if err != nil {
+		return false, nil, "", err
+	}
+	if owner == "" || owner == a.Member.WorkspaceID {
+		return true, []string{}, owner, nil
+	}
+	suggestions = []string{}
+	for n := 1; len(suggestions) < 3 && n <= 20; n++ {
+		h := fmt.Sprintf("%s-%d", handle, n)
+		if len(h) > 50 || !handleRe.MatchString(h) {
+			break
+		}
+		if o, err := taken(h); err != nil {
+			return false, nil, "", err
+		} else if o == "" {
+			suggestions = append(suggestions, h)
+		}
+	}
+	return false, suggestions, "", nil
+}

@@ -1,0 +1,396 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+	"slices"
+
+	"github.com/botplatform/botplatform/internal/admin"
+	"github.com/botplatform/botplatform/internal/jsonbody"
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// Integrations a workspace deploys, and the hub (docs/integrations.md).
+
+var (
+	createIntegrationSchema  = integrationSchema(false)
+	updateIntegrationSchema  = integrationSchema(true)
+	handleAvailabilitySchema = schema("checkHandleAvailability", `{"type":"object","additionalProperties":false,"required":["handle"],
+		"properties":{"handle":{"type":"string","minLength":1,"maxLength":50}}}`)
+)
+
+// integrationSchema is the body of createIntegration (update false) and
+// updateIntegration, as the official definition has it: in an update, map
+// entries may be null (removed).
+func integrationSchema(update bool) *jsonbody.Schema {
+	str := func(max int) obj {
+		o := obj{"type": "string"}
+		if max > 0 {
+			o["maxLength"] = max
+		}
+		return o
+	}
+	boolean := obj{"type": "boolean"}
+	anyObject := obj{"type": "object"}
+	nullable := func(s obj) obj {
+		if !update {
+			return s
+		}
+		return obj{"anyOf": []any{s, obj{"type": "null"}}}
+	}
+	mapOf := func(v obj) obj { return obj{"type": "object", "additionalProperties": nullable(v)} }
+	titled := func(props obj, required ...string) obj {
+		props["title"], props["description"] = str(64), str(256)
+		return strict(props, required...)
+	}
+	schemaDef := strict(obj{"schema": anyObject}, "schema")
+	tagDefs := mapOf(titled(obj{}))
+	attributes := mapOf(str(200))
+	configuration := titled(obj{"schema": anyObject, "identifier": strict(obj{"required": boolean, "linkTemplateScript": str(2000)})})
+	creation := strict(obj{"enabled": boolean, "requiredTags": obj{"type": "array", "items": str(0)}}, "enabled", "requiredTags")
+	aliases := mapOf(strict(obj{"name": str(200)}, "name"))
+	props := obj{
+		"name":           str(200),
+		"version":        str(200),
+		"title":          obj{"type": "string", "minLength": 1, "maxLength": 64},
+		"description":    str(256),
+		"url":            nullable(str(0)),
+		"sdkVersion":     str(200),
+		"icon":           str(0),
+		"readme":         str(0),
+		"code":           str(0),
+		"dev":            boolean,
+		"public":         boolean,
+		"visibility":     obj{"type": "string", "enum": []string{"public", "private", "unlisted"}},
+		"secrets":        obj{"type": "object", "additionalProperties": obj{"anyOf": []any{str(20000), obj{"type": "null"}}}},
+		"layers":         obj{"type": "array", "items": str(0)},
+		"configuration":  configuration,
+		"configurations": mapOf(configuration),
+		"states": mapOf(strict(obj{"type": obj{"type": "string", "enum": []string{"conversation", "user", "integration"}},
+			"schema": anyObject}, "type", "schema")),
+		"events": mapOf(titled(obj{"schema": anyObject, "attributes": attributes}, "schema")),
+		"actions": mapOf(titled(obj{"billable": boolean, "cacheable": boolean, "input": schemaDef, "output": schemaDef,
+			"attributes": attributes}, "input", "output")),
+		"entities":   mapOf(titled(obj{"schema": anyObject}, "schema")),
+		"attributes": attributes,
+		"identifier": strict(obj{"fallbackHandlerScript": str(2000), "extractScript": str(2000)}),
+		"channels": mapOf(titled(obj{
+			"messages":     mapOf(schemaDef),
+			"conversation": strict(obj{"creation": creation, "tags": tagDefs}),
+			"message":      strict(obj{"tags": tagDefs}),
+		})),
+		"user": strict(obj{"creation": creation, "tags": tagDefs}),
+		"interfaces": mapOf(strict(obj{"id": str(36), "entities": aliases, "actions": aliases, "events": aliases, "channels": aliases},
+			"id")),
+		"extraOperations": mapOf(strict(obj{"enabled": boolean}, "enabled")),
+	}
+	if update {
+		props["maxExecutionTime"] = obj{"type": "integer", "minimum": 1, "maximum": 900}
+	}
+	var required []string
+	name := "updateIntegration"
+	if !update {
+		required, name = []string{"name", "version"}, "createIntegration"
+	}
+	src, _ := json.Marshal(strict(props, required...))
+	return schema(name, string(src))
+}
+
+func (a *api) integrationRoutes(t *table) {
+	t.handle("POST /v1/admin/integrations", "createIntegration", createIntegrationSchema, a.workspace(a.createIntegration(false)))
+	t.handle("POST /v1/admin/integrations/validate", "validateIntegrationCreation", createIntegrationSchema, a.workspace(a.createIntegration(true)))
+	t.handle("GET /v1/admin/integrations", "listIntegrations", nil, a.workspace(a.listIntegrations))
+	t.handle("GET /v1/admin/integrations/{id}", "getIntegration", nil, a.workspace(a.getIntegration))
+	t.handle("GET /v1/admin/integrations/{name}/{version}", "getIntegrationByName", nil, a.workspace(a.getIntegrationByName))
+	t.handle("PUT /v1/admin/integrations/{id}", "updateIntegration", updateIntegrationSchema, a.workspace(a.updateIntegration(false)))
+	t.handle("PUT /v1/admin/integrations/{id}/validate", "validateIntegrationUpdate", updateIntegrationSchema, a.workspace(a.updateIntegration(true)))
+	t.handle("DELETE /v1/admin/integrations/{id}", "deleteIntegration", emptyBodySchema, a.workspace(a.deleteIntegration))
+	t.handle("GET /v1/admin/hub/integrations", "listPublicIntegrations", nil, a.workspace(a.listPublicIntegrations))
+	t.handle("PUT /v1/admin/workspaces/handle-availability", "checkHandleAvailability", handleAvailabilitySchema, a.workspace(a.checkHandleAvailability))
+}
+
+func (a *api) createIntegration(dryRun bool) func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	return func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+		var in admin.IntegrationInput
+		if err := decode(r, &in); err != nil {
+			return err
+		}
+		i, err := a.Admin.CreateIntegration(r.Context(), act, in, dryRun)
+		return writeDeployed(w, i, err, dryRun)
+	}
+}
+
+func (a *api) updateIntegration(dryRun bool) func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	return func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+		var in admin.IntegrationInput
+		if err := decode(r, &in); err != nil {
+			return err
+		}
+		i, err := a.Admin.UpdateIntegration(r.Context(), act, r.PathValue("id"), in, dryRun)
+		return writeDeployed(w, i, err, dryRun)
+	}
+}
+
+// writeDeployed answers a deployment: the integration, or {} for a dry run
+// (the validate… operations).
+func writeDeployed(w http.ResponseWriter, i platform.Integration, err error, dryRun bool) error {
+	if err != nil {
+		return err
+	}
+	if dryRun {
+		writeJSON(w, http.StatusOK, struct{}{})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"integration": toIntegration(i, nil)})
+	return nil
+}
+
+func (a *api) getIntegration(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	i, err := a.Admin.GetIntegration(r.Context(), act, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"integration": toIntegration(i, nil)})
+	return nil
+}
+
+func (a *api) getIntegrationByName(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	i, err := a.Admin.GetIntegrationByName(r.Context(), act, r.PathValue("name"), r.PathValue("version"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"integration": toIntegration(i, nil)})
+	return nil
+}
+
+func (a *api) deleteIntegration(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	if err := decode(r, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Admin.DeleteIntegration(r.Context(), act, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+// integrationFilter reads listIntegrations' and listPublicIntegrations'
+// query: limit (1 to 100, default 20), nextToken, name, version (or
+// "latest"), dev.
+func integrationFilter(r *http.Request) (admin.IntegrationFilter, error) {
+	q := newQuery(r)
+	n, err := q.integer("limit")
+	if err != nil {
+		return admin.IntegrationFilter{}, err
+	}
+	size, err := admin.PageSize(n, 20)
+	if err != nil {
+		return admin.IntegrationFilter{}, platform.Errorf(platform.TypeInvalidQuery, "limit: %v", err)
+	}
+	dev, err := q.boolean("dev")
+	if err != nil {
+		return admin.IntegrationFilter{}, err
+	}
+	return admin.IntegrationFilter{Token: q.str("nextToken"), Name: q.str("name"), Version: q.str("version"), Dev: dev, Limit: size}, nil
+}
+
+func (a *api) listIntegrations(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	f, err := integrationFilter(r)
+	if err != nil {
+		return err
+	}
+	if f.Dev == nil {
+		no := false
+		f.Dev = &no // the official listing: production integrations unless dev=true
+	}
+	list, next, err := a.Admin.ListIntegrations(r.Context(), act, f)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(list))
+	for k, i := range list {
+		out[k] = integrationSummary(i, nil)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"integrations": out, "meta": metaJSON{next}})
+	return nil
+}
+
+func (a *api) listPublicIntegrations(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	f, err := integrationFilter(r)
+	if err != nil {
+		return err
+	}
+	var out []map[string]any
+	// The built-in integrations head the first page.
+	if f.Token == "" {
+		for _, b := range builtinIntegrations() {
+			if f.Name == "" || f.Name == b["name"] {
+				s := map[string]any{}
+				for _, k := range summaryFields {
+					s[k] = b[k]
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	list, next, err := a.Admin.ListHubIntegrations(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	owners := a.owners(r)
+	for _, i := range list {
+		out = append(out, integrationSummary(i, owners))
+	}
+	if out == nil {
+		out = []map[string]any{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"integrations": out, "meta": metaJSON{next}})
+	return nil
+}
+
+func (a *api) checkHandleAvailability(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	var in struct{ Handle string }
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	available, suggestions, usedBy, err := a.Admin.CheckHandleAvailability(r.Context(), act, in.Handle)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"available": available, "suggestions": suggestions}
+	if usedBy != "" {
+		out["usedBy"] = usedBy
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// ownerLookup finds (and remembers, for one answer) the workspace that
+// deployed an integration, as the hub shows it.
+type ownerLookup func(workspaceID string) map[string]any
+
+func (a *api) owners(r *http.Request) ownerLookup {
+	seen := map[string]map[string]any{}
+	return func(id string) map[string]any {
+		if o, ok := seen[id]; ok {
+			return o
+		}
+		o := map[string]any{"id": id, "handle": nil, "name": ""}
+		if w, err := a.Admin.IntegrationOwner(r.Context(), id); err == nil {
+			o["name"] = w.Name
+			if w.Handle != "" {
+				o["handle"] = w.Handle
+			}
+		}
+		seen[id] = o
+		return o
+	}
+}
+
+// summaryFields are the fields of an integration in a listing.
+var summaryFields = []string{"id", "name", "version", "createdAt", "updatedAt", "title", "description", "iconUrl", "public",
+	"visibility", "verificationStatus", "lifecycleStatus", "ownerWorkspace", "meta"}
+
+func integrationSummary(i platform.Integration, owners ownerLookup) map[string]any {
+	full := toIntegration(i, owners)
+	s := map[string]any{}
+	for _, k := range summaryFields {
+		if v, ok := full[k]; ok {
+			s[k] = v
+		}
+	}
+	return s
+}
+
+// toIntegration is an integration as the Admin API shows it; with owners,
+// as the hub shows it (its owner workspace and counts). Secrets show by
+// name only; the icon and readme as data: URLs of what was deployed.
+func toIntegration(i platform.Integration, owners ownerLookup) map[string]any {
+	sp := i.Spec
+	raw := func(v json.RawMessage, def string) json.RawMessage {
+		if len(v) == 0 {
+			return json.RawMessage(def)
+		}
+		return v
+	}
+	secrets := slices.Sorted(maps.Keys(sp.Secrets))
+	if secrets == nil {
+		secrets = []string{}
+	}
+	dataURL := func(mime, b64 string) string {
+		if b64 == "" {
+			return ""
+		}
+		return "data:" + mime + ";base64," + b64
+	}
+	title := sp.Title
+	if title == "" {
+		title = i.Name
+	}
+	out := map[string]any{
+		"id": i.ID, "name": i.Name, "version": i.Version, "dev": i.Dev,
+		"createdAt": platform.FormatTime(i.CreatedAt), "updatedAt": platform.FormatTime(i.UpdatedAt),
+		"title": title, "description": sp.Description, "url": sp.URL,
+		"iconUrl": dataURL("image/svg+xml", sp.Icon), "readmeUrl": dataURL("text/markdown", sp.Readme),
+		"public": i.Visibility == "public", "visibility": i.Visibility,
+		"verificationStatus": "unapproved", "lifecycleStatus": "published",
+		"identifier":     raw(sp.Identifier, `{}`),
+		"configuration":  configurationJSON(sp.Configuration),
+		"configurations": configurationsJSON(sp.Configurations),
+		"channels":       raw(sp.Channels, `{}`),
+		"states":         raw(sp.States, `{}`),
+		"events":         raw(sp.Events, `{}`),
+		"actions":        raw(sp.Actions, `{}`),
+		"entities":       raw(sp.Entities, `{}`),
+		"user":           withDefaults(sp.User, `{"tags":{},"creation":{"enabled":false,"requiredTags":[]}}`),
+		"interfaces":     raw(sp.Interfaces, `{}`),
+		"attributes":     raw(sp.Attributes, `{}`),
+		"secrets":        secrets,
+	}
+	if sp.MaxExecutionTime != nil {
+		out["maxExecutionTime"] = *sp.MaxExecutionTime
+	}
+	if owners != nil {
+		out["ownerWorkspace"] = owners(i.WorkspaceID)
+		out["meta"] = map[string]any{"installs": 0, "views": 0}
+	}
+	return out
+}
+
+// withDefaults is the stored object v with the top-level fields of def it
+// lacks (the official Integration requires them).
+func withDefaults(v json.RawMessage, def string) map[string]any {
+	out := map[string]any{}
+	_ = json.Unmarshal([]byte(def), &out)
+	var got map[string]any
+	if len(v) > 0 && json.Unmarshal(v, &got) == nil {
+		for k, x := range got {
+			out[k] = x
+		}
+	}
+	return out
+}
+
+// configurationJSON is a configuration definition with the fields the
+// official Integration requires: a schema, and identifier.required.
+func configurationJSON(v json.RawMessage) map[string]any {
+	c := withDefaults(v, `{"schema":{"type":"object","properties":{}},"identifier":{"required":false}}`)
+	if id, ok := c["identifier"].(map[string]any); ok {
+		if _, ok := id["required"]; !ok {
+			id["required"] = false
+		}
+	}
+	return c
+}
+
+func configurationsJSON(v json.RawMessage) map[string]any {
+	out := map[string]any{}
+	var all map[string]json.RawMessage
+	if json.Unmarshal(v, &all) == nil {
+		for k, c := range all {
+			out[k] = configurationJSON(c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,118 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+func (s *Store) CreateIntegration(ctx context.Context, i platform.Integration) error {
+	spec, err := json.Marshal(i.Spec)
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := s.exec(ctx, tx, `INSERT INTO integrations (id, workspace_id, name, version, dev, visibility, created_by, created_at, updated_at, spec, code)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			i.ID, i.WorkspaceID, i.Name, i.Version, i.Dev, i.Visibility, i.CreatedBy, micros(i.CreatedAt), micros(i.UpdatedAt), string(spec), i.Code)
+		return err
+	})
+}
+
+const integrationVersionCols = `n.id, n.workspace_id, n.name, n.version, n.dev, n.visibility, n.created_by, n.created_at, n.updated_at, n.spec`
+
+func scanIntegration(row interface{ Scan(...any) error }, i *platform.Integration, more ...any) error {
+	var spec string
+	var created, updated int64
+	if err := row.Scan(append([]any{&i.ID, &i.WorkspaceID, &i.Name, &i.Version, &i.Dev, &i.Visibility, &i.CreatedBy, &created, &updated, &spec}, more...)...); err != nil {
+		return noRows(err)
+	}
+	i.CreatedAt, i.UpdatedAt = fromMicros(created), fromMicros(updated)
+	return json.Unmarshal([]byte(spec), &i.Spec)
+}
+
+func (s *Store) GetIntegration(ctx context.Context, id string) (platform.Integration, error) {
+	var i platform.Integration
+	err := scanIntegration(s.queryRow(ctx, `SELECT `+integrationVersionCols+`, n.code FROM integrations n WHERE n.id = ?`, id), &i, &i.Code)
+	return i, err
+}
+
+func (s *Store) GetIntegrationByName(ctx context.Context, name, version string) (platform.Integration, error) {
+	var i platform.Integration
+	err := scanIntegration(s.queryRow(ctx, `SELECT `+integrationVersionCols+`, n.code FROM integrations n
+		WHERE n.name = ? AND n.version = ? AND n.dev = ?`, name, version, false), &i, &i.Code)
+	return i, err
+}
+
+func (s *Store) UpdateIntegration(ctx context.Context, i platform.Integration) error {
+	spec, err := json.Marshal(i.Spec)
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return s.execOne(ctx, tx, `UPDATE integrations SET visibility = ?, spec = ?, code = ?, updated_at = ? WHERE id = ? AND workspace_id = ?`,
+			i.Visibility, string(spec), i.Code, micros(i.UpdatedAt), i.ID, i.WorkspaceID)
+	})
+}
+
+func (s *Store) DeleteIntegration(ctx context.Context, workspaceID, id string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return s.execOne(ctx, tx, `DELETE FROM integrations WHERE id = ? AND workspace_id = ?`, id, workspaceID)
+	})
+}
+
+func (s *Store) ListIntegrations(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error) {
+	cur, err := store.DecodeCursor(f.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	var q strings.Builder
+	q.WriteString(`SELECT ` + integrationVersionCols + ` FROM integrations n WHERE 1 = 1`)
+	args := make([]any, 0, 8)
+	for _, c := range []struct{ col, v string }{{"n.workspace_id", f.WorkspaceID}, {"n.name", f.Name}, {"n.version", f.Version}} {
+		if c.v != "" {
+			q.WriteString(` AND ` + c.col + ` = ?`)
+			args = append(args, c.v)
+		}
+	}
+	if f.Dev != nil {
+		q.WriteString(` AND n.dev = ?`)
+		args = append(args, *f.Dev)
+	}
+	if len(f.Visibility) > 0 {
+		q.WriteString(` AND n.visibility IN (` + placeholders(len(f.Visibility)) + `)`)
+		for _, v := range f.Visibility {
+			args = append(args, v)
+		}
+	}
+	if cur != nil {
+		q.WriteString(` AND (n.created_at > ? OR (n.created_at = ? AND n.id > ?))`)
+		args = append(args, cur.Value, cur.Value, cur.ID)
+	}
+	q.WriteString(` ORDER BY n.created_at, n.id LIMIT ?`)
+	args = append(args, f.Limit+1)
+	rows, err := s.query(ctx, q.String(), args...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []platform.Integration
+	for rows.Next() {
+		var i platform.Integration
+		if err := scanIntegration(rows, &i); err != nil {
+			return nil, "", err
+		}
+		out = append(out, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	page, next := pageOf(out, f.Limit, func(i platform.Integration) store.Cursor {
+		return store.Cursor{Value: micros(i.CreatedAt), ID: i.ID}
+	})
+	return page, next, nil
+}

@@ -1,0 +1,142 @@
+package storetest
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
+)
+
+func (e *env) newIntegrationVersion(workspaceID, name, version string) platform.Integration {
+	now := e.now()
+	return platform.Integration{
+		ID: platform.NewID("intver_"), WorkspaceID: workspaceID, Name: name, Version: version, Visibility: "private",
+		CreatedBy: "acct_x", CreatedAt: now, UpdatedAt: now, Code: "module.exports = {}",
+		Spec: platform.IntegrationSpec{Title: "T " + name, Secrets: map[string]string{"TOKEN": "s3cret"},
+			Actions: json.RawMessage(`{"ping":{"input":{"schema":{"type":"object"}},"output":{"schema":{"type":"object"}}}}`)},
+	}
+}
+
+func testIntegrations(t *testing.T, e *env) {
+	a := e.account(t, "integrations")
+	w1, _ := e.workspace(t, a)
+	w2, _ := e.workspace(t, a)
+	create := func(i platform.Integration) platform.Integration {
+		t.Helper()
+		must(t, e.s.CreateIntegration(e.ctx, i), "CreateIntegration %s@%s", i.Name, i.Version)
+		return i
+	}
+	v1 := create(e.newIntegrationVersion(w1.ID, "acme/echo", "0.1.0"))
+	v2 := create(e.newIntegrationVersion(w1.ID, "acme/echo", "0.2.0"))
+	other := create(e.newIntegrationVersion(w2.ID, "other/thing", "1.0.0"))
+	dev := e.newIntegrationVersion(w1.ID, "acme/echo", "0.2.0")
+	dev.Dev, dev.Spec.URL = true, "https://tunnel.example/1"
+	create(dev) // a dev version may repeat a production name@version
+
+	t.Run("read back, code and spec included", func(t *testing.T) {
+		got, err := e.s.GetIntegration(e.ctx, v1.ID)
+		must(t, err, "GetIntegration")
+		if got.Name != v1.Name || got.Version != "0.1.0" || got.WorkspaceID != w1.ID || got.Code != v1.Code || got.Spec.Secrets["TOKEN"] != "s3cret" ||
+			string(got.Spec.Actions) != string(v1.Spec.Actions) || got.Dev || got.Visibility != "private" {
+			t.Fatalf("GetIntegration = %+v", got)
+		}
+		got, err = e.s.GetIntegrationByName(e.ctx, "acme/echo", "0.2.0")
+		must(t, err, "GetIntegrationByName")
+		if got.ID != v2.ID {
+			t.Fatalf("GetIntegrationByName found %s, want the production version %s", got.ID, v2.ID)
+		}
+		for _, c := range [][2]string{{"acme/echo", "9.9.9"}, {"nope", "0.1.0"}} {
+			if _, err := e.s.GetIntegrationByName(e.ctx, c[0], c[1]); !errors.Is(err, platform.ErrNotFound) {
+				t.Fatalf("GetIntegrationByName %v: err = %v, want ErrNotFound", c, err)
+			}
+		}
+		if _, err := e.s.GetIntegration(e.ctx, "intver_none"); !errors.Is(err, platform.ErrNotFound) {
+			t.Fatalf("GetIntegration of none: err = %v", err)
+		}
+	})
+	t.Run("a production name@version is unique across workspaces", func(t *testing.T) {
+		dup := e.newIntegrationVersion(w2.ID, "acme/echo", "0.1.0")
+		if err := e.s.CreateIntegration(e.ctx, dup); !errors.Is(err, platform.ErrConflict) {
+			t.Fatalf("CreateIntegration of a taken name@version: err = %v, want ErrConflict", err)
+		}
+		if _, err := e.s.GetIntegration(e.ctx, dup.ID); !errors.Is(err, platform.ErrNotFound) {
+			t.Fatalf("the refused version was stored: %v", err)
+		}
+		if err := e.s.CreateIntegration(e.ctx, e.newIntegrationVersion("wkspace_none", "x/y", "1.0.0")); !errors.Is(err, platform.ErrNotFound) {
+			t.Fatalf("CreateIntegration in no workspace: err = %v, want ErrNotFound", err)
+		}
+	})
+	t.Run("list by workspace, name, version, dev and visibility, in pages", func(t *testing.T) {
+		no := false
+		list := func(f store.IntegrationFilter) []string {
+			t.Helper()
+			var ids []string
+			f.Limit = 1
+			for {
+				page, next, err := e.s.ListIntegrations(e.ctx, f)
+				must(t, err, "ListIntegrations %+v", f)
+				for _, i := range page {
+					if i.Code != "" {
+						t.Fatalf("a listing carries code")
+					}
+					ids = append(ids, i.ID)
+				}
+				if next == "" {
+					return ids
+				}
+				f.Token = next
+			}
+		}
+		eq := func(what string, got []string, want ...string) {
+			t.Helper()
+			if len(got) != len(want) {
+				t.Fatalf("%s = %v, want %v", what, got, want)
+			}
+			for k := range got {
+				if got[k] != want[k] {
+					t.Fatalf("%s = %v, want %v", what, got, want)
+				}
+			}
+		}
+		eq("w1 production", list(store.IntegrationFilter{WorkspaceID: w1.ID, Dev: &no}), v1.ID, v2.ID)
+		eq("w1 all", list(store.IntegrationFilter{WorkspaceID: w1.ID}), v1.ID, v2.ID, dev.ID)
+		eq("name and version", list(store.IntegrationFilter{Name: "acme/echo", Version: "0.1.0"}), v1.ID)
+		eq("w2", list(store.IntegrationFilter{WorkspaceID: w2.ID}), other.ID)
+		eq("public", list(store.IntegrationFilter{Visibility: []string{"public", "unlisted"}}))
+		pub := other
+		pub.Visibility, pub.Spec.Title, pub.Code, pub.UpdatedAt = "public", "Shared", "module.exports = 2", e.now()
+		must(t, e.s.UpdateIntegration(e.ctx, pub), "UpdateIntegration")
+		eq("public", list(store.IntegrationFilter{Visibility: []string{"public", "unlisted"}}), other.ID)
+		got, err := e.s.GetIntegration(e.ctx, other.ID)
+		must(t, err, "GetIntegration")
+		if got.Spec.Title != "Shared" || got.Code != "module.exports = 2" || !got.UpdatedAt.After(got.CreatedAt) {
+			t.Fatalf("after UpdateIntegration: %+v", got)
+		}
+	})
+	t.Run("update and delete only in the integration's workspace", func(t *testing.T) {
+		moved := v1
+		moved.WorkspaceID = w2.ID
+		if err := e.s.UpdateIntegration(e.ctx, moved); !errors.Is(err, platform.ErrNotFound) {
+			t.Fatalf("UpdateIntegration from another workspace: err = %v", err)
+		}
+		if err := e.s.DeleteIntegration(e.ctx, w2.ID, v1.ID); !errors.Is(err, platform.ErrNotFound) {
+			t.Fatalf("DeleteIntegration from another workspace: err = %v", err)
+		}
+		must(t, e.s.DeleteIntegration(e.ctx, w1.ID, v1.ID), "DeleteIntegration")
+		if _, err := e.s.GetIntegration(e.ctx, v1.ID); !errors.Is(err, platform.ErrNotFound) {
+			t.Fatalf("deleted integration still read: %v", err)
+		}
+		// The name@version is free again.
+		create(e.newIntegrationVersion(w1.ID, "acme/echo", "0.1.0"))
+	})
+	t.Run("deleting the workspace deletes its integrations", func(t *testing.T) {
+		w3, _ := e.workspace(t, a)
+		gone := create(e.newIntegrationVersion(w3.ID, "gone/x", "1.0.0"))
+		must(t, e.deleteWorkspace(e.ctx, w3.ID), "DeleteWorkspace")
+		if _, err := e.s.GetIntegration(e.ctx, gone.ID); !errors.Is(err, platform.ErrNotFound) {
+			t.Fatalf("an integration outlived its workspace: %v", err)
+		}
+	})
+}
