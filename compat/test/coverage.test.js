@@ -49,8 +49,10 @@ const composite = new Set(['uploadFile'])
 
 // Operations not built yet whose request reaches another operation's route
 // (its path is a value of that route's parameter): GET /workspaces/public is
-// getWorkspace of a workspace "public". Their rows are checked to exist only.
-const shadowed = new Set(['checkHandleAvailability', 'listPublicWorkspaces', 'getMultipleUsages'])
+// getWorkspace of a workspace "public", GET /integrations/iaks getIntegration
+// of an integration "iaks", GET /integrations/{id}/logs getIntegrationByName of
+// version "logs". Their rows are checked to exist only.
+const shadowed = new Set(['listPublicWorkspaces', 'getMultipleUsages', 'getIntegrationLogs', 'listIntegrationApiKeys'])
 
 let server, client
 

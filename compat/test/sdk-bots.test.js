@@ -14,6 +14,7 @@ import path from 'node:path'
 import { Client as ChatClient } from '@botpress/chat'
 import { Client } from '@botpress/client'
 import { startServer } from '../support/server.js'
+import { runBp } from '../support/bp.js'
 
 for (const k of Object.keys(process.env)) {
   if (k.startsWith('BP_')) delete process.env[k]
@@ -25,20 +26,8 @@ const WAIT_MS = 60_000 // a hang guard, never a speed requirement
 
 let server, client, home, project, children = []
 
-/** Runs bp to the end; rejects with its output when it fails. */
-function bp(args, { env = {}, timeout = 180_000 } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bpBin, ...args], { cwd: project, env: { ...process.env, HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.stderr.on('data', (d) => (out += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeout)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      code === 0 ? resolve(out) : reject(new Error(`bp ${args.join(' ')} exited ${code}:\n${out}`))
-    })
-  })
-}
+/** Runs bp in the project to the end; rejects with its output when it fails. */
+const bp = (args, opts) => runBp(bpBin, project, home, args, opts)
 
 /** Starts a long-running bp command; wait(re) resolves with the first match of re in its output. */
 function bpStart(args, env = {}) {

@@ -1,0 +1,128 @@
+// Integrations deployed with @botpress/cli, unchanged (docs/integrations.md):
+// the CLI's own three integration templates, built with the packages of
+// their generation (integrations/package.json: CLI 0.8.59, SDK 0.10.10,
+// client 0.29.1), deploy to the workspace under its handle, deploy again
+// as an update, and read back through the official client as the CLI sent
+// them; published, the hub shows them to another workspace.
+
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { Client } from '@botpress/client'
+import { startServer } from '../support/server.js'
+import { runBp } from '../support/bp.js'
+
+for (const k of Object.keys(process.env)) {
+  if (k.startsWith('BP_')) delete process.env[k]
+}
+
+const kit = path.resolve(import.meta.dirname, '..', 'integrations')
+const bpBin = path.join(kit, 'node_modules/@botpress/cli/bin.js')
+const templates = path.join(kit, 'node_modules/@botpress/cli/templates')
+
+let server, client, home, work
+
+/** Runs bp in dir to the end; rejects with its output when it fails. */
+const bp = (dir, args, opts) => runBp(bpBin, dir, home, args, opts)
+
+/** A copy of a CLI template, inside the kit so that its packages resolve. */
+async function template(name) {
+  const dir = path.join(work, name)
+  await fs.cp(path.join(templates, name), dir, { recursive: true })
+  return dir
+}
+
+before(async () => {
+  server = await startServer()
+  client = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
+  home = await fs.mkdtemp(path.join(os.tmpdir(), 'bp-home-'))
+  work = await fs.mkdtemp(path.join(kit, '.work-'))
+  await bp(work, ['login', '--apiUrl', server.apiUrl, '--token', server.token, '--workspaceId', server.workspaceId, '-y'])
+})
+
+after(async () => {
+  await server?.stop()
+  await fs.rm(work, { recursive: true, force: true })
+  await fs.rm(home, { recursive: true, force: true })
+})
+
+test('without a workspace handle, bp deploy of an integration stops and says why', async () => {
+  const dir = await template('empty-integration')
+  await assert.rejects(bp(dir, ['deploy', '-y']), /workspace handle/)
+  const { integrations } = await client.listIntegrations({})
+  assert.deepEqual(integrations, [])
+})
+
+test('the CLI templates deploy under the workspace handle, with their definitions, icon and readme', async () => {
+  const { available } = await client.checkHandleAvailability({ handle: 'compat' })
+  assert.equal(available, true)
+  await client.updateWorkspace({ id: server.workspaceId, handle: 'compat' })
+
+  for (const name of ['empty-integration', 'hello-world', 'webhook-message']) {
+    const dir = await template(name)
+    const out = await bp(dir, ['deploy', '-y'])
+    assert.match(out, /Integration deployed/, out)
+    const { integration } = await client.getIntegrationByName({ name: `compat/${name}`, version: '0.0.1' })
+    assert.equal(integration.version, '0.0.1')
+    assert.equal(integration.visibility, 'private')
+    assert.equal(integration.dev, false)
+    assert.match(integration.iconUrl, /^data:image\/svg\+xml;base64,/)
+    const readme = Buffer.from(integration.readmeUrl.split(',')[1], 'base64').toString()
+    assert.equal(readme, await fs.readFile(path.join(dir, 'hub.md'), 'utf8'))
+    const icon = Buffer.from(integration.iconUrl.split(',')[1], 'base64').toString()
+    assert.equal(icon, await fs.readFile(path.join(dir, 'icon.svg'), 'utf8'))
+  }
+
+  const { integration: hello } = await client.getIntegrationByName({ name: 'compat/hello-world', version: 'latest' })
+  assert.deepEqual(Object.keys(hello.actions), ['helloWorld'])
+  assert.equal(hello.actions.helloWorld.title, 'Hello World')
+  assert.equal(hello.actions.helloWorld.input.schema.properties.name.type, 'string')
+  assert.deepEqual(hello.actions.helloWorld.output.schema.required, ['message'])
+
+  const { integration: webhook } = await client.getIntegrationByName({ name: 'compat/webhook-message', version: '0.0.1' })
+  assert.deepEqual(Object.keys(webhook.channels), ['webhook'])
+  assert.deepEqual(Object.keys(webhook.channels.webhook.messages), ['text'])
+  assert.equal(webhook.channels.webhook.conversation.tags.id.title, 'Conversation ID')
+  assert.equal(webhook.user.tags.id.title, 'User ID')
+  assert.equal(webhook.configuration.schema.properties.webhookUrl.type, 'string')
+
+  const { integrations } = await client.listIntegrations({})
+  assert.deepEqual(integrations.map((i) => i.name).sort(), ['compat/empty-integration', 'compat/hello-world', 'compat/webhook-message'])
+})
+
+test('bp deploy again updates the version in place: what the definition no longer declares is gone', async () => {
+  const dir = path.join(work, 'hello-world')
+  const def = path.join(dir, 'integration.definition.ts')
+  const src = await fs.readFile(def, 'utf8')
+  await fs.writeFile(def, src.replace("title: 'Hello World'", "title: 'Hello Again'").replace('helloWorld: {', 'greet: {'))
+  const { integration: before } = await client.getIntegrationByName({ name: 'compat/hello-world', version: '0.0.1' })
+  const out = await bp(dir, ['deploy', '-y'])
+  assert.match(out, /already exists/, out)
+  assert.match(out, /Integration deployed/, out)
+  const { integration: after } = await client.getIntegrationByName({ name: 'compat/hello-world', version: '0.0.1' })
+  assert.equal(after.id, before.id)
+  assert.deepEqual(Object.keys(after.actions), ['greet'])
+  assert.equal(after.actions.greet.title, 'Hello Again')
+})
+
+test('published, a version is in the hub for another workspace, and stays as it is', async () => {
+  const dir = path.join(work, 'webhook-message')
+  const def = path.join(dir, 'integration.definition.ts')
+  await fs.writeFile(def, (await fs.readFile(def, 'utf8')).replace("version: '0.0.1'", "version: '0.1.0'"))
+  const out = await bp(dir, ['deploy', '-y', '--public'])
+  assert.match(out, /Integration deployed/, out)
+
+  const { id: otherWs } = await client.createWorkspace({ name: 'another' })
+  const other = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: otherWs })
+  const { integration } = await other.getPublicIntegration({ name: 'compat/webhook-message', version: 'latest' })
+  assert.equal(integration.version, '0.1.0')
+  assert.equal(integration.ownerWorkspace.handle, 'compat')
+  const { integrations } = await other.listPublicIntegrations({})
+  assert.ok(integrations.some((i) => i.name === 'compat/webhook-message' && i.version === '0.1.0'))
+  assert.ok(!integrations.some((i) => i.name === 'compat/hello-world'), 'a private integration is not in the hub')
+  await assert.rejects(other.getPublicIntegration({ name: 'compat/hello-world', version: '0.0.1' }), (e) => e.code === 404)
+
+  await assert.rejects(bp(dir, ['deploy', '-y']), /already deployed publicly|bump the version|new version/)
+})
