@@ -19,6 +19,7 @@ var heavy = []struct{ path, what string }{
 	{module + "internal/ai", "the AI client"},
 	{module + "internal/nodehost", "the Node bot host"},
 	{module + "internal/sdkbot", "the SDK bots' executor"},
+	{module + "internal/integration", "the integrations' runner"},
 	{"github.com/dop251/goja", "the JavaScript VM"},
 }
 

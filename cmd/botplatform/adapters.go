@@ -3,12 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/botruntime"
 	"github.com/botplatform/botplatform/internal/cognitive"
 	"github.com/botplatform/botplatform/internal/dispatch"
+	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/indexing"
+	"github.com/botplatform/botplatform/internal/integration"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/sdkbot"
 	"github.com/botplatform/botplatform/internal/store"
@@ -62,6 +68,64 @@ type llmActions struct{ svc *cognitive.Service }
 
 var _ dispatch.Integration = llmActions{}
 
-func (m llmActions) Action(ctx context.Context, b *dispatch.Bot, action string, input json.RawMessage) (json.RawMessage, error) {
+func (m llmActions) Action(ctx context.Context, b *dispatch.Bot, _ platform.BotIntegration, action string, input json.RawMessage) (json.RawMessage, error) {
 	return m.svc.Action(ctx, cognitive.Caller{WorkspaceID: b.WorkspaceID, BotID: b.ID}, action, input)
+}
+
+// deployedActions runs the actions of the integrations workspaces deployed,
+// in their code.
+type deployedActions struct{ r *integration.Runner }
+
+var _ dispatch.Integration = deployedActions{}
+
+func (d deployedActions) Action(ctx context.Context, b *dispatch.Bot, in platform.BotIntegration, action string, input json.RawMessage) (json.RawMessage, error) {
+	return d.r.Action(ctx, b.Bot, in, action, input)
+}
+
+// webhookDelivery hands providers' webhooks to installed integrations'
+// code, and logs each in the bot's logs with its answer and duration.
+type webhookDelivery struct {
+	r   *integration.Runner
+	st  store.Store
+	log *slog.Logger
+}
+
+var _ httpapi.Webhooks = webhookDelivery{}
+
+func (d webhookDelivery) WebhookBot(ctx context.Context, webhookID string) (string, error) {
+	in, err := d.st.GetIntegrationByWebhook(ctx, webhookID)
+	if err == nil && (in.IntegrationID == platform.ChatIntegrationID || in.IntegrationID == platform.LLMIntegrationID) {
+		err = platform.ErrNotFound
+	}
+	return in.BotID, err
+}
+
+func (d webhookDelivery) Webhook(ctx context.Context, webhookID string, req httpapi.WebhookRequest) (httpapi.WebhookAnswer, error) {
+	start := time.Now()
+	ans, b, in, err := d.r.Receive(ctx, d.st, webhookID, integration.Request{Method: req.Method, Path: req.Path, Query: req.Query, Header: req.Header, Body: req.Body})
+	if b.ID == "" {
+		return httpapi.WebhookAnswer{}, err
+	}
+	took := time.Since(start).Round(time.Millisecond)
+	entry := platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: b.ID, Timestamp: time.Now(), Level: "info",
+		Message: fmt.Sprintf("[%s] webhook %s %s: %d in %s", in.Name, req.Method, req.Path, ans.Status, took)}
+	if err != nil {
+		entry.Level, entry.Message = "error", fmt.Sprintf("[%s] webhook %s %s failed after %s: %v", in.Name, req.Method, req.Path, took, err)
+	} else if ans.Status >= 400 {
+		entry.Level = "warn"
+	}
+	if lerr := d.st.AppendLogs(context.WithoutCancel(ctx), []platform.LogEntry{entry}); lerr != nil {
+		d.log.Warn("logging a webhook", "bot", b.ID, "err", lerr)
+	}
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return httpapi.WebhookAnswer{}, platform.Errorf(platform.TypeOperationTimeout, "integration %s did not answer the webhook in time", in.Name)
+		}
+		var pe *platform.Error
+		if errors.As(err, &pe) {
+			return httpapi.WebhookAnswer{}, err
+		}
+		return httpapi.WebhookAnswer{}, platform.Errorf(platform.TypeRuntime, "integration %s could not take the webhook (the bot's logs say why)", in.Name)
+	}
+	return httpapi.WebhookAnswer{Status: ans.Status, Header: ans.Header, Body: ans.Body}, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
@@ -144,6 +145,131 @@ func TestIntegrationVersions(t *testing.T) {
 			if got := byName(owner, "^0.1.0"); got.Status != 404 {
 				t.Fatalf("a deleted version still resolves: %s", got.Body)
 			}
+		})
+	}
+}
+
+// spyIntegration is an integration's code written against the contract
+// itself (the headers of @botpress/sdk's integration server): register
+// checks its configuration, the action "env" hands back what the process
+// was given (its key among them, as a hostile integration could), and the
+// webhook handler echoes the request it got.
+const spyIntegration = `
+module.exports = { default: { handler: async (req) => {
+  const h = req.headers
+  const conf = JSON.parse(Buffer.from(h['x-bp-configuration'], 'base64').toString())
+  const body = JSON.parse(req.body || '{}')
+  const fail = (message) => ({ status: 400, body: JSON.stringify({ id: 'err_1', code: 400, type: 'Runtime', message }) })
+  switch (h['x-bp-operation']) {
+    case 'register':
+      console.info('registering ' + body.webhookUrl)
+      return conf.ok ? { status: 200 } : fail('bad config')
+    case 'unregister':
+      return { status: 200 }
+    case 'action_triggered':
+      if (h['x-bp-type'] !== 'env') return fail('no action ' + h['x-bp-type'])
+      return { status: 200, body: JSON.stringify({ output: { token: process.env.BP_TOKEN, bot: process.env.BP_BOT_ID, secret: process.env.SECRET_API_KEY,
+        alias: h['x-integration-alias'], webhook: h['x-webhook-id'], input: body.input } }) }
+    case 'webhook_received':
+      return { status: 201, headers: { 'x-echo': body.req.path, 'content-type': 'application/json' }, body: JSON.stringify(body.req) }
+  }
+  return fail('unexpected ' + h['x-bp-operation'])
+} } }
+`
+
+// TestIntegrationInstallations: a bot installs a deployed integration,
+// whose code runs in the Node host: register decides the installation's
+// status, actions answer, the webhook URL relays the provider's request
+// and the integration's answer; the key the code is given acts as that
+// integration of that bot only, and dies with the installation; another
+// workspace cannot install a private integration; a configuration the
+// integration's schema refuses is refused naming the field.
+func TestIntegrationInstallations(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			s := startBackend(t, backend)
+			owner := s.owner(t)
+			owner.put("/v1/admin/workspaces/"+owner.ws, map[string]any{"handle": "acme"}).ok()
+			spy := owner.post("/v1/admin/integrations", map[string]any{"name": "acme/spy", "version": "1.0.0", "code": spyIntegration,
+				"secrets":       map[string]any{"API_KEY": "s3cret"},
+				"configuration": map[string]any{"schema": map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}},
+				"actions": map[string]any{"env": map[string]any{"input": map[string]any{"schema": map[string]any{"type": "object"}},
+					"output": map[string]any{"schema": map[string]any{"type": "object"}}}}}).ok()["integration"].(map[string]any)
+			spyID := str(t, spy, "id")
+			botID := owner.createBot(map[string]any{"name": "host"})["id"].(string)
+			otherBot := owner.createBot(map[string]any{"name": "neighbour"})["id"].(string)
+			install := func(c client, bot string, entry map[string]any) *response {
+				return c.put("/v1/admin/bots/"+bot, map[string]any{"integrations": map[string]any{"spy": entry}})
+			}
+
+			// The integration's schema checks the configuration.
+			install(owner, botID, map[string]any{"integrationId": spyID, "configuration": map[string]any{"ok": "yes"}}).
+				fail(400, "InvalidPayload", "integrations.spy.configuration", "ok")
+			// register refuses: the installation stays, marked with the reason.
+			got := install(owner, botID, map[string]any{"integrationId": spyID, "configuration": map[string]any{"ok": false}}).ok()
+			in := field(t, got, "bot", "integrations", spyID).(map[string]any)
+			if in["status"] != "registration_failed" || in["statusReason"] != "bad config" || in["name"] != "spy" {
+				t.Fatalf("a refused registration: %v", in)
+			}
+			got = install(owner, botID, map[string]any{"integrationId": spyID, "configuration": map[string]any{"ok": true}}).ok()
+			in = field(t, got, "bot", "integrations", spyID).(map[string]any)
+			if in["status"] != "registered" || in["statusReason"] != nil {
+				t.Fatalf("a registration: %v", in)
+			}
+			webhookURL, webhookID := str(t, in, "webhookUrl"), str(t, in, "webhookId")
+			if !strings.HasSuffix(webhookURL, "/webhooks/"+webhookID) {
+				t.Fatalf("webhookUrl %s", webhookURL)
+			}
+
+			// An action runs in the integration's code.
+			out := owner.raw("POST", "/v1/chat/actions", map[string]any{"type": "spy:env", "input": map[string]any{"n": 1}}, "x-bot-id", botID).ok()["output"].(map[string]any)
+			if out["bot"] != botID || out["secret"] != "s3cret" || out["alias"] != "spy" || out["webhook"] != webhookID || field(t, out, "input", "n") != float64(1) {
+				t.Fatalf("the action saw %v", out)
+			}
+			owner.raw("POST", "/v1/chat/actions", map[string]any{"type": "spy:other"}, "x-bot-id", botID).fail(400, "Runtime", "no action other")
+
+			// The webhook URL relays the request and the answer.
+			u := s.relative(t, webhookURL)
+			res := s.as(t, "", "").raw("POST", u+"/hook/deep?x=1", map[string]any{"hello": "world"})
+			if res.Status != 201 || res.Header.Get("x-echo") != "/hook/deep" {
+				t.Fatalf("webhook answer %d %v: %s", res.Status, res.Header, res.Body)
+			}
+			var echoed struct {
+				Method, Path, Query, Body string
+				Headers                   map[string]string
+			}
+			if err := json.Unmarshal(res.Body, &echoed); err != nil {
+				t.Fatal(err)
+			}
+			if echoed.Method != "POST" || echoed.Query != "x=1" || !strings.Contains(echoed.Body, `"hello":"world"`) {
+				t.Fatalf("the integration got %+v", echoed)
+			}
+			s.as(t, "", "").raw("GET", "/webhooks/nosuchwebhook", nil).fail(404, "ResourceNotFound", "nosuchwebhook")
+
+			// The key acts as this integration of this bot, and nothing more.
+			key := out["token"].(string)
+			asSpy := s.as(t, key, "")
+			asSpy.raw("GET", "/v1/chat/conversations", nil, "x-bot-id", botID).ok()
+			asSpy.raw("GET", "/v1/chat/conversations", nil, "x-bot-id", otherBot).fail(403, "Forbidden")
+			asSpy.raw("GET", "/v1/chat/conversations", nil, "x-bot-id", botID, "x-integration-id", "intver_other").fail(403, "Forbidden", "integration")
+			asSpy.get("/v1/admin/bots").fail(401, "Unauthorized")
+			f := asSpy.raw("PUT", "/v1/files", map[string]any{"key": "spy.txt", "size": 1}, "x-bot-id", botID).ok()["file"].(map[string]any)
+			if field(t, f, "owner", "type") != "integration" {
+				t.Fatalf("a file of the integration: %v", f)
+			}
+
+			// Another workspace cannot install a private integration.
+			other := s.newWorkspace(t, "other")
+			stranger := other.createBot(map[string]any{"name": "stranger"})["id"].(string)
+			install(other, stranger, map[string]any{"integrationId": spyID}).fail(400, "ReferenceNotFound", spyID)
+
+			// Removed: the key is dead, the webhook gone.
+			owner.put("/v1/admin/bots/"+botID, map[string]any{"integrations": map[string]any{"spy": nil}}).ok()
+			asSpy.raw("GET", "/v1/chat/conversations", nil, "x-bot-id", botID).fail(401, "Unauthorized")
+			s.as(t, "", "").raw("POST", u, map[string]any{}).fail(404, "ResourceNotFound")
 		})
 	}
 }

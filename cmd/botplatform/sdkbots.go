@@ -28,7 +28,7 @@ import (
 //
 // Sandboxed bundles reach the API at bundleAPI's address inside their
 // sandbox; the server serves its connections (see serve).
-func sdkBots(cfg config.Config, listen net.Addr, bundleAPI *sandbox.Listener, st store.Store, keys sdkbot.Keys, log *slog.Logger) (*sdkbot.Caller, *tunnel.Server, func(), error) {
+func sdkBots(cfg config.Config, listen net.Addr, bundleAPI *sandbox.Listener, st store.Store, keys sdkbot.Keys, log *slog.Logger) (*sdkbot.Caller, *nodeBots, func(), error) {
 	tunnels := tunnel.New(log)
 	lines := newLineWriter(st, log)
 	var outbound *sandbox.Outbound
@@ -50,7 +50,16 @@ func sdkBots(cfg config.Config, listen net.Addr, bundleAPI *sandbox.Listener, st
 	}
 	caller := sdkbot.New(sdkbot.Config{Tunnels: tunnels, OwnHosts: ownHosts(listen, cfg.PublicURL), Dial: botURLRule(cfg, listen),
 		Node: host, Keys: keys, APIURL: api, Log: log})
-	return caller, tunnels, func() { tunnels.Close(); host.Close(); lines.close() }, nil
+	return caller, &nodeBots{tunnels: tunnels, host: host, apiURL: api}, func() { tunnels.Close(); host.Close(); lines.close() }, nil
+}
+
+// nodeBots is what runs Node code besides the SDK bots' caller: the
+// tunnels of `bp dev`, and the Node host with the address its processes
+// call the API at (installed integrations run there too).
+type nodeBots struct {
+	tunnels *tunnel.Server
+	host    *nodehost.Host
+	apiURL  string
 }
 
 // selfURL is how processes on this machine reach the server: its listen
@@ -152,6 +161,11 @@ func newLineWriter(st store.Store, log *slog.Logger) *lineWriter {
 }
 
 func (w *lineWriter) add(l nodehost.Line) {
+	if l.Integration != "" {
+		// An integration's lines are in the logs of the bot that installed
+		// it, named after it.
+		l.Message = "[" + l.Integration + "] " + l.Message
+	}
 	e := platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: l.BotID, Timestamp: l.At, Level: l.Level,
 		Message: l.Message, UserID: l.UserID, ConversationID: l.ConversationID, WorkflowID: l.WorkflowID}
 	w.mu.RLock()

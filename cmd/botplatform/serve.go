@@ -35,6 +35,7 @@ import (
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/indexing/embed"
+	"github.com/botplatform/botplatform/internal/integration"
 	"github.com/botplatform/botplatform/internal/metrics"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/privacy"
@@ -248,11 +249,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	rtAPI := runtimeapi.New(st, chatSvc, platform.SystemClock{}, runtimeapi.Config{MaxScheduled: cfg.BotMaxScheduled})
 	bundleAPI := sandbox.NewListener(bundleAPIAddr(ln.Addr()))
-	sdk, tunnels, closeSDK, err := sdkBots(cfg, ln.Addr(), bundleAPI, st, auth, log)
+	sdk, nodeRun, closeSDK, err := sdkBots(cfg, ln.Addr(), bundleAPI, st, auth, log)
 	if err != nil {
 		return err
 	}
 	defer closeSDK()
+	tunnels := nodeRun.tunnels
+	// The integrations workspaces deploy run in the Node host too, one
+	// process per bot that installed one (docs/integrations.md).
+	integrations := integration.New(st, integration.Config{Node: nodeRun.host, Keys: auth, APIURL: nodeRun.apiURL,
+		WebhookURL: strings.TrimRight(cfg.PublicURL, "/") + "/webhooks", Timeout: cfg.BotTimeout, Log: log})
 	vm := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
 		StateLimit: cfg.BotStateLimit, Memory: int64(cfg.BotMemory) << 20, MaxScheduled: cfg.BotMaxScheduled,
 		Log: log, FetchPrivate: cfg.BotFetchPrivate, Sandbox: boxErr == nil, Workflows: rtAPI, Searcher: botSearch{idx},
@@ -261,11 +267,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, Poll: cfg.BotPoll, Lease: cfg.JobLease,
 		StopTimeout: cfg.ShutdownTimeout, Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, Metrics: mx, States: rtAPI,
 		Integrations: map[string]dispatch.Integration{platform.LLMIntegrationID: llmActions{cognitiveSvc}},
+		Deployed:     deployedActions{integrations},
 	}, sdkbot.NewExecutor(sdk, rtAPI, st, platform.SystemClock{}, log), vm)
 	tablesSvc := tables.New(st, fsvc, platform.SystemClock{})
 	adm := admin.New(st, platform.SystemClock{}, admin.Config{ChatURL: cfg.ChatURL, Auth: auth,
 		VersionsKept: cfg.BotVersionsKept, PublicURL: cfg.PublicURL, Content: blobs,
-		Checker: botChecker{vm, sdk}, Tables: tablesSvc, BotsChanged: rt.RecurringChanged})
+		Checker: botChecker{vm, sdk}, Tables: tablesSvc, BotsChanged: rt.RecurringChanged,
+		Integrations: integrations, IntegrationWebhooks: strings.TrimRight(cfg.PublicURL, "/") + "/webhooks"})
 	boot, err := adm.Bootstrap(ctx, cfg.AdminToken)
 	if err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
@@ -312,7 +320,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}, platform.SystemClock{}, log, version, cfg.DataDir)
 	handler := httpapi.New(httpapi.Deps{
 		Log: log, Clock: platform.SystemClock{}, Store: st, Admin: adm, Files: fsvc, Version: version, Actions: rt, Indexing: idx,
-		Chat: chatSvc, RuntimeAPI: rtAPI, Cognitive: cognitiveSvc, Tables: tablesSvc, Tunnels: tunnels, Privacy: privacy.New(st, blobs, hub, platform.SystemClock{}, log), BotArchive: archives, ChatPath: chatURL.Path, PublicURL: webchatPublic, ChatURL: webchatChat, PingInterval: cfg.SSEPingInterval,
+		Chat: chatSvc, RuntimeAPI: rtAPI, Webhooks: webhookDelivery{integrations, st, log}, Cognitive: cognitiveSvc, Tables: tablesSvc, Tunnels: tunnels, Privacy: privacy.New(st, blobs, hub, platform.SystemClock{}, log), BotArchive: archives, ChatPath: chatURL.Path, PublicURL: webchatPublic, ChatURL: webchatChat, PingInterval: cfg.SSEPingInterval,
 		StreamWriteTimeout: cfg.SSEWriteTimeout, Metrics: mx, MetricsToken: cfg.MetricsToken,
 		Limits: ratelimit.New(cfg.RateLimits, platform.SystemClock{}, 0), Console: console.New(), Blobs: blobs,
 	})

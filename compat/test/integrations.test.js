@@ -126,3 +126,38 @@ test('published, a version is in the hub for another workspace, and stays as it 
 
   await assert.rejects(bp(dir, ['deploy', '-y']), /already deployed publicly|bump the version|new version/)
 })
+
+test('a bot installs a deployed integration: register runs in its code, its action answers, its logs are the bot\'s', async () => {
+  // The definition as the template has it again (the test above renamed its action).
+  const dir = path.join(work, 'hello-world')
+  await fs.copyFile(path.join(templates, 'hello-world', 'integration.definition.ts'), path.join(dir, 'integration.definition.ts'))
+  await bp(dir, ['deploy', '-y'])
+  const { integration } = await client.getIntegrationByName({ name: 'compat/hello-world', version: '0.0.1' })
+  const { bot } = await client.createBot({ name: 'installer' })
+  const { bot: updated } = await client.updateBot({ id: bot.id, integrations: { [integration.id]: { enabled: true, configuration: {} } } })
+  const installed = updated.integrations[integration.id]
+  // The template's register handler throws RuntimeError('Invalid configuration').
+  assert.equal(installed.status, 'registration_failed')
+  assert.equal(installed.statusReason, 'Invalid configuration')
+  assert.equal(installed.name, 'compat/hello-world')
+  assert.equal(installed.version, '0.0.1')
+  assert.match(installed.webhookUrl, new RegExp(`/webhooks/${installed.webhookId}$`))
+
+  const botClient = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId, botId: bot.id })
+  const res = await botClient.callAction({ type: 'compat/hello-world:helloWorld', input: { name: 'Ada' } })
+  assert.deepEqual(res.output, { message: 'Hello "Ada"! Nice to meet you ;)' })
+  await assert.rejects(botClient.callAction({ type: 'compat/hello-world:nope', input: {} }), (e) => e.type === 'Runtime' && /nope/.test(e.message))
+
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const { logs } = await client.getBotLogs({ id: bot.id, timeStart: '2020-01-01T00:00:00Z' })
+    if (logs.some((l) => l.message.includes('[compat/hello-world]') && l.message.includes('Hello World!'))) break
+    if (Date.now() > deadline) assert.fail(`no log line of the integration; the bot's logs:\n${logs.map((l) => l.message).join('\n')}`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+
+  // Removed, its key no longer works and its actions are gone.
+  const { bot: removed } = await client.updateBot({ id: bot.id, integrations: { [integration.id]: null } })
+  assert.equal(removed.integrations[integration.id], undefined)
+  await assert.rejects(botClient.callAction({ type: 'compat/hello-world:helloWorld', input: {} }), (e) => e.code === 404)
+})

@@ -145,7 +145,7 @@ func (s *Service) CreateBot(ctx context.Context, a *platform.Actor, in BotInput)
 		return b, err
 	}
 	s.botsChanged()
-	return b, nil
+	return b, s.registerInstallations(ctx, nil, &b)
 }
 
 func (s *Service) GetBot(ctx context.Context, a *platform.Actor, id string) (platform.Bot, error) {
@@ -165,7 +165,8 @@ func (s *Service) UpdateBot(ctx context.Context, a *platform.Actor, id string, i
 		return b, err
 	}
 	before := b
-	before.Tags, before.Spec.Secrets = maps.Clone(b.Tags), nil // apply changes the maps in place
+	// apply changes the maps and the installations in place
+	before.Tags, before.Spec.Secrets, before.Integrations = maps.Clone(b.Tags), nil, slices.Clone(b.Integrations)
 	if err := s.apply(ctx, &b, &in); err != nil {
 		return b, err
 	}
@@ -182,7 +183,7 @@ func (s *Service) UpdateBot(ctx context.Context, a *platform.Actor, id string, i
 		return b, err
 	}
 	s.botsChanged()
-	return b, nil
+	return b, s.registerInstallations(ctx, &before, &b)
 }
 
 func (s *Service) DeleteBot(ctx context.Context, a *platform.Actor, id string) error {
@@ -192,6 +193,15 @@ func (s *Service) DeleteBot(ctx context.Context, a *platform.Actor, id string) e
 	b, err := s.GetBot(ctx, a, id)
 	if err != nil {
 		return err
+	}
+	// Its integrations undo what they set up for it (a webhook at their
+	// provider) while the bot and their keys still exist.
+	if s.registrar != nil {
+		for _, in := range b.Integrations {
+			if deployed(in) {
+				s.registrar.Unregister(ctx, b, in)
+			}
+		}
 	}
 	rec := audit.Record{Action: audit.DeleteBot, ResourceID: b.ID, ResourceName: b.Name}
 	defer s.auth.clear() // its keys
@@ -363,7 +373,7 @@ func (s *Service) apply(ctx context.Context, b *platform.Bot, in *BotInput) erro
 		}
 	}
 	for _, k := range sortedKeys(in.Integrations) {
-		if err := s.applyIntegration(b, k, in.Integrations[k]); err != nil {
+		if err := s.applyIntegration(ctx, b, k, in.Integrations[k]); err != nil {
 			return err
 		}
 	}
@@ -379,7 +389,7 @@ type integrationPatch struct {
 	DisabledChannels  *[]string      `json:"disabledChannels"`
 }
 
-func (s *Service) applyIntegration(b *platform.Bot, key string, raw json.RawMessage) error {
+func (s *Service) applyIntegration(ctx context.Context, b *platform.Bot, key string, raw json.RawMessage) error {
 	at := -1
 	for i := range b.Integrations {
 		if b.Integrations[i].IntegrationID == key || b.Integrations[i].Name == key {
@@ -400,19 +410,79 @@ func (s *Service) applyIntegration(b *platform.Bot, key string, raw json.RawMess
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return platform.Invalid(field, "must be an object")
 	}
-	if at < 0 {
-		// An installation: of the built-in LLM integration, under its name
+	builtin := func(id string) bool {
+		return id == ChatIntegrationID || id == platform.LLMIntegrationID || id == platform.LLMIntegration
+	}
+	switch {
+	case at < 0 && p.IntegrationID != nil && (*p.IntegrationID == platform.LLMIntegrationID || *p.IntegrationID == platform.LLMIntegration):
+		// An installation of the built-in LLM integration, under its name
 		// (the alias the official clients call its actions by).
-		if p.IntegrationID == nil || (*p.IntegrationID != platform.LLMIntegrationID && *p.IntegrationID != platform.LLMIntegration) {
-			return platform.Errorf(platform.TypeReferenceNotFound, "integrations.%s: integration not found; this server's integrations are %q (built in) and %q (the operator's models, integrationId %q)",
-				key, ChatIntegrationID, platform.LLMIntegration, platform.LLMIntegrationID)
-		}
 		if key != platform.LLMIntegration && key != platform.LLMIntegrationID {
 			return platform.Invalid(field, "the %s integration is installed under its name, %q, the alias its actions are called by", platform.LLMIntegration, platform.LLMIntegration)
 		}
 		b.Integrations = append(b.Integrations, platform.NewLLMIntegration(b.ID, s.clock.Now()))
 		at = len(b.Integrations) - 1
 		p.IntegrationID = &b.Integrations[at].IntegrationID
+	case at >= 0 && builtin(b.Integrations[at].IntegrationID):
+	default:
+		// An integration a workspace deployed: installed, or moved to
+		// another of its versions. @botpress/cli 0.8.59 keys it by its id
+		// (the alias is then its name); newer ones by alias.
+		id := key
+		if p.IntegrationID != nil {
+			id = *p.IntegrationID
+		}
+		i, err := s.installable(ctx, b.WorkspaceID, id)
+		if err != nil {
+			return platform.Errorf(platform.TypeReferenceNotFound, "%s: integration %q not found: deploy it (bp deploy), or name one of the hub's (getPublicIntegration)", field, id)
+		}
+		alias := key
+		if key == i.ID {
+			alias = i.Name
+		}
+		if at >= 0 {
+			alias = b.Integrations[at].Name
+		}
+		if !aliasRe.MatchString(alias) {
+			return platform.Invalid(field, "%q is not an alias: lower-case letters, digits, dashes, underscores and slashes (bot code calls its actions as \"<alias>:<action>\")", alias)
+		}
+		for k, other := range b.Integrations {
+			if k != at && (other.Name == alias || other.IntegrationID == i.ID) {
+				return platform.Errorf(platform.TypeAlreadyExists, "%s: the bot has integration %q (%s) installed already", field, other.Name, other.IntegrationID)
+			}
+		}
+		if at < 0 {
+			now := s.clock.Now()
+			b.Integrations = append(b.Integrations, platform.BotIntegration{
+				BotID: b.ID, Name: alias, WebhookID: strings.ToLower(platform.NewID("")), Enabled: true,
+				Configuration: map[string]any{}, DisabledChannels: []string{}, CreatedAt: now,
+			})
+			at = len(b.Integrations) - 1
+		}
+		in := &b.Integrations[at]
+		if in.IntegrationID != i.ID {
+			in.IntegrationID, in.Version, in.Status = i.ID, i.Version, "" // registered anew
+		}
+		if p.Enabled != nil {
+			in.Enabled = *p.Enabled
+		}
+		if p.DisabledChannels != nil {
+			in.DisabledChannels = *p.DisabledChannels
+		}
+		if p.ConfigurationType != nil && *p.ConfigurationType != in.ConfigurationType {
+			in.ConfigurationType, in.Status = *p.ConfigurationType, ""
+		}
+		if p.Configuration != nil {
+			in.Configuration, in.Status = p.Configuration, ""
+		}
+		if err := checkConfiguration(field, i, in); err != nil {
+			return err
+		}
+		in.UpdatedAt = s.clock.Now()
+		return nil
+	}
+	if at < 0 {
+		return platform.Errorf(platform.TypeReferenceNotFound, "%s: integration not found", field)
 	}
 	in := &b.Integrations[at]
 	if p.IntegrationID != nil && *p.IntegrationID != in.IntegrationID && *p.IntegrationID != in.Name {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/botplatform/botplatform/internal/jsonbody"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -213,7 +214,7 @@ func applyIntegration(i *platform.Integration, in *IntegrationInput, update bool
 		}
 		*f.dst = merged
 	}
-	return nil
+	return checkSchemas(*sp)
 }
 
 // mergeDefinition applies a definition field of an update to what is
@@ -533,4 +534,182 @@ func (s *Service) CheckHandleAvailability(ctx context.Context, a *platform.Actor
 		}
 	}
 	return false, suggestions, "", nil
+}
+
+// aliasRe is what a bot may install an integration as: its name, or an
+// alias of its own (what "<alias>:<action>" and "<alias>:<event>" start
+// with).
+var aliasRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_/-]{0,199}$`)
+
+// installable finds the integration version id that a bot of workspace
+// ws may install: one of the workspace's own, or one of the hub's.
+func (s *Service) installable(ctx context.Context, ws, id string) (platform.Integration, error) {
+	list, _, err := s.store.ListIntegrations(ctx, store.IntegrationFilter{Page: store.Page{Limit: 1}, IDs: []string{id}})
+	if err != nil {
+		return platform.Integration{}, err
+	}
+	if len(list) == 0 || list[0].WorkspaceID != ws && !list[0].InHub() {
+		return platform.Integration{}, platform.ErrNotFound
+	}
+	return list[0], nil
+}
+
+// configurationSchema is the JSON Schema of the configuration named
+// configType of an integration version ("": its default one), or nil when
+// it declares none.
+func configurationSchema(i platform.Integration, configType string) (json.RawMessage, bool) {
+	var def struct {
+		Schema json.RawMessage `json:"schema"`
+	}
+	src := i.Spec.Configuration
+	if configType != "" {
+		var all map[string]json.RawMessage
+		if json.Unmarshal(i.Spec.Configurations, &all) != nil || all[configType] == nil {
+			return nil, false
+		}
+		src = all[configType]
+	}
+	if len(src) == 0 || json.Unmarshal(src, &def) != nil {
+		return nil, true
+	}
+	return def.Schema, true
+}
+
+// checkConfiguration checks an installation's configuration against the
+// integration's schema for it, naming the field at fault.
+func checkConfiguration(field string, i platform.Integration, in *platform.BotIntegration) error {
+	src, ok := configurationSchema(i, in.ConfigurationType)
+	if !ok {
+		return platform.Invalid(field+".configurationType", "integration %s has no configuration %q", i.Name, in.ConfigurationType)
+	}
+	if len(src) == 0 || string(src) == "null" {
+		return nil
+	}
+	sch, err := jsonbody.CompileUser("configuration.json", src)
+	if err != nil {
+		return nil // checked at deployment; a version deployed before that check runs unchecked
+	}
+	cfg, err := json.Marshal(in.Configuration)
+	if err != nil {
+		return platform.Invalid(field+".configuration", "must be an object")
+	}
+	if err := jsonbody.Check(cfg, sch); err != nil {
+		var pe *platform.Error
+		if errors.As(err, &pe) {
+			return platform.Invalid(field+".configuration", "%s", pe.Message)
+		}
+		return err
+	}
+	return nil
+}
+
+// checkSchemas compiles the configuration schemas of an integration being
+// deployed, so that an installation can be checked against them.
+func checkSchemas(sp platform.IntegrationSpec) error {
+	check := func(field string, def json.RawMessage) error {
+		var d struct {
+			Schema json.RawMessage `json:"schema"`
+		}
+		if len(def) == 0 || json.Unmarshal(def, &d) != nil || len(d.Schema) == 0 {
+			return nil
+		}
+		if _, err := jsonbody.CompileUser("configuration.json", d.Schema); err != nil {
+			return platform.Invalid(field+".schema", "is not a JSON Schema: %v", err)
+		}
+		return nil
+	}
+	if err := check("configuration", sp.Configuration); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	_ = json.Unmarshal(sp.Configurations, &all)
+	for _, k := range sortedKeys(all) {
+		if err := check("configurations."+k, all[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Registrar tells integrations' code about its installations (package
+// integration): register when a bot installs one or changes its
+// installation, unregister when it removes it.
+type Registrar interface {
+	Register(ctx context.Context, b platform.Bot, in platform.BotIntegration) (status, reason string)
+	Unregister(ctx context.Context, b platform.Bot, in platform.BotIntegration)
+}
+
+// deployed tells whether an installation is of an integration a workspace
+// deployed (not a built-in one).
+func deployed(in platform.BotIntegration) bool {
+	return in.IntegrationID != ChatIntegrationID && in.IntegrationID != platform.LLMIntegrationID
+}
+
+// registerInstallations tells the integrations about b's installations
+// that changed since before: each new or changed one is registered and
+// its status stored, each removed one unregistered (its key deleted).
+func (s *Service) registerInstallations(ctx context.Context, before, b *platform.Bot) error {
+	kept := map[string]bool{}
+	changed := false
+	for k := range b.Integrations {
+		in := &b.Integrations[k]
+		kept[in.Name+"\x00"+in.IntegrationID] = true
+		if !deployed(*in) || in.Status != "" {
+			continue
+		}
+		if s.registrar == nil {
+			in.Status, in.StatusReason = platform.IntegrationRegistrationFailed, "this server does not run integrations' code"
+		} else {
+			in.Status, in.StatusReason = s.registrar.Register(ctx, *b, *in)
+		}
+		changed = true
+	}
+	if before != nil {
+		for _, in := range before.Integrations {
+			if !deployed(in) || kept[in.Name+"\x00"+in.IntegrationID] {
+				continue
+			}
+			if s.registrar != nil {
+				s.registrar.Unregister(ctx, *before, in)
+			}
+			if !slices.ContainsFunc(b.Integrations, func(x platform.BotIntegration) bool { return x.Name == in.Name }) {
+				if err := s.RemoveIntegrationKey(ctx, *b, in.Name); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return s.store.UpdateIntegrationStatus(ctx, b.ID, b.Integrations)
+}
+
+// Installed returns the integration versions (without their code) of the
+// bot's deployed integrations, by id; what cannot be read is left out.
+func (s *Service) Installed(ctx context.Context, b platform.Bot) map[string]platform.Integration {
+	var ids []string
+	for _, in := range b.Integrations {
+		if deployed(in) {
+			ids = append(ids, in.IntegrationID)
+		}
+	}
+	out := map[string]platform.Integration{}
+	if len(ids) == 0 {
+		return out
+	}
+	list, _, err := s.store.ListIntegrations(ctx, store.IntegrationFilter{Page: store.Page{Limit: len(ids)}, IDs: ids})
+	if err != nil {
+		return out
+	}
+	for _, i := range list {
+		out[i.ID] = i
+	}
+	return out
+}
+
+// IntegrationWebhookURL is where an installation's provider sends its
+// webhooks (docs/integrations.md).
+func (s *Service) IntegrationWebhookURL(webhookID string) string {
+	return s.integrationWebhooks + "/" + webhookID
 }

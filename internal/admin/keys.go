@@ -2,6 +2,8 @@ package admin
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"time"
@@ -113,4 +115,55 @@ func (s *Auth) HostKey(ctx context.Context, b platform.Bot) (string, error) {
 		}
 	}
 	return value, nil
+}
+
+// integrationKeyKind is the first field of every integration key's MAC.
+const integrationKeyKind = "botplatform integration key v1"
+
+// IntegrationKey returns the key the code of an integration the bot
+// installed calls the platform with (BP_TOKEN): a bot API key of that bot
+// whose calls act as the integration only (platform.IntegrationKeyOf), derived like
+// HostKey from a secret of the server's, the installation and the bot's
+// signing secret. Its row has a fixed id per installation; reinstalling
+// replaces it, and RemoveIntegrationKey deletes it when the integration
+// is removed.
+func (s *Auth) IntegrationKey(ctx context.Context, b platform.Bot, in platform.BotIntegration) (string, error) {
+	secret, err := s.secrets.get(ctx, s.store, "node-host-keys")
+	if err != nil {
+		return "", err
+	}
+	value := bakPrefix + signing.MAC(secret, integrationKeyKind, b.ID, in.Name, in.IntegrationID, in.WebhookID, b.SigningSecret)
+	hash := hashToken(value)
+	if _, _, err := s.store.GetBotKeyByHash(ctx, hash); err == nil {
+		return value, nil
+	} else if !errors.Is(err, platform.ErrNotFound) {
+		return "", err
+	}
+	id := integrationKeyID(b.ID, in.Name)
+	defer s.auth.clear()
+	if err := s.store.DeleteBotKey(ctx, b.WorkspaceID, id); err != nil && !errors.Is(err, platform.ErrNotFound) {
+		return "", err
+	}
+	t := platform.Token{ID: id, OwnerID: b.ID, Note: platform.IntegrationKeyNote(in.Name, in.IntegrationID), Hash: hash, CreatedAt: s.clock.Now()}
+	if err := s.store.CreateBotKey(ctx, b.WorkspaceID, t); err != nil {
+		if _, _, gerr := s.store.GetBotKeyByHash(ctx, hash); gerr != nil {
+			return "", err
+		}
+	}
+	return value, nil
+}
+
+// RemoveIntegrationKey deletes the key of the bot's installation alias.
+func (s *Auth) RemoveIntegrationKey(ctx context.Context, b platform.Bot, alias string) error {
+	defer s.auth.clear()
+	err := s.store.DeleteBotKey(ctx, b.WorkspaceID, integrationKeyID(b.ID, alias))
+	if errors.Is(err, platform.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+func integrationKeyID(botID, alias string) string {
+	sum := sha256.Sum256([]byte(botID + "\x00" + alias))
+	return platform.IntegrationKeyPrefix + hex.EncodeToString(sum[:12])
 }

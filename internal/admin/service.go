@@ -17,15 +17,21 @@ import (
 // Service implements the Admin API on a store.
 type Service struct {
 	*Auth
-	store    Store
-	clock    platform.Clock
-	chatURL  string // base of every chat webhook URL
-	content  ContentRemover
-	check    BotChecker
-	tables   TableDeployer
-	onBots   func()
-	versions versions
-	audit    *audit.Recorder
+	store   Store
+	clock   platform.Clock
+	chatURL string // base of every chat webhook URL
+	content ContentRemover
+	check   BotChecker
+	tables  TableDeployer
+	onBots  func()
+	// registrar runs installed integrations' register and unregister; nil:
+	// their code does not run here.
+	registrar Registrar
+	// integrationWebhooks is the base of installed integrations' webhook
+	// URLs.
+	integrationWebhooks string
+	versions            versions
+	audit               *audit.Recorder
 }
 
 // ContentRemover deletes stored file content (the blob store). Deleting a
@@ -124,6 +130,13 @@ type Config struct {
 	// BotsChanged is called after a bot is created, updated or deleted (the
 	// runtime reloads recurring events); may be nil.
 	BotsChanged func()
+	// Integrations tells deployed integrations' code about bots'
+	// installations (package integration); nil: installing one marks it
+	// registration_failed.
+	Integrations Registrar
+	// IntegrationWebhooks is the base of installed integrations' webhook
+	// URLs (<public URL>/webhooks).
+	IntegrationWebhooks string
 }
 
 // New returns a Service.
@@ -136,7 +149,8 @@ func New(s Store, clock platform.Clock, cfg Config) *Service {
 	}
 	return &Service{Auth: cfg.Auth, store: s, clock: clock, chatURL: strings.TrimRight(cfg.ChatURL, "/"),
 		audit: audit.NewRecorder(s, clock), content: cfg.Content, versions: versions{kept: cfg.VersionsKept, publicURL: cfg.PublicURL},
-		check: cfg.Checker, tables: cfg.Tables, onBots: cfg.BotsChanged}
+		check: cfg.Checker, tables: cfg.Tables, onBots: cfg.BotsChanged, registrar: cfg.Integrations,
+		integrationWebhooks: strings.TrimRight(cfg.IntegrationWebhooks, "/")}
 }
 
 // Token prefixes tell a personal access token from a bot API key.

@@ -61,6 +61,7 @@ type Store interface {
 	SetPreference(ctx context.Context, o store.PreferenceOwner, key string, value json.RawMessage, now time.Time) error
 	UpdateBot(ctx context.Context, b platform.Bot) error
 	UpdateIntegration(ctx context.Context, i platform.Integration) error
+	UpdateIntegrationStatus(ctx context.Context, botID string, ins []platform.BotIntegration) error
 	UpdateMemberRole(ctx context.Context, workspaceID, id string, role platform.Role) error
 	UpdateWorkspace(ctx context.Context, w platform.Workspace) error
 	WorkspaceIDs(ctx context.Context) ([]string, error)

@@ -81,10 +81,10 @@ func (d *Dispatcher) CallAction(ctx context.Context, botID, name string, input j
 	return b.exec.Action(ctx, b, name, input)
 }
 
-// Integration runs the actions of a built-in integration, which the
-// bots that installed it call as "<its name>:<action>".
+// Integration runs the actions of an integration, which the bots that
+// installed it (in) call as "<its alias>:<action>".
 type Integration interface {
-	Action(ctx context.Context, b *Bot, action string, input json.RawMessage) (json.RawMessage, error)
+	Action(ctx context.Context, b *Bot, in platform.BotIntegration, action string, input json.RawMessage) (json.RawMessage, error)
 }
 
 // integrationAction runs action of the integration the bot installed
@@ -99,10 +99,13 @@ func (d *Dispatcher) integrationAction(ctx context.Context, b *Bot, alias, actio
 		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the bot's integration %q is disabled", alias+":"+action, alias)
 	}
 	run := d.cfg.Integrations[in.IntegrationID]
+	if run == nil && in.IntegrationID != platform.ChatIntegrationID {
+		run = d.cfg.Deployed
+	}
 	if run == nil {
 		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the %s integration has no actions here", alias+":"+action, in.Name)
 	}
-	return run.Action(ctx, b, action, input)
+	return run.Action(ctx, b, in, action, input)
 }
 
 // idleBots is how long an executor keeps what it holds for a bot (a

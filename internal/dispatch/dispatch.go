@@ -57,7 +57,10 @@ type Config struct {
 	// Integrations run the actions of the built-in integrations, by
 	// integration id.
 	Integrations map[string]Integration
-	Log          *slog.Logger
+	// Deployed runs the actions of the integrations workspaces deployed
+	// (nil: they have none here).
+	Deployed Integration
+	Log      *slog.Logger
 }
 
 // StateExpirer expires the Runtime API's states that lapsed by now

@@ -141,6 +141,16 @@ func (s *Service) Authorize(ctx context.Context, token string, h Headers) (*Call
 			return nil, platform.Errorf(platform.TypeForbidden, "x-bot-id: this bot API key belongs to another bot")
 		}
 		c.WorkspaceID, c.CanWrite, c.Actor = ws, true, audit.BotKey(key.ID)
+		if alias, id, ok := platform.IntegrationKeyOf(key); ok {
+			// An installed integration's key acts as that integration
+			// only, whatever the headers say.
+			if h.IntegrationID != "" && h.IntegrationID != id || h.IntegrationAlias != "" && h.IntegrationAlias != alias {
+				return nil, platform.Errorf(platform.TypeForbidden, "x-integration-id: this key is the key of integration %q of the bot", alias)
+			}
+			c.Integration, c.Scope = true, "integration:"+alias
+			c.Owner = platform.FileOwner{Type: "integration", Name: alias, Alias: alias}
+			return c, nil
+		}
 	} else {
 		ws, err := s.store.GetBotWorkspace(ctx, h.BotID)
 		if errors.Is(err, platform.ErrNotFound) {

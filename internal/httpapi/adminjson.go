@@ -142,7 +142,9 @@ func byAlias(r *http.Request) bool { return r.Header.Get("x-multiple-integration
 
 // toBot is b as an answer to act shows it (admin.Shown), its integrations
 // keyed by alias or by integration id (byAlias).
-func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service, alias bool) botJSON {
+// toBot renders a bot; installed holds the integration versions of its
+// deployed integrations (admin.Service.Installed).
+func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service, alias bool, installed map[string]platform.Integration) botJSON {
 	b = admin.Shown(act, b)
 	sp := b.Spec
 	out := botJSON{
@@ -200,6 +202,23 @@ func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service, alias bool) 
 		if in.IntegrationID == platform.LLMIntegrationID {
 			j.Title, j.Description = llmTitle, llmDescription
 			j.WebhookURL = "" // it receives nothing
+		}
+		if i, ok := installed[in.IntegrationID]; ok || in.IntegrationID != admin.ChatIntegrationID && in.IntegrationID != platform.LLMIntegrationID {
+			// A deployed integration: its own status and webhook URL.
+			j.WebhookURL, j.Status = svc.IntegrationWebhookURL(in.WebhookID), in.Status
+			if in.StatusReason != "" {
+				j.StatusReason = &in.StatusReason
+			}
+			if in.ConfigurationType != "" {
+				j.ConfigurationType = &in.ConfigurationType
+			}
+			j.Title, j.Description, j.IconURL, j.Visibility, j.Public = in.Name, "", "", "private", false
+			j.VerificationStatus = "unapproved"
+			if ok {
+				sum := integrationSummary(i, nil)
+				j.Title, j.Description, j.IconURL = sum["title"].(string), sum["description"].(string), sum["iconUrl"].(string)
+				j.Visibility, j.Public = i.Visibility, i.Visibility == "public"
+			}
 		}
 		key := in.IntegrationID
 		if alias {

@@ -21,7 +21,7 @@ func (a *api) createBot(w http.ResponseWriter, r *http.Request, act *platform.Ac
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(act, b, a.Admin, byAlias(r))})
+	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(act, b, a.Admin, byAlias(r), a.Admin.Installed(r.Context(), b))})
 	return nil
 }
 
@@ -30,7 +30,7 @@ func (a *api) getBot(w http.ResponseWriter, r *http.Request, act *platform.Actor
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(act, b, a.Admin, byAlias(r))})
+	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(act, b, a.Admin, byAlias(r), a.Admin.Installed(r.Context(), b))})
 	return nil
 }
 
@@ -43,7 +43,7 @@ func (a *api) updateBot(w http.ResponseWriter, r *http.Request, act *platform.Ac
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(act, b, a.Admin, byAlias(r))})
+	writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(act, b, a.Admin, byAlias(r), a.Admin.Installed(r.Context(), b))})
 	return nil
 }
 

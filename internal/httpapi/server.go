@@ -60,6 +60,9 @@ type Deps struct {
 	Indexing *indexing.Service
 	// Actions calls the bots' actions (dispatch.Dispatcher).
 	Actions Actions
+	// Webhooks delivers providers' webhooks to installed integrations;
+	// nil: /webhooks/ is not served.
+	Webhooks Webhooks
 	// RuntimeAPI is the bot-facing half of the API.
 	RuntimeAPI *runtimeapi.Service
 	// Cognitive is the LLM API (/v2/cognitive).
@@ -147,6 +150,11 @@ func build(d Deps) server {
 	root.handle("GET /openapi.json", "getOpenAPIDocument", nil, doc)
 	if d.Tunnels != nil {
 		root.handle("GET /v1/tunnels/{id}", "openTunnel", nil, a.h(a.tunnel))
+	}
+	if d.Webhooks != nil {
+		// Providers' webhooks to installed integrations: any method and
+		// path below the webhook id (webhooks.go).
+		root.mount(limit(WebhookLimit, a.h(a.integrationWebhook)), "/webhooks/")
 	}
 	adm := a.adminRoutes()
 	root.mount(limit(AdminLimit, a.routed(adm.mux)), "/v1/admin/")

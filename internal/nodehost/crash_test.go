@@ -121,11 +121,11 @@ func TestLoadFailure(t *testing.T) {
 			}
 			// Once the backoff ends the version is tried again, and the next backoff is longer.
 			h.mu.Lock()
-			h.backoff[key{"b1", "v1"}].until = time.Now()
+			h.backoff[key{"b1", "", "v1"}].until = time.Now()
 			h.mu.Unlock()
 			call(h, b, "/")
 			h.mu.Lock()
-			delay := h.backoff[key{"b1", "v1"}].delay
+			delay := h.backoff[key{"b1", "", "v1"}].delay
 			h.mu.Unlock()
 			if n := h.startCount(); n != 2 || delay != 2*firstBackoff {
 				t.Fatalf("%d processes started, backoff %s", n, delay)

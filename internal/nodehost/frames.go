@@ -137,7 +137,7 @@ func (p *proc) emit(l Line) {
 	if p.lines == nil {
 		return
 	}
-	l.BotID, l.Version, l.At = p.botID, p.version, time.Now()
+	l.BotID, l.Integration, l.Version, l.At = p.botID, p.integration, p.version, time.Now()
 	p.lines(l)
 }
 

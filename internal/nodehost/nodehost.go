@@ -44,13 +44,27 @@ type Config struct {
 // has a process is not compared again.
 type Bundle struct {
 	BotID, Version string
-	Code           string
-	Env            []string // KEY=VALUE, added to a minimal environment
+	// Integration, when set, is the alias of an integration the bot
+	// installed, whose code this is: it runs in a process of its own, one
+	// per bot and integration.
+	Integration string
+	Code        string
+	Env         []string // KEY=VALUE, added to a minimal environment
+}
+
+// slot names the process a bundle runs in: the bot's, or that of one of its
+// integrations.
+func (b Bundle) slot() string {
+	if b.Integration == "" {
+		return b.BotID
+	}
+	return b.BotID + "/" + b.Integration
 }
 
 // Line is one log line of a bot's process.
 type Line struct {
 	BotID, Version                                         string
+	Integration                                            string // the integration whose process logged, if any
 	Level                                                  string // debug|info|warn|error
 	Message                                                string
 	ConversationID, UserID, EventID, MessageID, WorkflowID string
@@ -86,7 +100,7 @@ type Host struct {
 	wg      sync.WaitGroup
 }
 
-type key struct{ botID, version string }
+type key struct{ botID, integration, version string }
 
 // backoff keeps a version that crashed at load from being respawned on every call.
 type backoff struct {
@@ -175,12 +189,12 @@ func (h *Host) acquire(b Bundle) (*proc, error) {
 	if h.closed {
 		return nil, errClosed
 	}
-	old := h.current[b.BotID]
+	old := h.current[b.slot()]
 	if old != nil && old.version == b.Version {
 		old.inflight++
 		return old, nil
 	}
-	if bo := h.backoff[key{b.BotID, b.Version}]; bo != nil && time.Now().Before(bo.until) {
+	if bo := h.backoff[key{b.BotID, b.Integration, b.Version}]; bo != nil && time.Now().Before(bo.until) {
 		return nil, bo.err
 	}
 	p, err := h.spawn(b, false)
@@ -190,7 +204,7 @@ func (h *Host) acquire(b Bundle) (*proc, error) {
 	if old != nil {
 		h.retire(old)
 	}
-	h.current[b.BotID] = p
+	h.current[b.slot()] = p
 	h.procs[p] = true
 	p.inflight = 1
 	return p, nil
@@ -232,8 +246,8 @@ func (h *Host) idleCheck(p *proc) {
 // retire takes p out of service; it stops once its in-flight calls are done. h.mu must be held.
 func (h *Host) retire(p *proc) {
 	p.retired = true
-	if h.current[p.botID] == p {
-		delete(h.current, p.botID)
+	if h.current[p.slot] == p {
+		delete(h.current, p.slot)
 	}
 	if p.inflight == 0 {
 		p.stop()
@@ -286,10 +300,10 @@ func (h *Host) spawn(b Bundle, check bool) (*proc, error) {
 		args = []string{script, "--check", bundle}
 	}
 	spec := procSpec{
-		botID: b.BotID, version: b.Version, node: node, args: args, bundle: f.Name(),
+		botID: b.BotID, integration: b.Integration, slot: b.slot(), version: b.Version, node: node, args: args, bundle: f.Name(),
 		dir: h.cfg.Dir, env: childEnv(home, env), memoryMB: h.cfg.MemoryMB,
 		check: check, start: startChild, exited: h.exited, sandbox: box, api: h.cfg.API,
-		outbound: h.cfg.Outbound, log: h.log.With("bot", b.BotID, "version", b.Version),
+		outbound: h.cfg.Outbound, log: h.log.With("bot", b.BotID, "integration", b.Integration, "version", b.Version),
 	}
 	if !check {
 		spec.lines = h.cfg.Lines
@@ -318,10 +332,10 @@ func (h *Host) exited(p *proc) {
 		return
 	}
 	delete(h.procs, p)
-	if h.current[p.botID] == p {
-		delete(h.current, p.botID)
+	if h.current[p.slot] == p {
+		delete(h.current, p.slot)
 	}
-	k := key{p.botID, p.version}
+	k := key{p.botID, p.integration, p.version}
 	switch {
 	case p.isReady():
 		delete(h.backoff, k)

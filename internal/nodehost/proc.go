@@ -33,6 +33,8 @@ const (
 
 type procSpec struct {
 	botID, version string
+	integration    string // an integration's process: its alias in the bot
+	slot           string // the key of Host.current
 	node           string
 	args           []string // host.js and its arguments
 	bundle         string   // removed when the process ends

@@ -176,9 +176,22 @@ type BotIntegration struct {
 	Enabled          bool
 	Configuration    map[string]any
 	DisabledChannels []string
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	// ConfigurationType names the integration's configuration in use ("":
+	// its default one).
+	ConfigurationType string
+	// Status is IntegrationRegistered, or IntegrationRegistrationFailed with
+	// StatusReason, the reason the integration's register handler gave.
+	Status       string
+	StatusReason string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
+
+// An installed integration's registration statuses.
+const (
+	IntegrationRegistered         = "registered"
+	IntegrationRegistrationFailed = "registration_failed"
+)
 
 // ChatIntegrationID names the built-in chat integration that every bot has.
 const ChatIntegrationID = "chat"
@@ -191,7 +204,7 @@ func NewChatIntegration(botID, encryptionKey string, now time.Time) BotIntegrati
 	}
 	return BotIntegration{
 		BotID: botID, IntegrationID: ChatIntegrationID, Name: "chat", Version: "1.0.0",
-		WebhookID: strings.ToLower(NewID("")), Enabled: true,
+		WebhookID: strings.ToLower(NewID("")), Enabled: true, Status: IntegrationRegistered,
 		Configuration: map[string]any{"encryptionKey": encryptionKey}, DisabledChannels: []string{},
 		CreatedAt: now, UpdatedAt: now,
 	}
@@ -214,7 +227,7 @@ const (
 func NewLLMIntegration(botID string, now time.Time) BotIntegration {
 	return BotIntegration{
 		BotID: botID, IntegrationID: LLMIntegrationID, Name: LLMIntegration, Version: LLMIntegrationVersion,
-		WebhookID: strings.ToLower(NewID("")), Enabled: true, Configuration: map[string]any{}, DisabledChannels: []string{},
+		WebhookID: strings.ToLower(NewID("")), Enabled: true, Status: IntegrationRegistered, Configuration: map[string]any{}, DisabledChannels: []string{},
 		CreatedAt: now, UpdatedAt: now,
 	}
 }

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -58,4 +59,32 @@ type IntegrationSpec struct {
 	// MaxExecutionTime bounds one call of the integration's code, in
 	// seconds (the platform's default when nil).
 	MaxExecutionTime *int `json:"maxExecutionTime,omitempty"`
+}
+
+// IntegrationKeyPrefix starts the id of the bot API key an installed
+// integration's code calls the platform with; the key's note names the
+// installation (IntegrationKeyNote).
+const IntegrationKeyPrefix = PrefixBotKey + "intg"
+
+const integrationKeyNote = "integration:"
+
+// IntegrationKeyNote is the note of the key of the installation alias of
+// integration version id.
+func IntegrationKeyNote(alias, integrationID string) string {
+	return integrationKeyNote + alias + ":" + integrationID
+}
+
+// IntegrationKeyOf tells whether a bot API key is an installed
+// integration's, and which: its alias in the bot and its integration id.
+// Calls made with it act as that integration only.
+func IntegrationKeyOf(key Token) (alias, integrationID string, ok bool) {
+	rest, found := strings.CutPrefix(key.Note, integrationKeyNote)
+	if !found || !strings.HasPrefix(key.ID, IntegrationKeyPrefix) {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i <= 0 {
+		return "", "", false
+	}
+	return rest[:i], rest[i+1:], true
 }

@@ -146,7 +146,7 @@ func outcome(res Result, err error, ctx context.Context, timeout time.Duration) 
 		return "", false
 	}
 	reason = fmt.Sprintf("the bot answered %d", res.Status)
-	if msg := botError(res.Status, res.Body); msg != "" {
+	if msg := AnswerError(res.Status, res.Body); msg != "" {
 		reason += ": " + msg
 	}
 	switch res.Status {
@@ -156,13 +156,13 @@ func outcome(res Result, err error, ctx context.Context, timeout time.Duration) 
 	return reason, false
 }
 
-// botError is the message of a bot's error answer when it is in the SDK's
+// AnswerError is the message of an error answer of a bot or an integration when it is in the SDK's
 // error format, else "": @botpress/sdk answers a thrown error with a
 // RuntimeError's JSON ({"id", "code", "type": "Runtime", "message"}, code
 // being the status). Nothing else of an answer reaches the caller or the
 // bot's logs: a bot's url may name a service that is no bot, whose answers
 // are not the developer's to read.
-func botError(status int, body []byte) string {
+func AnswerError(status int, body []byte) string {
 	// Decoded into a map, so keys match exactly (a struct would also take
 	// "Type" or "mEssage"): only the SDK's own format counts.
 	var e map[string]any

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzBotAnswer feeds botError what a bot at a url may answer: any bytes
+// FuzzBotAnswer feeds AnswerError what a bot at a url may answer: any bytes
 // under any status. What it keeps (for the caller and the bot's logs) is
 // only an SDK error's message: valid UTF-8, bounded, and nothing else.
 func FuzzBotAnswer(f *testing.F) {
@@ -18,7 +18,7 @@ func FuzzBotAnswer(f *testing.F) {
 	f.Add(502, []byte(`<html>INTERNAL-SECRET</html>`))
 	f.Add(500, []byte("{\"code\":500,\"type\":\"Runtime\",\"message\":\"\xff\xfe\"}"))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
-		msg := botError(status, body)
+		msg := AnswerError(status, body)
 		if msg == "" {
 			return
 		}

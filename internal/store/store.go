@@ -85,6 +85,15 @@ type Store interface {
 	UpdateIntegration(ctx context.Context, i platform.Integration) error
 	DeleteIntegration(ctx context.Context, workspaceID, id string) error
 	ListIntegrations(ctx context.Context, f IntegrationFilter) ([]platform.Integration, string, error)
+	// IntegrationVersion is when an integration version last changed
+	// (ErrNotFound when it is gone): one cheap query tells whether a cached
+	// copy is current.
+	IntegrationVersion(ctx context.Context, id string) (time.Time, error)
+
+	// UpdateIntegrationStatus stores the registration status of each of
+	// the bot's installations in ins (by integration id and alias), and
+	// nothing else of the bot.
+	UpdateIntegrationStatus(ctx context.Context, botID string, ins []platform.BotIntegration) error
 
 	// SaveBotVersion records v as the next version of its bot (ErrNotFound
 	// when the bot is not in the workspace), first replacing the bot with
@@ -514,6 +523,7 @@ type IntegrationFilter struct {
 	Version     string
 	Dev         *bool    // nil: dev and production
 	Visibility  []string // any of these; none: any visibility
+	IDs         []string // only these; none: any
 }
 
 // LogFilter narrows getBotLogs.

@@ -62,10 +62,10 @@ func (s *Store) writeBotChildren(ctx context.Context, tx *sql.Tx, b platform.Bot
 			dc = []string{}
 		}
 		dcj, _ := json.Marshal(dc)
-		if _, err := s.exec(ctx, tx, `INSERT INTO bot_integrations (bot_id, integration_id, name, version, webhook_id, enabled, configuration, disabled_channels, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := s.exec(ctx, tx, `INSERT INTO bot_integrations (bot_id, integration_id, name, version, webhook_id, enabled, configuration, disabled_channels, created_at, updated_at, status, status_reason, configuration_type)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			b.ID, in.IntegrationID, in.Name, in.Version, in.WebhookID, in.Enabled, string(cfg), string(dcj),
-			micros(in.CreatedAt), micros(in.UpdatedAt)); err != nil {
+			micros(in.CreatedAt), micros(in.UpdatedAt), in.Status, in.StatusReason, in.ConfigurationType); err != nil {
 			return err
 		}
 	}
@@ -95,7 +95,7 @@ func (s *Store) GetBot(ctx context.Context, workspaceID, id string) (platform.Bo
 	return b, err
 }
 
-const integrationCols = `i.bot_id, i.integration_id, i.name, i.version, i.webhook_id, i.enabled, i.configuration, i.disabled_channels, i.created_at, i.updated_at`
+const integrationCols = `i.bot_id, i.integration_id, i.name, i.version, i.webhook_id, i.enabled, i.configuration, i.disabled_channels, i.created_at, i.updated_at, i.status, i.status_reason, i.configuration_type`
 
 func (s *Store) integrations(ctx context.Context, where string, arg any) ([]platform.BotIntegration, error) {
 	rows, err := s.query(ctx, `SELECT `+integrationCols+` FROM bot_integrations i WHERE `+where+` ORDER BY i.integration_id`, arg)
@@ -127,7 +127,8 @@ type integrationRaw struct {
 
 // dst is where integrationCols scan to.
 func (r *integrationRaw) dst(in *platform.BotIntegration) []any {
-	return []any{&in.BotID, &in.IntegrationID, &in.Name, &in.Version, &in.WebhookID, &in.Enabled, &r.cfg, &r.dc, &r.created, &r.updated}
+	return []any{&in.BotID, &in.IntegrationID, &in.Name, &in.Version, &in.WebhookID, &in.Enabled, &r.cfg, &r.dc, &r.created, &r.updated,
+		&in.Status, &in.StatusReason, &in.ConfigurationType}
 }
 
 func (r *integrationRaw) decode(in *platform.BotIntegration) error {
@@ -319,4 +320,16 @@ func (s *Store) GetBotKeyByHash(ctx context.Context, hash []byte) (platform.Toke
 		Scan(&t.ID, &t.OwnerID, &t.Note, &t.Hash, &created, &ws)
 	t.CreatedAt = fromMicros(created)
 	return t, ws, noRows(err)
+}
+
+func (s *Store) UpdateIntegrationStatus(ctx context.Context, botID string, ins []platform.BotIntegration) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		for _, in := range ins {
+			if _, err := s.exec(ctx, tx, `UPDATE bot_integrations SET status = ?, status_reason = ? WHERE bot_id = ? AND integration_id = ? AND name = ?`,
+				in.Status, in.StatusReason, botID, in.IntegrationID, in.Name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -89,6 +90,12 @@ func (s *Store) ListIntegrations(ctx context.Context, f store.IntegrationFilter)
 			args = append(args, v)
 		}
 	}
+	if len(f.IDs) > 0 {
+		q.WriteString(` AND n.id IN (` + placeholders(len(f.IDs)) + `)`)
+		for _, id := range f.IDs {
+			args = append(args, id)
+		}
+	}
 	if cur != nil {
 		q.WriteString(` AND (n.created_at > ? OR (n.created_at = ? AND n.id > ?))`)
 		args = append(args, cur.Value, cur.Value, cur.ID)
@@ -115,4 +122,10 @@ func (s *Store) ListIntegrations(ctx context.Context, f store.IntegrationFilter)
 		return store.Cursor{Value: micros(i.CreatedAt), ID: i.ID}
 	})
 	return page, next, nil
+}
+
+func (s *Store) IntegrationVersion(ctx context.Context, id string) (time.Time, error) {
+	var updated int64
+	err := s.queryRow(ctx, `SELECT updated_at FROM integrations WHERE id = ?`, id).Scan(&updated)
+	return fromMicros(updated), noRows(err)
 }

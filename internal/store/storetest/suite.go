@@ -225,7 +225,7 @@ func (e *env) newIntegration(botID, name string) platform.BotIntegration {
 	now := e.now()
 	return platform.BotIntegration{
 		BotID: botID, IntegrationID: "intg_" + name, Name: name, Version: "1.0.0",
-		WebhookID: platform.NewID("wh_"), Enabled: true,
+		WebhookID: platform.NewID("wh_"), Enabled: true, Status: platform.IntegrationRegistered,
 		Configuration: map[string]any{"encryptionKey": platform.RandomToken(8)}, DisabledChannels: []string{},
 		CreatedAt: now, UpdatedAt: now,
 	}

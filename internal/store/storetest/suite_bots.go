@@ -53,6 +53,7 @@ func (e *env) fullBot(workspaceID, createdBy string) platform.Bot {
 	tg := e.newIntegration(b.ID, "telegram")
 	tg.Enabled, tg.Version = false, "2.1.0"
 	tg.Configuration = map[string]any{}
+	tg.Status, tg.StatusReason, tg.ConfigurationType = platform.IntegrationRegistrationFailed, "Invalid bot token ünïcødé", "manual"
 	b.Integrations = []platform.BotIntegration{chat, tg} // in integration id order, as GetBot returns them
 	return b
 }

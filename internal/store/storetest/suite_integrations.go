@@ -104,6 +104,7 @@ func testIntegrations(t *testing.T, e *env) {
 		eq("w1 all", list(store.IntegrationFilter{WorkspaceID: w1.ID}), v1.ID, v2.ID, dev.ID)
 		eq("name and version", list(store.IntegrationFilter{Name: "acme/echo", Version: "0.1.0"}), v1.ID)
 		eq("w2", list(store.IntegrationFilter{WorkspaceID: w2.ID}), other.ID)
+		eq("by ids", list(store.IntegrationFilter{IDs: []string{dev.ID, v1.ID, "intver_none"}}), v1.ID, dev.ID)
 		eq("public", list(store.IntegrationFilter{Visibility: []string{"public", "unlisted"}}))
 		pub := other
 		pub.Visibility, pub.Spec.Title, pub.Code, pub.UpdatedAt = "public", "Shared", "module.exports = 2", e.now()

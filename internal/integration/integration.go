@@ -1,0 +1,316 @@
+// Package integration runs the code of the integrations workspaces deploy
+// (docs/integrations.md): for each bot that installed one, a Node process of
+// its own in the bot host, spoken to in the contract of @botpress/sdk's
+// integration server (the x-bp-operation headers): register and unregister
+// with the installation's webhook URL, actions, webhooks received.
+package integration
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/nodehost"
+	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/sdkbot"
+)
+
+// The operations of the contract (header x-bp-operation).
+const (
+	OpRegister   = "register"
+	OpUnregister = "unregister"
+	OpAction     = "action_triggered"
+	OpWebhook    = "webhook_received"
+	OpMessage    = "message_created"
+)
+
+// Store is what the runner reads of the database.
+type Store interface {
+	GetIntegration(ctx context.Context, id string) (platform.Integration, error)
+	IntegrationVersion(ctx context.Context, id string) (time.Time, error)
+}
+
+// NodeHost runs Node bundles (nodehost.Host).
+type NodeHost interface {
+	Call(ctx context.Context, b nodehost.Bundle, req nodehost.Request) (nodehost.Response, error)
+}
+
+// Keys mints the key an installation's code calls the platform with.
+type Keys interface {
+	IntegrationKey(ctx context.Context, b platform.Bot, in platform.BotIntegration) (string, error)
+}
+
+// Config is what a Runner needs.
+type Config struct {
+	Node NodeHost // nil: integrations' code does not run here
+	Keys Keys
+	// APIURL is the base URL the code calls the platform at (BP_API_URL).
+	APIURL string
+	// WebhookURL is the base of every installation's webhook URL: the
+	// server's public URL and /integrations/webhooks.
+	WebhookURL string
+	// Timeout bounds one call of an integration's code when its version
+	// sets no maxExecutionTime.
+	Timeout time.Duration
+	Log     *slog.Logger
+}
+
+// Runner sends the contract's requests to installed integrations' code.
+type Runner struct {
+	cfg   Config
+	store Store
+
+	mu   sync.Mutex
+	code map[string]cached // integration version id -> its code and secrets
+}
+
+type cached struct {
+	updated time.Time
+	i       platform.Integration
+}
+
+// DefaultTimeout bounds a call when neither Config nor the integration
+// version says.
+const DefaultTimeout = 60 * time.Second
+
+// New returns a Runner.
+func New(st Store, cfg Config) *Runner {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	return &Runner{cfg: cfg, store: st, code: map[string]cached{}}
+}
+
+// WebhookURL is where the provider of an installation sends its webhooks.
+func (r *Runner) WebhookURL(webhookID string) string { return r.cfg.WebhookURL + "/" + webhookID }
+
+// Answer is what an integration's code answered.
+type Answer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// ErrNotRunning is a call to an integration whose code cannot run here.
+var ErrNotRunning = errors.New("this server does not run integrations' code (no Node.js bot host)")
+
+// version returns the integration version in, code included, from the
+// cache while it is current.
+func (r *Runner) version(ctx context.Context, id string) (platform.Integration, error) {
+	updated, err := r.store.IntegrationVersion(ctx, id)
+	if err != nil {
+		return platform.Integration{}, err
+	}
+	r.mu.Lock()
+	c, ok := r.code[id]
+	r.mu.Unlock()
+	if ok && c.updated.Equal(updated) {
+		return c.i, nil
+	}
+	i, err := r.store.GetIntegration(ctx, id)
+	if err != nil {
+		return i, err
+	}
+	r.mu.Lock()
+	r.code[id] = cached{i.UpdatedAt, i}
+	r.mu.Unlock()
+	return i, nil
+}
+
+// Send sends one operation to the code of the integration b installed as
+// in, and returns its answer whatever its status; an error is a call that
+// got no answer (the code does not load, crashed, or ran past its time).
+func (r *Runner) Send(ctx context.Context, b platform.Bot, in platform.BotIntegration, op, typ string, body []byte) (Answer, error) {
+	if r.cfg.Node == nil {
+		return Answer{}, ErrNotRunning
+	}
+	i, err := r.version(ctx, in.IntegrationID)
+	if errors.Is(err, platform.ErrNotFound) {
+		return Answer{}, fmt.Errorf("integration %s version %s was deleted", in.Name, in.Version)
+	}
+	if err != nil {
+		return Answer{}, err
+	}
+	if i.Code == "" {
+		return Answer{}, fmt.Errorf("integration %s version %s was deployed without code", i.Name, i.Version)
+	}
+	key, err := r.cfg.Keys.IntegrationKey(ctx, b, in)
+	if err != nil {
+		return Answer{}, fmt.Errorf("the integration's API key: %w", err)
+	}
+	env := []string{"BP_API_URL=" + r.cfg.APIURL, "BP_TOKEN=" + key, "BP_BOT_ID=" + b.ID, "BP_INTEGRATION_ID=" + i.ID, "BP_WORKSPACE_ID=" + b.WorkspaceID}
+	names := make([]string, 0, len(i.Spec.Secrets))
+	for k := range i.Spec.Secrets {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		env = append(env, "SECRET_"+k+"="+i.Spec.Secrets[k])
+	}
+	conf, err := json.Marshal(in.Configuration)
+	if err != nil || string(conf) == "null" {
+		conf = []byte("{}")
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("x-bot-id", b.ID)
+	h.Set("x-bot-user-id", b.ID)
+	h.Set("x-integration-id", i.ID)
+	h.Set("x-integration-alias", in.Name)
+	h.Set("x-webhook-id", in.WebhookID)
+	h.Set("x-bp-operation", op)
+	h.Set("x-bp-type", typ)
+	h.Set("x-bp-configuration", base64.StdEncoding.EncodeToString(conf))
+	if in.ConfigurationType != "" {
+		h.Set("x-bp-configuration-type", in.ConfigurationType)
+	}
+	timeout := r.cfg.Timeout
+	if i.Spec.MaxExecutionTime != nil {
+		timeout = time.Duration(*i.Spec.MaxExecutionTime) * time.Second
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	bundle := nodehost.Bundle{BotID: b.ID, Integration: in.Name, Version: i.ID + "@" + strconv.FormatInt(i.UpdatedAt.UnixMicro(), 10), Code: i.Code, Env: env}
+	res, err := r.cfg.Node.Call(cctx, bundle, nodehost.Request{Method: http.MethodPost, Path: "/", Header: h, Body: body})
+	if err != nil {
+		return Answer{}, err
+	}
+	return Answer{Status: res.Status, Header: res.Header, Body: res.Body}, nil
+}
+
+// Register tells the integration that b installed it as in (or changed
+// the installation): its register handler sets up what it needs, e.g. its
+// webhook at the provider. It returns the installation's status, and the
+// reason of a failure as the integration gave it.
+func (r *Runner) Register(ctx context.Context, b platform.Bot, in platform.BotIntegration) (status, reason string) {
+	return r.registration(ctx, b, in, OpRegister)
+}
+
+// Unregister tells the integration that b removed it; a failure is only
+// logged (the installation is gone whatever the integration says).
+func (r *Runner) Unregister(ctx context.Context, b platform.Bot, in platform.BotIntegration) {
+	if status, reason := r.registration(ctx, b, in, OpUnregister); status != platform.IntegrationRegistered {
+		r.cfg.Log.Info("integration: unregister failed", "bot", b.ID, "integration", in.Name, "reason", reason)
+	}
+}
+
+func (r *Runner) registration(ctx context.Context, b platform.Bot, in platform.BotIntegration, op string) (status, reason string) {
+	body, _ := json.Marshal(map[string]string{"webhookUrl": r.WebhookURL(in.WebhookID)})
+	res, err := r.Send(ctx, b, in, op, "", body)
+	switch {
+	case err != nil:
+		return platform.IntegrationRegistrationFailed, err.Error()
+	case res.Status >= 200 && res.Status < 300:
+		return platform.IntegrationRegistered, ""
+	}
+	return platform.IntegrationRegistrationFailed, failure(res)
+}
+
+// failure is the reason of an error answer: the message of the SDK error
+// the code threw, or its status.
+func failure(res Answer) string {
+	if msg := sdkbot.AnswerError(res.Status, res.Body); msg != "" {
+		return msg
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(res.Body, &e) == nil && e.Error != "" {
+		return e.Error // the SDK's server, when the request itself is at fault
+	}
+	return fmt.Sprintf("the integration answered %d", res.Status)
+}
+
+// Action runs the action of the integration b installed as in, and
+// returns its output.
+func (r *Runner) Action(ctx context.Context, b platform.Bot, in platform.BotIntegration, action string, input json.RawMessage) (json.RawMessage, error) {
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	body, _ := json.Marshal(map[string]any{"type": action, "input": input})
+	res, err := r.Send(ctx, b, in, OpAction, action, body)
+	name := in.Name + ":" + action
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, platform.Errorf(platform.TypeOperationTimeout, "action %q: the integration did not answer in time", name)
+		}
+		return nil, platform.Errorf(platform.TypeRuntime, "action %q: %v", name, err)
+	}
+	if res.Status < 200 || res.Status >= 300 {
+		return nil, platform.Errorf(platform.TypeRuntime, "action %q failed: %s", name, failure(res))
+	}
+	var out struct {
+		Output json.RawMessage `json:"output"`
+	}
+	if err := json.Unmarshal(res.Body, &out); err != nil {
+		return nil, platform.Errorf(platform.TypeRuntime, "action %q: the integration's answer is not JSON", name)
+	}
+	if len(out.Output) == 0 {
+		out.Output = json.RawMessage(`{}`)
+	}
+	return out.Output, nil
+}
+
+// Installations finds an installation by its webhook id, and its bot.
+type Installations interface {
+	GetIntegrationByWebhook(ctx context.Context, webhookID string) (platform.BotIntegration, error)
+	GetBotWorkspace(ctx context.Context, botID string) (string, error)
+	GetBot(ctx context.Context, workspaceID, id string) (platform.Bot, error)
+}
+
+// Request is a webhook as the provider sent it.
+type Request struct {
+	Method, Path, Query string
+	Header              http.Header
+	Body                []byte
+}
+
+// Receive hands a webhook sent to an installation's webhook URL to the
+// integration's webhook handler and returns its answer, which goes back to
+// the provider (a challenge, a CORS preflight, a status). found is false
+// when no deployed integration has that webhook id.
+func (r *Runner) Receive(ctx context.Context, st Installations, webhookID string, req Request) (ans Answer, b platform.Bot, in platform.BotIntegration, err error) {
+	in, err = st.GetIntegrationByWebhook(ctx, webhookID)
+	if err == nil && (in.IntegrationID == platform.ChatIntegrationID || in.IntegrationID == platform.LLMIntegrationID) {
+		err = platform.ErrNotFound // their addresses are elsewhere
+	}
+	if err != nil {
+		return ans, b, in, err
+	}
+	ws, err := st.GetBotWorkspace(ctx, in.BotID)
+	if err == nil {
+		b, err = st.GetBot(ctx, ws, in.BotID)
+	}
+	if err != nil {
+		return ans, b, in, err
+	}
+	if !in.Enabled {
+		return ans, b, in, platform.Errorf(platform.TypeResourceNotFound, "integration %s of this bot is disabled", in.Name)
+	}
+	headers := map[string]string{}
+	for k, v := range req.Header {
+		headers[strings.ToLower(k)] = strings.Join(v, ", ")
+	}
+	payload := map[string]any{"method": req.Method, "path": req.Path, "query": req.Query, "headers": headers}
+	if len(req.Body) > 0 {
+		payload["body"] = string(req.Body)
+	}
+	body, err := json.Marshal(map[string]any{"req": payload})
+	if err != nil {
+		return ans, b, in, err
+	}
+	ans, err = r.Send(ctx, b, in, OpWebhook, "", body)
+	return ans, b, in, err
+}
