@@ -102,7 +102,7 @@ func (d webhookDelivery) WebhookBot(ctx context.Context, webhookID string) (stri
 
 func (d webhookDelivery) Webhook(ctx context.Context, webhookID string, req httpapi.WebhookRequest) (httpapi.WebhookAnswer, error) {
 	start := time.Now()
-	ans, b, in, err := d.r.Receive(ctx, d.st, webhookID, integration.Request{Method: req.Method, Path: req.Path, Query: req.Query, Header: req.Header, Body: req.Body})
+	ans, b, in, err := d.r.Receive(ctx, webhookID, integration.Request{Method: req.Method, Path: req.Path, Query: req.Query, Header: req.Header, Body: req.Body})
 	if b.ID == "" {
 		return httpapi.WebhookAnswer{}, err
 	}

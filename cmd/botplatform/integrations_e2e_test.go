@@ -248,6 +248,11 @@ func TestIntegrationInstallations(t *testing.T) {
 				t.Fatalf("the integration got %+v", echoed)
 			}
 			s.as(t, "", "").raw("GET", "/webhooks/nosuchwebhook", nil).fail(404, "ResourceNotFound", "nosuchwebhook")
+			s.as(t, "", "").raw("POST", u, make([]byte, 33<<20)).fail(413, "PayloadTooLarge", "at most")
+			eventually(t, "the webhook and the registration in the bot's logs", func() bool {
+				logs := string(owner.get("/v1/admin/bots/" + botID + "/logs?timeStart=2020-01-01T00:00:00Z").Body)
+				return strings.Contains(logs, "[spy] webhook POST /hook/deep: 201 in") && strings.Contains(logs, "[spy] registering "+webhookURL)
+			})
 
 			// The key acts as this integration of this bot, and nothing more.
 			key := out["token"].(string)

@@ -247,7 +247,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	default:
 		log.Warn("no sandbox for bot code: Node bundles will be refused (start with --unsandboxed-bots for a single trusted tenant)", "why", boxErr)
 	}
-	rtAPI := runtimeapi.New(st, chatSvc, platform.SystemClock{}, runtimeapi.Config{MaxScheduled: cfg.BotMaxScheduled})
 	bundleAPI := sandbox.NewListener(bundleAPIAddr(ln.Addr()))
 	sdk, nodeRun, closeSDK, err := sdkBots(cfg, ln.Addr(), bundleAPI, st, auth, log)
 	if err != nil {
@@ -259,9 +258,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// process per bot that installed one (docs/integrations.md).
 	integrations := integration.New(st, integration.Config{Node: nodeRun.host, Keys: auth, APIURL: nodeRun.apiURL,
 		WebhookURL: strings.TrimRight(cfg.PublicURL, "/") + "/webhooks", Timeout: cfg.BotTimeout, Log: log})
+	rtAPI := runtimeapi.New(st, chatSvc, platform.SystemClock{}, runtimeapi.Config{MaxScheduled: cfg.BotMaxScheduled, Channels: integrations})
 	vm := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
 		StateLimit: cfg.BotStateLimit, Memory: int64(cfg.BotMemory) << 20, MaxScheduled: cfg.BotMaxScheduled,
-		Log: log, FetchPrivate: cfg.BotFetchPrivate, Sandbox: boxErr == nil, Workflows: rtAPI, Searcher: botSearch{idx},
+		Log: log, FetchPrivate: cfg.BotFetchPrivate, Sandbox: boxErr == nil, Workflows: rtAPI, Searcher: botSearch{idx}, Outbound: rtAPI,
 	})
 	rt := dispatch.New(st, platform.SystemClock{}, dispatch.Config{
 		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, Poll: cfg.BotPoll, Lease: cfg.JobLease,

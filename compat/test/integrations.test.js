@@ -8,6 +8,7 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs/promises'
+import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { Client } from '@botpress/client'
@@ -23,6 +24,11 @@ const bpBin = path.join(kit, 'node_modules/@botpress/cli/bin.js')
 const templates = path.join(kit, 'node_modules/@botpress/cli/templates')
 
 let server, client, home, work
+// The provider the webhook-message template posts the bot's replies to:
+// 127.0.0.2 stands for a service outside (the sandbox reaches it through
+// --bot-egress-ports, with --bot-fetch-private since it is loopback).
+let provider, providerUrl
+const received = []
 
 /** Runs bp in dir to the end; rejects with its output when it fails. */
 const bp = (dir, args, opts) => runBp(bpBin, dir, home, args, opts)
@@ -35,7 +41,17 @@ async function template(name) {
 }
 
 before(async () => {
-  server = await startServer()
+  provider = http.createServer((req, res) => {
+    let body = ''
+    req.on('data', (d) => (body += d))
+    req.on('end', () => {
+      received.push({ method: req.method, url: req.url, body: JSON.parse(body || '{}') })
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+    })
+  })
+  await new Promise((r) => provider.listen(0, '127.0.0.2', r))
+  providerUrl = `http://127.0.0.2:${provider.address().port}/replies`
+  server = await startServer({ args: ['--bot-egress-ports', String(provider.address().port), '--bot-fetch-private'] })
   client = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
   home = await fs.mkdtemp(path.join(os.tmpdir(), 'bp-home-'))
   work = await fs.mkdtemp(path.join(kit, '.work-'))
@@ -44,6 +60,7 @@ before(async () => {
 
 after(async () => {
   await server?.stop()
+  provider?.close()
   await fs.rm(work, { recursive: true, force: true })
   await fs.rm(home, { recursive: true, force: true })
 })
@@ -160,4 +177,66 @@ test('a bot installs a deployed integration: register runs in its code, its acti
   const { bot: removed } = await client.updateBot({ id: bot.id, integrations: { [integration.id]: null } })
   assert.equal(removed.integrations[integration.id], undefined)
   await assert.rejects(botClient.callAction({ type: 'compat/hello-world:helloWorld', input: {} }), (e) => e.code === 404)
+})
+
+test('webhook in, bot reply out: a provider\'s webhook reaches the bot through the integration, and the reply reaches the provider', async () => {
+  const { integration } = await client.getIntegrationByName({ name: 'compat/webhook-message', version: '0.0.1' })
+  const { bot } = await client.createBot({
+    name: 'webhook-echo',
+    code: "bot.on.message('*', async ({ message, client }) => {\n  await client.createMessage({ conversationId: message.conversationId, payload: { type: 'text', text: 'echo: ' + message.payload.text } })\n})",
+  })
+  const { bot: updated } = await client.updateBot({ id: bot.id, integrations: { [integration.id]: { enabled: true, configuration: { webhookUrl: providerUrl } } } })
+  const installed = updated.integrations[integration.id]
+  assert.equal(installed.status, 'registration_failed') // the template's register throws
+  // A configuration the integration's schema refuses names the field.
+  await assert.rejects(client.updateBot({ id: bot.id, integrations: { [integration.id]: { configuration: { webhookUrl: 42 } } } }),
+    (e) => e.code === 400 && /integrations\..*\.configuration/.test(e.message) && /webhookUrl/.test(e.message))
+
+  const res = await fetch(installed.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userId: 'u-1', conversationId: 'c-1', text: 'hello' }) })
+  assert.equal(res.status, 200)
+  const { message } = await res.json()
+  assert.equal(message.payload.text, 'hello')
+  assert.equal(message.direction, 'incoming')
+
+  const deadline = Date.now() + 60_000
+  while (!received.some((r) => r.body.text === 'echo: hello')) {
+    if (Date.now() > deadline) {
+      const { logs } = await client.getBotLogs({ id: bot.id, timeStart: '2020-01-01T00:00:00Z' })
+      assert.fail(`the provider got no reply; it got ${JSON.stringify(received)}; the bot's logs:\n${logs.map((l) => `${l.level} ${l.message}`).join('\n')}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const reply = received.find((r) => r.body.text === 'echo: hello')
+  assert.equal(reply.method, 'POST')
+  assert.equal(reply.url, '/replies')
+
+  // The bot sees the integration's tags under its alias; the integration's conversation is its own.
+  const botClient = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId, botId: bot.id })
+  const { conversation } = await botClient.getConversation({ id: reply.body.conversationId })
+  assert.equal(conversation.integration, 'compat/webhook-message')
+  assert.equal(conversation.channel, 'webhook')
+  assert.deepEqual(conversation.tags, { 'compat/webhook-message:id': 'c-1' })
+  assert.equal(reply.body.userId, bot.id) // the reply's author, as the template reads it
+  const { users } = await botClient.listUsers({ tags: { 'compat/webhook-message:id': 'u-1' } })
+  assert.equal(users.length, 1)
+  assert.equal(users[0].id, message.userId)
+
+  // The same provider ids find the same conversation and user again.
+  await fetch(installed.webhookUrl, { method: 'POST', body: JSON.stringify({ userId: 'u-1', conversationId: 'c-1', text: 'again' }) })
+  while (!received.some((r) => r.body.text === 'echo: again')) {
+    if (Date.now() > deadline) assert.fail('no reply to the second message')
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const again = received.find((r) => r.body.text === 'echo: again')
+  assert.equal(again.body.conversationId, reply.body.conversationId)
+  const { messages } = await botClient.listMessages({ conversationId: reply.body.conversationId })
+  assert.deepEqual(messages.map((m) => [m.direction, m.payload.text]).reverse(),
+    [['incoming', 'hello'], ['outgoing', 'echo: hello'], ['incoming', 'again'], ['outgoing', 'echo: again']])
+  assert.ok(messages.filter((m) => m.direction === 'incoming').every((m) => m.userId === message.userId))
+
+  // A webhook the integration refuses gets its answer.
+  const bad = await fetch(installed.webhookUrl, { method: 'POST', body: 'not json' })
+  assert.equal(bad.status, 400)
+  assert.deepEqual(await bad.json(), { error: 'Invalid JSON Body' })
 })

@@ -266,6 +266,15 @@ func (c *call) createMessage(in []byte) (any, error) {
 		return nil, err
 	}
 	c.last = m.CreatedAt.Truncate(time.Millisecond)
+	if out := c.r.cfg.Outbound; out != nil && conv.Integration != platform.ChatIntegrationID {
+		bu, err := c.r.chat.BotUser(c.ctx, conv.BotID)
+		if err == nil {
+			err = out.SendOut(c.ctx, conv, bu, m)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	return map[string]any{"message": chat.MessageJSON(m)}, nil
 }
 

@@ -45,6 +45,16 @@ type Config struct {
 	// Searcher lets bot code search the bot's files (client.searchFiles;
 	// nil: the search finds nothing).
 	Searcher Searcher
+	// Outbound sends the bot's messages in the conversations of
+	// integrations it installed through their channels (nil: they are
+	// only stored).
+	Outbound Outbound
+}
+
+// Outbound sends a bot's message out through the channel of the
+// integration its conversation is of (runtimeapi.Service).
+type Outbound interface {
+	SendOut(ctx context.Context, c platform.Conversation, u platform.ChatUser, v chat.MessageView) error
 }
 
 // DefaultMemory is a bot process's memory limit in bytes when none is set

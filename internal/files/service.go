@@ -104,6 +104,15 @@ type Caller struct {
 	Actor audit.Actor
 }
 
+// IntegrationAlias is the alias of the integration the caller acts as, ""
+// when it acts as the bot.
+func (c *Caller) IntegrationAlias() string {
+	if !c.Integration {
+		return ""
+	}
+	return c.Owner.Alias
+}
+
 // Headers are the Files API context headers (spec section 5).
 type Headers struct {
 	BotID, IntegrationID, IntegrationAlias, IntegrationName, UserID, UserRole string

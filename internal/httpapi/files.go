@@ -12,6 +12,7 @@ import (
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/openapi"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/store"
 )
 
@@ -70,6 +71,11 @@ func (a *api) caller(f callerFunc) http.Handler {
 		noteCaller(r, c.WorkspaceID, c.BotID)
 		if err := a.admit(w, who{token: token, bot: c.BotID}); err != nil {
 			return err
+		}
+		if c.Integration {
+			// The Runtime API stores what an integration sends as the bot
+			// sees it (its tags and events prefixed with its alias).
+			r = r.WithContext(runtimeapi.AsIntegration(r.Context(), c.Owner.Alias))
 		}
 		return f(w, r, c)
 	}), openapi.Bot}

@@ -77,7 +77,7 @@ func rtCreate[T, In any](key string, create func(ctx context.Context, botID stri
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusCreated, map[string]any{key: render(v)})
+		writeJSON(w, http.StatusCreated, map[string]any{key: runtimeapi.Unprefixed(c.IntegrationAlias(), render(v))})
 		return nil
 	}
 }
@@ -93,7 +93,7 @@ func rtGetOrCreate[T, In any](key string, find func(ctx context.Context, botID s
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, map[string]any{key: render(v), "meta": map[string]bool{"created": created}})
+		writeJSON(w, http.StatusOK, map[string]any{key: runtimeapi.Unprefixed(c.IntegrationAlias(), render(v)), "meta": map[string]bool{"created": created}})
 		return nil
 	}
 }
@@ -105,7 +105,7 @@ func rtGet[T any](key string, get func(ctx context.Context, botID, id string) (T
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, map[string]any{key: render(v)})
+		writeJSON(w, http.StatusOK, map[string]any{key: runtimeapi.Unprefixed(c.IntegrationAlias(), render(v))})
 		return nil
 	}
 }
@@ -121,7 +121,7 @@ func rtUpdate[T, In any](key string, update func(ctx context.Context, botID, id 
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, map[string]any{key: render(v)})
+		writeJSON(w, http.StatusOK, map[string]any{key: runtimeapi.Unprefixed(c.IntegrationAlias(), render(v))})
 		return nil
 	}
 }

@@ -12,6 +12,10 @@ import (
 // WebhookLimit bounds a webhook's body (spec section 8).
 const WebhookLimit = 100 << 20
 
+// WebhookToCode bounds the body of a webhook handed to an integration's
+// code: its process receives it in one message (docs/integrations.md).
+const WebhookToCode = 32 << 20
+
 // Webhooks delivers what providers send to installed integrations'
 // webhook URLs (<public URL>/webhooks/<webhook id>[/<path>]) to the
 // integrations' code (package integration), whose answer goes back.
@@ -60,6 +64,9 @@ func (a *api) integrationWebhook(w http.ResponseWriter, r *http.Request) error {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return err // a body past WebhookLimit: 413
+	}
+	if len(body) > WebhookToCode {
+		return platform.Errorf(platform.TypePayloadTooLarge, "the webhook's body is %d bytes; an integration's code receives at most %d", len(body), WebhookToCode)
 	}
 	ans, err := a.Webhooks.Webhook(r.Context(), id, WebhookRequest{Method: r.Method, Path: "/" + sub, Query: r.URL.RawQuery, Header: r.Header, Body: body})
 	if err != nil {

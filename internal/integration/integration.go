@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,9 @@ const (
 type Store interface {
 	GetIntegration(ctx context.Context, id string) (platform.Integration, error)
 	IntegrationVersion(ctx context.Context, id string) (time.Time, error)
+	GetIntegrationByWebhook(ctx context.Context, webhookID string) (platform.BotIntegration, error)
+	GetBotWorkspace(ctx context.Context, botID string) (string, error)
+	GetBot(ctx context.Context, workspaceID, id string) (platform.Bot, error)
 }
 
 // NodeHost runs Node bundles (nodehost.Host).
@@ -263,13 +267,6 @@ func (r *Runner) Action(ctx context.Context, b platform.Bot, in platform.BotInte
 	return out.Output, nil
 }
 
-// Installations finds an installation by its webhook id, and its bot.
-type Installations interface {
-	GetIntegrationByWebhook(ctx context.Context, webhookID string) (platform.BotIntegration, error)
-	GetBotWorkspace(ctx context.Context, botID string) (string, error)
-	GetBot(ctx context.Context, workspaceID, id string) (platform.Bot, error)
-}
-
 // Request is a webhook as the provider sent it.
 type Request struct {
 	Method, Path, Query string
@@ -281,19 +278,15 @@ type Request struct {
 // integration's webhook handler and returns its answer, which goes back to
 // the provider (a challenge, a CORS preflight, a status). found is false
 // when no deployed integration has that webhook id.
-func (r *Runner) Receive(ctx context.Context, st Installations, webhookID string, req Request) (ans Answer, b platform.Bot, in platform.BotIntegration, err error) {
-	in, err = st.GetIntegrationByWebhook(ctx, webhookID)
+func (r *Runner) Receive(ctx context.Context, webhookID string, req Request) (ans Answer, b platform.Bot, in platform.BotIntegration, err error) {
+	in, err = r.store.GetIntegrationByWebhook(ctx, webhookID)
 	if err == nil && (in.IntegrationID == platform.ChatIntegrationID || in.IntegrationID == platform.LLMIntegrationID) {
 		err = platform.ErrNotFound // their addresses are elsewhere
 	}
 	if err != nil {
 		return ans, b, in, err
 	}
-	ws, err := st.GetBotWorkspace(ctx, in.BotID)
-	if err == nil {
-		b, err = st.GetBot(ctx, ws, in.BotID)
-	}
-	if err != nil {
+	if b, err = r.bot(ctx, in.BotID); err != nil {
 		return ans, b, in, err
 	}
 	if !in.Enabled {
@@ -313,4 +306,42 @@ func (r *Runner) Receive(ctx context.Context, st Installations, webhookID string
 	}
 	ans, err = r.Send(ctx, b, in, OpWebhook, "", body)
 	return ans, b, in, err
+}
+
+func (r *Runner) bot(ctx context.Context, botID string) (platform.Bot, error) {
+	ws, err := r.store.GetBotWorkspace(ctx, botID)
+	if err != nil {
+		return platform.Bot{}, err
+	}
+	return r.store.GetBot(ctx, ws, botID)
+}
+
+// MessageCreated hands the bot's message in a conversation of the
+// integration it installed as alias to that integration's channel handler
+// (message_created); the message is the call's: a failure is the bot's
+// createMessage's.
+func (r *Runner) MessageCreated(ctx context.Context, botID, alias, messageType string, body []byte) error {
+	b, err := r.bot(ctx, botID)
+	if err != nil {
+		return err
+	}
+	k := slices.IndexFunc(b.Integrations, func(in platform.BotIntegration) bool { return in.Name == alias })
+	if k < 0 {
+		return platform.Errorf(platform.TypeRuntime, "the conversation is of integration %q, which the bot no longer has: the message was stored and not sent", alias)
+	}
+	in := b.Integrations[k]
+	if !in.Enabled {
+		return platform.Errorf(platform.TypeRuntime, "integration %q of the bot is disabled: the message was stored and not sent", alias)
+	}
+	res, err := r.Send(ctx, b, in, OpMessage, messageType, body)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return platform.Errorf(platform.TypeOperationTimeout, "integration %q did not take the message in time", alias)
+		}
+		return platform.Errorf(platform.TypeRuntime, "integration %q could not send the message: %v", alias, err)
+	}
+	if res.Status < 200 || res.Status >= 300 {
+		return platform.Errorf(platform.TypeRuntime, "integration %q could not send the message: %s", alias, failure(res))
+	}
+	return nil
 }

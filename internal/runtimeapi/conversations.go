@@ -40,6 +40,15 @@ func (in ConversationInput) check(creating bool) error {
 	return platform.CheckTags("properties", in.Properties)
 }
 
+// of is in as the integration alias sends it ("": the bot): its tags
+// prefixed, its conversations the integration's.
+func (in ConversationInput) of(alias string) ConversationInput {
+	if alias != "" {
+		in.Tags, in.DiscriminateByTags, in.IntegrationName = prefixed(alias, in.Tags), prefixedKeys(alias, in.DiscriminateByTags), alias
+	}
+	return in
+}
+
 // integration is the integration a conversation created with in is of.
 func (in ConversationInput) integration() string { return cmp.Or(in.IntegrationName, "chat") }
 
@@ -65,6 +74,7 @@ func ConversationJSON(c platform.Conversation, messages int64) map[string]any {
 // CreateConversation creates a conversation of the bot. The bot's own user
 // owns it (chat users take part once added as participants).
 func (s *Service) CreateConversation(ctx context.Context, botID string, in ConversationInput) (platform.Conversation, error) {
+	in = in.of(integrationOf(ctx))
 	if in.DiscriminateByTags != nil {
 		return platform.Conversation{}, platform.Invalid("discriminateByTags", "is only for getOrCreateConversation")
 	}
@@ -86,6 +96,7 @@ func (s *Service) CreateConversation(ctx context.Context, botID string, in Conve
 // creation) of that integration and channel whose tags match the
 // discriminating tags, or creates one.
 func (s *Service) GetOrCreateConversation(ctx context.Context, botID string, in ConversationInput) (store.CountedConversation, bool, error) {
+	in = in.of(integrationOf(ctx))
 	if err := in.check(true); err != nil {
 		return store.CountedConversation{}, false, err
 	}
@@ -132,6 +143,7 @@ func (s *Service) counted(ctx context.Context, c platform.Conversation) (store.C
 // UpdateConversation changes a conversation's tags and properties (an
 // empty or null value removes a key).
 func (s *Service) UpdateConversation(ctx context.Context, botID, id string, in ConversationInput) (store.CountedConversation, error) {
+	in = in.of(integrationOf(ctx))
 	if err := in.check(false); err != nil {
 		return store.CountedConversation{}, err
 	}

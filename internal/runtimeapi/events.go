@@ -62,6 +62,9 @@ func runAt(in EventInput, now time.Time) (time.Time, error) {
 // now or as scheduled. Events of a conversation reach the handlers in order
 // with the conversation's messages.
 func (s *Service) CreateEvent(ctx context.Context, botID string, in EventInput) (EventView, error) {
+	if alias := integrationOf(ctx); alias != "" && in.Type != "" {
+		in.Type = prefix(alias, in.Type) // the bot sees "<alias>:<event>"
+	}
 	if in.Type == "" || len(in.Type) > 200 {
 		return EventView{}, platform.Invalid("type", "is required (at most 200 characters)")
 	}

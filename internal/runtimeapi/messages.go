@@ -71,6 +71,8 @@ func (s *Service) author(ctx context.Context, botID, field, id string) (platform
 // chat users listening to it receive it as they receive the bot's replies.
 // The message is outgoing (written by the bot) whoever userId names.
 func (s *Service) CreateMessage(ctx context.Context, botID string, in MessageInput) (chat.MessageView, error) {
+	alias := integrationOf(ctx)
+	in.Tags, in.DiscriminateByTags = prefixed(alias, in.Tags), prefixedKeys(alias, in.DiscriminateByTags)
 	if in.Schedule != nil {
 		return chat.MessageView{}, platform.Invalid("schedule", "scheduled messages are not supported; send the message when it is due")
 	}
@@ -92,13 +94,55 @@ func (s *Service) CreateMessage(ctx context.Context, botID string, in MessageInp
 	if err != nil {
 		return chat.MessageView{}, err
 	}
-	m := platform.Message{ID: platform.NewID("msg_"), Payload: payload, Metadata: metadata, IsBot: true, Tags: created(in.Tags)}
-	return s.chat.SendMessage(ctx, c, u, m, time.Time{})
+	// An integration writes its users' messages (incoming: the bot receives
+	// them) and, naming the bot, the bot's; the bot writes its own.
+	isBot := alias == "" || in.UserID == botID
+	m := platform.Message{ID: platform.NewID("msg_"), Payload: payload, Metadata: metadata, IsBot: isBot, Tags: created(in.Tags)}
+	v, err := s.chat.SendMessage(ctx, c, u, m, time.Time{})
+	if err != nil || !isBot || alias != "" {
+		return v, err
+	}
+	return v, s.SendOut(ctx, c, u, v)
+}
+
+// SendOut sends the bot's message v, written as u in conversation c, out
+// through the channel of the integration c is of, when it is not the
+// built-in chat: the integration's answer is the message's (an error is
+// the bot's createMessage's).
+func (s *Service) SendOut(ctx context.Context, c platform.Conversation, u platform.ChatUser, v chat.MessageView) error {
+	if c.Integration == "" || c.Integration == platform.ChatIntegrationID || s.cfg.Channels == nil {
+		return nil
+	}
+	msg := Unprefixed(c.Integration, MessageJSON(v))
+	typ, _ := msg["type"].(string)
+	return s.cfg.Channels.MessageCreated(ctx, c.BotID, c.Integration, typ, s.outgoing(c, u, msg))
+}
+
+// Channels sends the bot's messages in the conversations of integrations it
+// installed to their code (package integration).
+type Channels interface {
+	// MessageCreated hands the message to the channel handler of the
+	// integration the bot installed as alias; body is the contract's
+	// {type, payload, conversation, user, message}. A failure is the
+	// integration's, as it reported it.
+	MessageCreated(ctx context.Context, botID, alias, messageType string, body []byte) error
+}
+
+// outgoing is the body of message_created for an integration: the message,
+// its conversation and its author as the integration reads them.
+func (s *Service) outgoing(c platform.Conversation, u platform.ChatUser, msg map[string]any) []byte {
+	alias := c.Integration
+	conv := Unprefixed(alias, NewConversationJSON(c))
+	user := Unprefixed(alias, UserJSON(u))
+	body, _ := json.Marshal(map[string]any{"type": msg["type"], "payload": msg["payload"], "conversation": conv, "user": user, "message": msg})
+	return body
 }
 
 // GetOrCreateMessage returns the conversation's newest message whose tags
 // match the discriminating tags, or creates one.
 func (s *Service) GetOrCreateMessage(ctx context.Context, botID string, in MessageInput) (chat.MessageView, bool, error) {
+	alias := integrationOf(ctx)
+	in.Tags, in.DiscriminateByTags = prefixed(alias, in.Tags), prefixedKeys(alias, in.DiscriminateByTags)
 	if err := platform.CheckTags("tags", in.Tags); err != nil {
 		return chat.MessageView{}, false, err
 	}
@@ -161,6 +205,7 @@ type MessageUpdate struct {
 // UpdateMessage replaces a message's payload (same type), its metadata
 // with it, and merges its tags (an empty value removes a tag).
 func (s *Service) UpdateMessage(ctx context.Context, botID, id string, in MessageUpdate) (chat.MessageView, error) {
+	in.Tags = prefixed(integrationOf(ctx), in.Tags)
 	if err := platform.CheckTags("tags", in.Tags); err != nil {
 		return chat.MessageView{}, err
 	}

@@ -39,6 +39,9 @@ type Service struct {
 // Config tunes the Runtime API.
 type Config struct {
 	MaxScheduled int // a bot's pending scheduled events at most; 0 = serve's default
+	// Channels sends the bot's messages in installed integrations'
+	// conversations to their code; nil: they are only stored.
+	Channels Channels
 }
 
 // New returns the Runtime API's service. The events and workflows it queues

@@ -71,6 +71,8 @@ func UserJSON(u platform.ChatUser) map[string]any {
 
 // CreateUser creates a user of the bot.
 func (s *Service) CreateUser(ctx context.Context, botID string, in UserInput) (platform.ChatUser, error) {
+	alias := integrationOf(ctx)
+	in.Tags, in.DiscriminateByTags = prefixed(alias, in.Tags), prefixedKeys(alias, in.DiscriminateByTags)
 	if in.DiscriminateByTags != nil {
 		return platform.ChatUser{}, platform.Invalid("discriminateByTags", "is only for getOrCreateUser")
 	}
@@ -88,6 +90,8 @@ func (s *Service) CreateUser(ctx context.Context, botID string, in UserInput) (p
 // GetOrCreateUser returns the bot's first user (by creation) whose tags
 // match the discriminating tags, or creates one.
 func (s *Service) GetOrCreateUser(ctx context.Context, botID string, in UserInput) (platform.ChatUser, bool, error) {
+	alias := integrationOf(ctx)
+	in.Tags, in.DiscriminateByTags = prefixed(alias, in.Tags), prefixedKeys(alias, in.DiscriminateByTags)
 	if err := in.check(); err != nil {
 		return platform.ChatUser{}, false, err
 	}
@@ -123,6 +127,8 @@ func (s *Service) User(ctx context.Context, botID, id string) (platform.ChatUser
 // UpdateUser changes a user's name, picture, tags, properties and
 // attributes (an empty or null value removes the key).
 func (s *Service) UpdateUser(ctx context.Context, botID, id string, in UserInput) (platform.ChatUser, error) {
+	alias := integrationOf(ctx)
+	in.Tags, in.DiscriminateByTags = prefixed(alias, in.Tags), prefixedKeys(alias, in.DiscriminateByTags)
 	if err := in.check(); err != nil {
 		return platform.ChatUser{}, err
 	}
