@@ -58,6 +58,7 @@ type IntegrationInput struct {
 	Interfaces       json.RawMessage    `json:"interfaces"`
 	Attributes       json.RawMessage    `json:"attributes"`
 	ExtraOperations  json.RawMessage    `json:"extraOperations"`
+	NameTemplate     json.RawMessage    `json:"nameTemplate"` // an interface's
 }
 
 // Reserved integration names: the built-in integrations', which bots
@@ -66,6 +67,7 @@ var reservedIntegrationNames = []string{ChatIntegrationID, platform.LLMIntegrati
 
 var (
 	integrationNameRe = regexp.MustCompile(`^(?:([a-z0-9][a-z0-9_-]*)/)?([a-z0-9][a-z0-9_-]*)$`)
+	interfaceNameRe   = regexp.MustCompile(`^(?:([a-z0-9][a-z0-9_-]*)/)?([a-zA-Z0-9][a-zA-Z0-9_-]*)$`)
 	secretNameRe      = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 )
 
@@ -78,26 +80,30 @@ const (
 
 // checkIntegrationName checks a new integration's name against the
 // workspace's handle and the names other workspaces hold.
-func (s *Service) checkIntegrationName(ctx context.Context, w platform.Workspace, name string) error {
-	m := integrationNameRe.FindStringSubmatch(name)
+func (s *Service) checkIntegrationName(ctx context.Context, k Kind, w platform.Workspace, name string) error {
+	re := integrationNameRe
+	if k == Interfaces {
+		re = interfaceNameRe // the SDK's: speechToText, textToImage
+	}
+	m := re.FindStringSubmatch(name)
 	if m == nil || len(name) > 200 {
-		return platform.Invalid("name", "%q is not an integration name: lower-case letters, digits, dashes and underscores, optionally after the workspace's handle and a slash (\"%s/my-integration\")", name, handleOr(w))
+		return platform.Invalid("name", "%q is not an %s name: letters, digits, dashes and underscores, optionally after the workspace's handle and a slash (\"%s/my-%s\")", name, k.noun, handleOr(w), k.noun)
 	}
 	handle := m[1]
 	switch {
 	case handle != "" && handle != w.Handle:
 		return platform.Invalid("name", "%q starts with the handle %q, and this workspace's handle is %s", name, handle, quotedOrNone(w.Handle))
-	case handle == "" && slices.Contains(reservedIntegrationNames, name):
+	case handle == "" && k == Integrations && slices.Contains(reservedIntegrationNames, name):
 		return platform.Invalid("name", "%q is a built-in integration's name", name)
 	}
 	if handle == "" {
 		// A bare name belongs to the workspace that deployed it first.
-		taken, _, err := s.store.ListIntegrations(ctx, store.IntegrationFilter{Page: store.Page{Limit: 1}, Name: name})
+		taken, _, err := s.definitions(k).list(ctx, store.IntegrationFilter{Page: store.Page{Limit: 1}, Name: name})
 		if err != nil {
 			return err
 		}
 		if len(taken) > 0 && taken[0].WorkspaceID != w.ID {
-			return platform.Errorf(platform.TypeAlreadyExists, "name: integration %q belongs to another workspace; name yours after your workspace's handle (\"%s/%s\")", name, handleOr(w), name)
+			return platform.Errorf(platform.TypeAlreadyExists, "name: %s %q belongs to another workspace; name yours after your workspace's handle (\"%s/%s\")", k.noun, name, handleOr(w), name)
 		}
 	}
 	return nil
@@ -203,7 +209,7 @@ func applyIntegration(i *platform.Integration, in *IntegrationInput, update bool
 		{in.Channels, &sp.Channels, true}, {in.States, &sp.States, true}, {in.Events, &sp.Events, true},
 		{in.Actions, &sp.Actions, true}, {in.Entities, &sp.Entities, true}, {in.User, &sp.User, false},
 		{in.Identifier, &sp.Identifier, false}, {in.Interfaces, &sp.Interfaces, true}, {in.Attributes, &sp.Attributes, true},
-		{in.ExtraOperations, &sp.ExtraOperations, true},
+		{in.ExtraOperations, &sp.ExtraOperations, true}, {in.NameTemplate, &sp.NameTemplate, false},
 	} {
 		if f.v == nil {
 			continue
@@ -227,6 +233,7 @@ func mergeDefinition(stored, patch json.RawMessage, entries bool) (json.RawMessa
 	if err := json.Unmarshal(patch, &p); err != nil {
 		return nil, err
 	}
+	dropUI(p)
 	pm, isMap := p.(map[string]any)
 	if !entries || !isMap {
 		return json.Marshal(dropNulls(p))
@@ -247,6 +254,28 @@ func mergeDefinition(stored, patch json.RawMessage, entries bool) (json.RawMessa
 	return json.Marshal(out)
 }
 
+// dropUI removes the "ui" hints that definitions of @botpress/sdk 0.x
+// carry beside their schemas (the Studio's form layout: no part of an
+// integration's contract), leaving JSON Schemas as they are.
+func dropUI(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			switch k {
+			case "ui":
+				delete(x, k)
+			case "schema":
+			default:
+				dropUI(e)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			dropUI(e)
+		}
+	}
+}
+
 func dropNulls(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -265,10 +294,11 @@ func dropNulls(v any) any {
 	return v
 }
 
-// CreateIntegration deploys a new integration version in the actor's
-// workspace; with dryRun it only checks it (validateIntegrationCreation).
-func (s *Service) CreateIntegration(ctx context.Context, a *platform.Actor, in IntegrationInput, dryRun bool) (platform.Integration, error) {
-	if err := require(a, platform.RoleDeveloper, "deploying an integration"); err != nil {
+// CreateVersion deploys a new version of an integration (or an interface)
+// in the actor's workspace; with dryRun it only checks it
+// (validateIntegrationCreation).
+func (s *Service) CreateVersion(ctx context.Context, a *platform.Actor, k Kind, in IntegrationInput, dryRun bool) (platform.Integration, error) {
+	if err := require(a, platform.RoleDeveloper, "deploying an "+k.noun); err != nil {
 		return platform.Integration{}, err
 	}
 	if in.Name == nil || in.Version == nil {
@@ -286,15 +316,19 @@ func (s *Service) CreateIntegration(ctx context.Context, a *platform.Actor, in I
 	if in.Dev != nil {
 		i.Dev = *in.Dev
 	}
-	if err := s.checkIntegrationName(ctx, w, i.Name); err != nil {
+	if err := s.checkIntegrationName(ctx, k, w, i.Name); err != nil {
 		return i, err
 	}
 	if err := applyIntegration(&i, &in, false); err != nil {
 		return i, err
 	}
+	if err := s.implemented(ctx, a, k, &i); err != nil {
+		return i, err
+	}
+	v := s.definitions(k)
 	if !i.Dev {
-		if _, err := s.store.GetIntegrationByName(ctx, i.Name, i.Version); err == nil {
-			return i, integrationExists(i)
+		if _, err := v.byName(ctx, i.Name, i.Version); err == nil {
+			return i, k.exists(i)
 		} else if !errors.Is(err, platform.ErrNotFound) {
 			return i, err
 		}
@@ -302,34 +336,34 @@ func (s *Service) CreateIntegration(ctx context.Context, a *platform.Actor, in I
 	if dryRun {
 		return i, nil
 	}
-	if err := s.store.CreateIntegration(ctx, i); err != nil {
+	if err := v.create(ctx, i); err != nil {
 		if errors.Is(err, platform.ErrConflict) {
-			return i, integrationExists(i)
+			return i, k.exists(i)
 		}
 		return i, err
 	}
 	return i, nil
 }
 
-func integrationExists(i platform.Integration) error {
-	return platform.Errorf(platform.TypeAlreadyExists, "integration %s version %s exists: update it (updateIntegration) or deploy another version", i.Name, i.Version)
+func (k Kind) exists(i platform.Integration) error {
+	return platform.Errorf(platform.TypeAlreadyExists, "%s %s version %s exists: update it or deploy another version", k.noun, i.Name, i.Version)
 }
 
-// UpdateIntegration changes an integration version of the actor's
-// workspace; with dryRun it only checks the change
+// UpdateVersion changes an integration (or interface) version of the
+// actor's workspace; with dryRun it only checks the change
 // (validateIntegrationUpdate). A version in the hub (public or unlisted)
 // is what bots of other workspaces installed: it stays as it is, and a
 // change is a new version.
-func (s *Service) UpdateIntegration(ctx context.Context, a *platform.Actor, id string, in IntegrationInput, dryRun bool) (platform.Integration, error) {
-	if err := require(a, platform.RoleDeveloper, "updating an integration"); err != nil {
+func (s *Service) UpdateVersion(ctx context.Context, a *platform.Actor, k Kind, id string, in IntegrationInput, dryRun bool) (platform.Integration, error) {
+	if err := require(a, platform.RoleDeveloper, "updating an "+k.noun); err != nil {
 		return platform.Integration{}, err
 	}
-	i, err := s.GetIntegration(ctx, a, id)
+	i, err := s.GetVersion(ctx, a, k, id)
 	if err != nil {
 		return i, err
 	}
 	if i.InHub() {
-		return i, platform.Errorf(platform.TypeForbidden, "integration %s version %s is %s: deploy the change as a new version", i.Name, i.Version, i.Visibility)
+		return i, platform.Errorf(platform.TypeForbidden, "%s %s version %s is %s: deploy the change as a new version", k.noun, i.Name, i.Version, i.Visibility)
 	}
 	if in.Name != nil && *in.Name != i.Name {
 		return i, platform.Invalid("name", "cannot be changed (it is %q)", i.Name)
@@ -337,69 +371,85 @@ func (s *Service) UpdateIntegration(ctx context.Context, a *platform.Actor, id s
 	if err := applyIntegration(&i, &in, true); err != nil {
 		return i, err
 	}
+	if err := s.implemented(ctx, a, k, &i); err != nil {
+		return i, err
+	}
 	i.UpdatedAt = s.clock.Now()
 	if dryRun {
 		return i, nil
 	}
-	if err := s.store.UpdateIntegration(ctx, i); err != nil {
-		return i, notFound(err, "integration", id)
+	if err := s.definitions(k).update(ctx, i); err != nil {
+		return i, notFound(err, k.noun, id)
 	}
 	return i, nil
 }
 
-// GetIntegration returns an integration version of the actor's workspace,
-// code included.
-func (s *Service) GetIntegration(ctx context.Context, a *platform.Actor, id string) (platform.Integration, error) {
-	i, err := s.store.GetIntegration(ctx, id)
-	if err == nil && i.WorkspaceID != a.Member.WorkspaceID {
+// GetVersion returns an integration (or interface) version of the actor's
+// workspace, code included.
+func (s *Service) GetVersion(ctx context.Context, a *platform.Actor, k Kind, id string) (platform.Integration, error) {
+	i, err := s.definitions(k).get(ctx, id)
+	// A workspace sees its own versions, and of interfaces the hub's too
+	// (@botpress/cli 0.8.59 looks up the interfaces an integration
+	// implements with getInterfaceByName).
+	if err == nil && i.WorkspaceID != a.Member.WorkspaceID && !(k == Interfaces && i.InHub()) {
 		err = platform.ErrNotFound
 	}
-	return i, notFound(err, "integration", id)
+	return i, notFound(err, k.noun, id)
 }
 
-// DeleteIntegration removes an integration version of the actor's
-// workspace.
-func (s *Service) DeleteIntegration(ctx context.Context, a *platform.Actor, id string) error {
-	if err := require(a, platform.RoleDeveloper, "deleting an integration"); err != nil {
+// DeleteVersion removes an integration (or interface) version of the
+// actor's workspace.
+func (s *Service) DeleteVersion(ctx context.Context, a *platform.Actor, k Kind, id string) error {
+	if err := require(a, platform.RoleDeveloper, "deleting an "+k.noun); err != nil {
 		return err
 	}
-	return notFound(s.store.DeleteIntegration(ctx, a.Member.WorkspaceID, id), "integration", id)
+	return notFound(s.definitions(k).del(ctx, a.Member.WorkspaceID, id), k.noun, id)
 }
 
-// GetIntegrationByName resolves name@version among the production versions
+// GetVersionByName resolves name@version among the production versions
 // of the actor's workspace; version is a semantic version, a range
 // ("^0.4.0") or "latest".
-func (s *Service) GetIntegrationByName(ctx context.Context, a *platform.Actor, name, version string) (platform.Integration, error) {
-	return s.resolveIntegration(ctx, store.IntegrationFilter{WorkspaceID: a.Member.WorkspaceID}, name, version)
+func (s *Service) GetVersionByName(ctx context.Context, a *platform.Actor, k Kind, name, version string) (platform.Integration, error) {
+	i, err := s.resolve(ctx, k, store.IntegrationFilter{WorkspaceID: a.Member.WorkspaceID}, name, version)
+	if k == Interfaces && isNotFound(err) {
+		return s.HubVersion(ctx, k, name, version)
+	}
+	return i, err
 }
 
-// HubIntegration resolves name@version among the integrations every
-// workspace may install (public and unlisted), as GetIntegrationByName.
-func (s *Service) HubIntegration(ctx context.Context, name, version string) (platform.Integration, error) {
-	return s.resolveIntegration(ctx, store.IntegrationFilter{Visibility: []string{"public", "unlisted"}}, name, version)
+func isNotFound(err error) bool {
+	var pe *platform.Error
+	return errors.As(err, &pe) && pe.Type == platform.TypeResourceNotFound
 }
 
-// HubIntegrationByID returns an integration of the hub by its id.
-func (s *Service) HubIntegrationByID(ctx context.Context, id string) (platform.Integration, error) {
-	i, err := s.store.GetIntegration(ctx, id)
+// HubVersion resolves name@version among the versions every workspace may
+// use (public and unlisted), as GetVersionByName.
+func (s *Service) HubVersion(ctx context.Context, k Kind, name, version string) (platform.Integration, error) {
+	return s.resolve(ctx, k, store.IntegrationFilter{Visibility: []string{"public", "unlisted"}}, name, version)
+}
+
+// HubVersionByID returns a version of the hub by its id.
+func (s *Service) HubVersionByID(ctx context.Context, k Kind, id string) (platform.Integration, error) {
+	i, err := s.definitions(k).get(ctx, id)
 	if err == nil && !i.InHub() {
 		err = platform.ErrNotFound
 	}
-	return i, notFound(err, "integration", id)
+	return i, notFound(err, k.noun, id)
 }
 
-func (s *Service) resolveIntegration(ctx context.Context, f store.IntegrationFilter, name, version string) (platform.Integration, error) {
+func (s *Service) resolve(ctx context.Context, k Kind, f store.IntegrationFilter, name, version string) (platform.Integration, error) {
+	v := s.definitions(k)
 	no := false
 	f.Name, f.Dev = name, &no
 	var want *semver.Constraints
 	if version != "latest" {
 		if _, err := semver.StrictNewVersion(version); err == nil {
 			// An exact version: one row at most.
-			i, err := s.store.GetIntegrationByName(ctx, name, version)
+			i, err := v.byName(ctx, name, version)
 			if err == nil && (f.WorkspaceID != "" && i.WorkspaceID != f.WorkspaceID || f.WorkspaceID == "" && !i.InHub()) {
 				err = platform.ErrNotFound
 			}
-			return i, integrationNotFound(err, name, version)
+			return i, k.notFound(err, name, version)
 		}
 		c, err := semver.NewConstraint(version)
 		if err != nil {
@@ -411,7 +461,7 @@ func (s *Service) resolveIntegration(ctx context.Context, f store.IntegrationFil
 	var bestV *semver.Version
 	f.Limit = 100
 	for {
-		page, next, err := s.store.ListIntegrations(ctx, f)
+		page, next, err := v.list(ctx, f)
 		if err != nil {
 			return platform.Integration{}, err
 		}
@@ -428,16 +478,16 @@ func (s *Service) resolveIntegration(ctx context.Context, f store.IntegrationFil
 		f.Token = next
 	}
 	if best == nil {
-		return platform.Integration{}, integrationNotFound(platform.ErrNotFound, name, version)
+		return platform.Integration{}, k.notFound(platform.ErrNotFound, name, version)
 	}
 	// The listing leaves the code out.
-	i, err := s.store.GetIntegration(ctx, best.ID)
-	return i, integrationNotFound(err, name, version)
+	i, err := v.get(ctx, best.ID)
+	return i, k.notFound(err, name, version)
 }
 
-func integrationNotFound(err error, name, version string) error {
+func (k Kind) notFound(err error, name, version string) error {
 	if errors.Is(err, platform.ErrNotFound) {
-		return platform.Errorf(platform.TypeResourceNotFound, "integration %q version %q not found", name, version)
+		return platform.Errorf(platform.TypeResourceNotFound, "%s %q version %q not found", k.noun, name, version)
 	}
 	return err
 }
@@ -449,26 +499,26 @@ type IntegrationFilter struct {
 	Limit                int
 }
 
-// ListIntegrations lists the integration versions of the actor's
-// workspace, oldest first.
-func (s *Service) ListIntegrations(ctx context.Context, a *platform.Actor, f IntegrationFilter) ([]platform.Integration, string, error) {
-	return s.listIntegrations(ctx, store.IntegrationFilter{WorkspaceID: a.Member.WorkspaceID, Dev: f.Dev}, f)
+// ListVersions lists the integration (or interface) versions of the
+// actor's workspace, oldest first.
+func (s *Service) ListVersions(ctx context.Context, a *platform.Actor, k Kind, f IntegrationFilter) ([]platform.Integration, string, error) {
+	return s.listVersions(ctx, k, store.IntegrationFilter{WorkspaceID: a.Member.WorkspaceID, Dev: f.Dev}, f)
 }
 
-// ListHubIntegrations lists the public integration versions of every
-// workspace (unlisted ones are found by name or id only).
-func (s *Service) ListHubIntegrations(ctx context.Context, f IntegrationFilter) ([]platform.Integration, string, error) {
+// ListHubVersions lists the public versions of every workspace (unlisted
+// ones are found by name or id only).
+func (s *Service) ListHubVersions(ctx context.Context, k Kind, f IntegrationFilter) ([]platform.Integration, string, error) {
 	no := false
-	return s.listIntegrations(ctx, store.IntegrationFilter{Visibility: []string{"public"}, Dev: &no}, f)
+	return s.listVersions(ctx, k, store.IntegrationFilter{Visibility: []string{"public"}, Dev: &no}, f)
 }
 
-func (s *Service) listIntegrations(ctx context.Context, sf store.IntegrationFilter, f IntegrationFilter) ([]platform.Integration, string, error) {
+func (s *Service) listVersions(ctx context.Context, k Kind, sf store.IntegrationFilter, f IntegrationFilter) ([]platform.Integration, string, error) {
 	sf.Page = store.Page{Token: f.Token, Limit: f.Limit}
 	sf.Name = f.Name
 	if f.Version != "" && f.Version != "latest" {
 		sf.Version = f.Version
 	}
-	list, next, err := s.store.ListIntegrations(ctx, sf)
+	list, next, err := s.definitions(k).list(ctx, sf)
 	if err != nil || f.Version != "latest" {
 		return list, next, err
 	}
@@ -712,4 +762,65 @@ func (s *Service) Installed(ctx context.Context, b platform.Bot) map[string]plat
 // webhooks (docs/integrations.md).
 func (s *Service) IntegrationWebhookURL(webhookID string) string {
 	return s.integrationWebhooks + "/" + webhookID
+}
+
+// Kind is what a versioned definition is: an integration, or an interface
+// integrations implement. Both are deployed, named, versioned, resolved
+// and published alike, each in its own name space.
+type Kind struct{ noun string }
+
+// The kinds of versioned definitions.
+var (
+	Integrations = Kind{"integration"}
+	Interfaces   = Kind{"interface"}
+)
+
+// versionStore is the store's access to one kind's versions.
+type versionStore struct {
+	create func(ctx context.Context, i platform.Integration) error
+	get    func(ctx context.Context, id string) (platform.Integration, error)
+	byName func(ctx context.Context, name, version string) (platform.Integration, error)
+	update func(ctx context.Context, i platform.Integration) error
+	del    func(ctx context.Context, workspaceID, id string) error
+	list   func(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error)
+}
+
+func (s *Service) definitions(k Kind) versionStore {
+	if k == Interfaces {
+		return versionStore{s.store.CreateInterface, s.store.GetInterface, s.store.GetInterfaceByName, s.store.UpdateInterface, s.store.DeleteInterface, s.store.ListInterfaces}
+	}
+	return versionStore{s.store.CreateIntegration, s.store.GetIntegration, s.store.GetIntegrationByName, s.store.UpdateIntegration, s.store.DeleteIntegration, s.store.ListIntegrations}
+}
+
+// implemented checks the interfaces an integration says it implements
+// (each entry names an interface by id, which the workspace must see) and
+// completes each entry with the interface's name and version.
+func (s *Service) implemented(ctx context.Context, a *platform.Actor, k Kind, i *platform.Integration) error {
+	if k != Integrations || len(i.Spec.Interfaces) == 0 {
+		return nil
+	}
+	var entries map[string]map[string]any
+	if err := json.Unmarshal(i.Spec.Interfaces, &entries); err != nil {
+		return platform.Invalid("interfaces", "must be an object of objects")
+	}
+	for _, key := range sortedKeys(entries) {
+		e := entries[key]
+		id, _ := e["id"].(string)
+		impl, err := s.GetVersion(ctx, a, Interfaces, id)
+		if err != nil {
+			return platform.Errorf(platform.TypeReferenceNotFound, "interfaces.%s.id: interface %q not found", key, id)
+		}
+		e["name"], e["version"] = impl.Name, impl.Version
+		for _, m := range []string{"entities", "actions", "events", "channels"} {
+			if e[m] == nil {
+				e[m] = map[string]any{}
+			}
+		}
+	}
+	raw, err := json.Marshal(entries)
+	if err != nil {
+		return err
+	}
+	i.Spec.Interfaces = raw
+	return nil
 }

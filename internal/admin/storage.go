@@ -21,6 +21,7 @@ type Store interface {
 	CreateBot(ctx context.Context, b platform.Bot) error
 	CreateBotKey(ctx context.Context, workspaceID string, t platform.Token) error
 	CreateIntegration(ctx context.Context, i platform.Integration) error
+	CreateInterface(ctx context.Context, i platform.Integration) error
 	CreateMember(ctx context.Context, m platform.Member) error
 	CreateOwner(ctx context.Context, a platform.Account, w platform.Workspace, m platform.Member, t platform.Token) error
 	CreatePAT(ctx context.Context, t platform.Token) error
@@ -28,6 +29,7 @@ type Store interface {
 	DeleteBot(ctx context.Context, workspaceID, id string) ([]string, error)
 	DeleteBotKey(ctx context.Context, workspaceID, id string) error
 	DeleteIntegration(ctx context.Context, workspaceID, id string) error
+	DeleteInterface(ctx context.Context, workspaceID, id string) error
 	DeleteMember(ctx context.Context, workspaceID, id string) error
 	DeletePAT(ctx context.Context, accountID, id string) error
 	DeleteWorkspace(ctx context.Context, id string) ([]string, error)
@@ -40,6 +42,8 @@ type Store interface {
 	GetCredential(ctx context.Context, hash []byte, workspaceID string) (platform.Token, platform.Account, *platform.Member, error)
 	GetIntegration(ctx context.Context, id string) (platform.Integration, error)
 	GetIntegrationByName(ctx context.Context, name, version string) (platform.Integration, error)
+	GetInterface(ctx context.Context, id string) (platform.Integration, error)
+	GetInterfaceByName(ctx context.Context, name, version string) (platform.Integration, error)
 	GetMember(ctx context.Context, workspaceID, accountID string) (platform.Member, error)
 	GetMemberByID(ctx context.Context, workspaceID, id string) (platform.Member, error)
 	GetPreference(ctx context.Context, o store.PreferenceOwner, key string) (json.RawMessage, error)
@@ -51,6 +55,7 @@ type Store interface {
 	ListBotVersions(ctx context.Context, workspaceID, botID string) ([]platform.BotVersion, error)
 	ListBots(ctx context.Context, workspaceID string, f store.BotFilter) ([]platform.BotSummary, string, error)
 	ListIntegrations(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error)
+	ListInterfaces(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error)
 	ListLogs(ctx context.Context, f store.LogFilter) ([]platform.LogEntry, string, error)
 	ListMembers(ctx context.Context, workspaceID string, p store.Page) ([]platform.Member, string, error)
 	ListPATs(ctx context.Context, accountID string) ([]platform.Token, error)
@@ -62,6 +67,7 @@ type Store interface {
 	UpdateBot(ctx context.Context, b platform.Bot) error
 	UpdateIntegration(ctx context.Context, i platform.Integration) error
 	UpdateIntegrationStatus(ctx context.Context, botID string, ins []platform.BotIntegration) error
+	UpdateInterface(ctx context.Context, i platform.Integration) error
 	UpdateMemberRole(ctx context.Context, workspaceID, id string, role platform.Role) error
 	UpdateWorkspace(ctx context.Context, w platform.Workspace) error
 	WorkspaceIDs(ctx context.Context) ([]string, error)

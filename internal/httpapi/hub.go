@@ -32,11 +32,8 @@ func (a *api) getPublicIntegration(w http.ResponseWriter, r *http.Request, _ *pl
 	case name == platform.LLMIntegration:
 		writeJSON(w, http.StatusOK, map[string]any{"integration": llmIntegration()})
 	default:
-		i, err := a.Admin.HubIntegration(r.Context(), name, version)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"integration": toIntegration(i, a.owners(r))})
+		i, err := a.Admin.HubVersion(r.Context(), admin.Integrations, name, version)
+		return a.writeHub(w, r, integrationDefs, i, err)
 	}
 	return nil
 }
@@ -48,11 +45,8 @@ func (a *api) getPublicIntegrationByID(w http.ResponseWriter, r *http.Request, _
 	case platform.LLMIntegrationID:
 		writeJSON(w, http.StatusOK, map[string]any{"integration": llmIntegration()})
 	default:
-		i, err := a.Admin.HubIntegrationByID(r.Context(), id)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"integration": toIntegration(i, a.owners(r))})
+		i, err := a.Admin.HubVersionByID(r.Context(), admin.Integrations, id)
+		return a.writeHub(w, r, integrationDefs, i, err)
 	}
 	return nil
 }

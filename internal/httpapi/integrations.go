@@ -16,6 +16,8 @@ import (
 var (
 	createIntegrationSchema  = integrationSchema(false)
 	updateIntegrationSchema  = integrationSchema(true)
+	createInterfaceSchema    = interfaceSchema(false)
+	updateInterfaceSchema    = interfaceSchema(true)
 	handleAvailabilitySchema = schema("checkHandleAvailability", `{"type":"object","additionalProperties":false,"required":["handle"],
 		"properties":{"handle":{"type":"string","minLength":1,"maxLength":50}}}`)
 )
@@ -24,6 +26,54 @@ var (
 // updateIntegration, as the official definition has it: in an update, map
 // entries may be null (removed).
 func integrationSchema(update bool) *jsonbody.Schema {
+	props := definitionProps(update)
+	if update {
+		props["maxExecutionTime"] = obj{"type": "integer", "minimum": 1, "maximum": 900}
+	}
+	var required []string
+	name := "updateIntegration"
+	if !update {
+		required, name = []string{"name", "version"}, "createIntegration"
+	}
+	src, _ := json.Marshal(strict(props, required...))
+	return schema(name, string(src))
+}
+
+// interfaceSchema is the body of createInterface and updateInterface: an
+// integration's definition less what runs (code, configuration, secrets…),
+// with a name template.
+func interfaceSchema(update bool) *jsonbody.Schema {
+	all := definitionProps(update)
+	props := obj{"nameTemplate": strict(obj{"script": obj{"type": "string", "maxLength": 2000}, "language": obj{"type": "string", "maxLength": 200}}, "script", "language")}
+	for _, k := range []string{"entities", "events", "actions", "attributes", "sdkVersion", "icon", "readme", "title", "description", "public"} {
+		props[k] = all[k]
+	}
+	// An interface's channels declare message types only.
+	messages := all["channels"].(obj)["additionalProperties"]
+	if update {
+		messages = messages.(obj)["anyOf"].([]any)[0]
+	}
+	channel := maps.Clone(messages.(obj))
+	channel["properties"] = obj{"title": obj{"type": "string", "maxLength": 64}, "description": obj{"type": "string", "maxLength": 256},
+		"messages": channel["properties"].(obj)["messages"]}
+	channel["required"] = []string{"messages"}
+	props["channels"] = obj{"type": "object", "additionalProperties": channel}
+	if update {
+		props["channels"] = obj{"type": "object", "additionalProperties": obj{"anyOf": []any{channel, obj{"type": "null"}}}}
+	}
+	var required []string
+	name := "updateInterface"
+	if !update {
+		props["name"], props["version"] = all["name"], all["version"]
+		required, name = []string{"name", "version"}, "createInterface"
+	}
+	src, _ := json.Marshal(strict(props, required...))
+	return schema(name, string(src))
+}
+
+// definitionProps are the properties of an integration's definition in a
+// request body; in an update, map entries may be null.
+func definitionProps(update bool) obj {
 	str := func(max int) obj {
 		o := obj{"type": "string"}
 		if max > 0 {
@@ -41,10 +91,12 @@ func integrationSchema(update bool) *jsonbody.Schema {
 	}
 	mapOf := func(v obj) obj { return obj{"type": "object", "additionalProperties": nullable(v)} }
 	titled := func(props obj, required ...string) obj {
-		props["title"], props["description"] = str(64), str(256)
+		// "ui": what definitions of @botpress/sdk 0.x carry for the Studio's
+		// forms; accepted, and not kept.
+		props["title"], props["description"], props["ui"] = str(64), str(256), anyObject
 		return strict(props, required...)
 	}
-	schemaDef := strict(obj{"schema": anyObject}, "schema")
+	schemaDef := strict(obj{"schema": anyObject, "ui": anyObject}, "schema")
 	tagDefs := mapOf(titled(obj{}))
 	attributes := mapOf(str(200))
 	configuration := titled(obj{"schema": anyObject, "identifier": strict(obj{"required": boolean, "linkTemplateScript": str(2000)})})
@@ -68,7 +120,7 @@ func integrationSchema(update bool) *jsonbody.Schema {
 		"configuration":  configuration,
 		"configurations": mapOf(configuration),
 		"states": mapOf(strict(obj{"type": obj{"type": "string", "enum": []string{"conversation", "user", "integration"}},
-			"schema": anyObject}, "type", "schema")),
+			"schema": anyObject, "ui": anyObject}, "type", "schema")),
 		"events": mapOf(titled(obj{"schema": anyObject, "attributes": attributes}, "schema")),
 		"actions": mapOf(titled(obj{"billable": boolean, "cacheable": boolean, "input": schemaDef, "output": schemaDef,
 			"attributes": attributes}, "input", "output")),
@@ -85,56 +137,75 @@ func integrationSchema(update bool) *jsonbody.Schema {
 			"id")),
 		"extraOperations": mapOf(strict(obj{"enabled": boolean}, "enabled")),
 	}
-	if update {
-		props["maxExecutionTime"] = obj{"type": "integer", "minimum": 1, "maximum": 900}
-	}
-	var required []string
-	name := "updateIntegration"
-	if !update {
-		required, name = []string{"name", "version"}, "createIntegration"
-	}
-	src, _ := json.Marshal(strict(props, required...))
-	return schema(name, string(src))
+	return props
 }
+
+// definitions is how one kind of versioned definition shows in the Admin
+// API: integrations, or the interfaces they implement.
+type definitions struct {
+	kind admin.Kind
+	key  string // the answer's key: "integration", "interface"
+	// render shows a version; owners, when set, as the hub shows it.
+	render func(i platform.Integration, owners ownerLookup) map[string]any
+	// summary shows a version in a listing.
+	summary func(i platform.Integration, owners ownerLookup) map[string]any
+}
+
+var (
+	integrationDefs = definitions{admin.Integrations, "integration", toIntegration, integrationSummary}
+	interfaceDefs   = definitions{admin.Interfaces, "interface", toInterface, interfaceSummary}
+)
 
 func (a *api) integrationRoutes(t *table) {
-	t.handle("POST /v1/admin/integrations", "createIntegration", createIntegrationSchema, a.workspace(a.createIntegration(false)))
-	t.handle("POST /v1/admin/integrations/validate", "validateIntegrationCreation", createIntegrationSchema, a.workspace(a.createIntegration(true)))
-	t.handle("GET /v1/admin/integrations", "listIntegrations", nil, a.workspace(a.listIntegrations))
-	t.handle("GET /v1/admin/integrations/{id}", "getIntegration", nil, a.workspace(a.getIntegration))
-	t.handle("GET /v1/admin/integrations/{name}/{version}", "getIntegrationByName", nil, a.workspace(a.getIntegrationByName))
-	t.handle("PUT /v1/admin/integrations/{id}", "updateIntegration", updateIntegrationSchema, a.workspace(a.updateIntegration(false)))
-	t.handle("PUT /v1/admin/integrations/{id}/validate", "validateIntegrationUpdate", updateIntegrationSchema, a.workspace(a.updateIntegration(true)))
-	t.handle("DELETE /v1/admin/integrations/{id}", "deleteIntegration", emptyBodySchema, a.workspace(a.deleteIntegration))
+	d := integrationDefs
+	t.handle("POST /v1/admin/integrations", "createIntegration", createIntegrationSchema, a.workspace(a.createVersion(d, false)))
+	t.handle("POST /v1/admin/integrations/validate", "validateIntegrationCreation", createIntegrationSchema, a.workspace(a.createVersion(d, true)))
+	t.handle("GET /v1/admin/integrations", "listIntegrations", nil, a.workspace(a.listVersions(d)))
+	t.handle("GET /v1/admin/integrations/{id}", "getIntegration", nil, a.workspace(a.getVersion(d)))
+	t.handle("GET /v1/admin/integrations/{name}/{version}", "getIntegrationByName", nil, a.workspace(a.getVersionByName(d)))
+	t.handle("PUT /v1/admin/integrations/{id}", "updateIntegration", updateIntegrationSchema, a.workspace(a.updateVersion(d, false)))
+	t.handle("PUT /v1/admin/integrations/{id}/validate", "validateIntegrationUpdate", updateIntegrationSchema, a.workspace(a.updateVersion(d, true)))
+	t.handle("DELETE /v1/admin/integrations/{id}", "deleteIntegration", emptyBodySchema, a.workspace(a.deleteVersion(d)))
 	t.handle("GET /v1/admin/hub/integrations", "listPublicIntegrations", nil, a.workspace(a.listPublicIntegrations))
 	t.handle("PUT /v1/admin/workspaces/handle-availability", "checkHandleAvailability", handleAvailabilitySchema, a.workspace(a.checkHandleAvailability))
+
+	d = interfaceDefs
+	t.handle("POST /v1/admin/interfaces", "createInterface", createInterfaceSchema, a.workspace(a.createVersion(d, false)))
+	t.handle("GET /v1/admin/interfaces", "listInterfaces", nil, a.workspace(a.listVersions(d)))
+	t.handle("GET /v1/admin/interfaces/{id}", "getInterface", nil, a.workspace(a.getVersion(d)))
+	t.handle("GET /v1/admin/interfaces/{name}/{version}", "getInterfaceByName", nil, a.workspace(a.getVersionByName(d)))
+	t.handle("PUT /v1/admin/interfaces/{id}", "updateInterface", updateInterfaceSchema, a.workspace(a.updateVersion(d, false)))
+	t.handle("DELETE /v1/admin/interfaces/{id}", "deleteInterface", emptyBodySchema, a.workspace(a.deleteVersion(d)))
+	t.handle("GET /v1/admin/hub/interfaces", "listPublicInterfaces", nil, a.workspace(a.listPublicVersions(d)))
+	t.handle("GET /v1/admin/hub/interfaces/{id}", "getPublicInterfaceById", nil, a.workspace(a.getPublicVersion(d)))
+	t.handle("GET /v1/admin/hub/interfaces/{name}/{version}", "getPublicInterface", nil, a.workspace(a.getPublicVersionByName(d)))
 }
 
-func (a *api) createIntegration(dryRun bool) func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+func (a *api) createVersion(d definitions, dryRun bool) actorFunc {
 	return func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 		var in admin.IntegrationInput
 		if err := decode(r, &in); err != nil {
 			return err
 		}
-		i, err := a.Admin.CreateIntegration(r.Context(), act, in, dryRun)
-		return writeDeployed(w, i, err, dryRun)
+		i, err := a.Admin.CreateVersion(r.Context(), act, d.kind, in, dryRun)
+		return d.written(w, i, err, dryRun)
 	}
 }
 
-func (a *api) updateIntegration(dryRun bool) func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+func (a *api) updateVersion(d definitions, dryRun bool) actorFunc {
 	return func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
 		var in admin.IntegrationInput
 		if err := decode(r, &in); err != nil {
 			return err
 		}
-		i, err := a.Admin.UpdateIntegration(r.Context(), act, r.PathValue("id"), in, dryRun)
-		return writeDeployed(w, i, err, dryRun)
+		i, err := a.Admin.UpdateVersion(r.Context(), act, d.kind, r.PathValue("id"), in, dryRun)
+		return d.written(w, i, err, dryRun)
 	}
 }
 
-// writeDeployed answers a deployment: the integration, or {} for a dry run
-// (the validate… operations).
-func writeDeployed(w http.ResponseWriter, i platform.Integration, err error, dryRun bool) error {
+// written answers a deployment: the version, or {} for a dry run (the
+// validate… operations).
+func (d definitions) written(w http.ResponseWriter, i platform.Integration, err error, dryRun bool) error {
 	if err != nil {
 		return err
 	}
@@ -142,37 +213,58 @@ func writeDeployed(w http.ResponseWriter, i platform.Integration, err error, dry
 		writeJSON(w, http.StatusOK, struct{}{})
 		return nil
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"integration": toIntegration(i, nil)})
+	writeJSON(w, http.StatusOK, map[string]any{d.key: d.render(i, nil)})
 	return nil
 }
 
-func (a *api) getIntegration(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
-	i, err := a.Admin.GetIntegration(r.Context(), act, r.PathValue("id"))
+func (a *api) getVersion(d definitions) actorFunc {
+	return func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+		i, err := a.Admin.GetVersion(r.Context(), act, d.kind, r.PathValue("id"))
+		return d.written(w, i, err, false)
+	}
+}
+
+func (a *api) getVersionByName(d definitions) actorFunc {
+	return func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+		i, err := a.Admin.GetVersionByName(r.Context(), act, d.kind, r.PathValue("name"), r.PathValue("version"))
+		return d.written(w, i, err, false)
+	}
+}
+
+func (a *api) getPublicVersion(d definitions) actorFunc {
+	return func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+		i, err := a.Admin.HubVersionByID(r.Context(), d.kind, r.PathValue("id"))
+		return a.writeHub(w, r, d, i, err)
+	}
+}
+
+func (a *api) getPublicVersionByName(d definitions) actorFunc {
+	return func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+		i, err := a.Admin.HubVersion(r.Context(), d.kind, r.PathValue("name"), r.PathValue("version"))
+		return a.writeHub(w, r, d, i, err)
+	}
+}
+
+// writeHub answers with a version as the hub shows it.
+func (a *api) writeHub(w http.ResponseWriter, r *http.Request, d definitions, i platform.Integration, err error) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"integration": toIntegration(i, nil)})
+	writeJSON(w, http.StatusOK, map[string]any{d.key: d.render(i, a.owners(r))})
 	return nil
 }
 
-func (a *api) getIntegrationByName(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
-	i, err := a.Admin.GetIntegrationByName(r.Context(), act, r.PathValue("name"), r.PathValue("version"))
-	if err != nil {
-		return err
+func (a *api) deleteVersion(d definitions) actorFunc {
+	return func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+		if err := decode(r, &struct{}{}); err != nil {
+			return err
+		}
+		if err := a.Admin.DeleteVersion(r.Context(), act, d.kind, r.PathValue("id")); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, struct{}{})
+		return nil
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"integration": toIntegration(i, nil)})
-	return nil
-}
-
-func (a *api) deleteIntegration(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
-	if err := decode(r, &struct{}{}); err != nil {
-		return err
-	}
-	if err := a.Admin.DeleteIntegration(r.Context(), act, r.PathValue("id")); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, struct{}{})
-	return nil
 }
 
 // integrationFilter reads listIntegrations' and listPublicIntegrations'
@@ -195,25 +287,47 @@ func integrationFilter(r *http.Request) (admin.IntegrationFilter, error) {
 	return admin.IntegrationFilter{Token: q.str("nextToken"), Name: q.str("name"), Version: q.str("version"), Dev: dev, Limit: size}, nil
 }
 
-func (a *api) listIntegrations(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
-	f, err := integrationFilter(r)
-	if err != nil {
-		return err
+func (a *api) listVersions(d definitions) actorFunc {
+	return func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+		f, err := integrationFilter(r)
+		if err != nil {
+			return err
+		}
+		if f.Dev == nil {
+			no := false
+			f.Dev = &no // the official listing: production versions unless dev=true
+		}
+		list, next, err := a.Admin.ListVersions(r.Context(), act, d.kind, f)
+		if err != nil {
+			return err
+		}
+		out := make([]map[string]any, len(list))
+		for k, i := range list {
+			out[k] = d.summary(i, nil)
+		}
+		writeJSON(w, http.StatusOK, map[string]any{d.key + "s": out, "meta": metaJSON{next}})
+		return nil
 	}
-	if f.Dev == nil {
-		no := false
-		f.Dev = &no // the official listing: production integrations unless dev=true
+}
+
+func (a *api) listPublicVersions(d definitions) actorFunc {
+	return func(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+		f, err := integrationFilter(r)
+		if err != nil {
+			return err
+		}
+		list, next, err := a.Admin.ListHubVersions(r.Context(), d.kind, f)
+		if err != nil {
+			return err
+		}
+		owners := a.owners(r)
+		out := make([]map[string]any, len(list))
+		for k, i := range list {
+			out[k] = d.summary(i, owners)
+		}
+		writeJSON(w, http.StatusOK, map[string]any{d.key + "s": out, "meta": metaJSON{next}})
+		return nil
 	}
-	list, next, err := a.Admin.ListIntegrations(r.Context(), act, f)
-	if err != nil {
-		return err
-	}
-	out := make([]map[string]any, len(list))
-	for k, i := range list {
-		out[k] = integrationSummary(i, nil)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"integrations": out, "meta": metaJSON{next}})
-	return nil
 }
 
 func (a *api) listPublicIntegrations(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
@@ -234,7 +348,7 @@ func (a *api) listPublicIntegrations(w http.ResponseWriter, r *http.Request, act
 			}
 		}
 	}
-	list, next, err := a.Admin.ListHubIntegrations(r.Context(), f)
+	list, next, err := a.Admin.ListHubVersions(r.Context(), admin.Integrations, f)
 	if err != nil {
 		return err
 	}
@@ -390,6 +504,36 @@ func configurationsJSON(v json.RawMessage) map[string]any {
 	if json.Unmarshal(v, &all) == nil {
 		for k, c := range all {
 			out[k] = configurationJSON(c)
+		}
+	}
+	return out
+}
+
+// toInterface is an interface as the Admin API shows it; with owners, as
+// the hub does.
+func toInterface(i platform.Integration, owners ownerLookup) map[string]any {
+	full := toIntegration(i, owners)
+	out := map[string]any{"nameTemplate": nil}
+	for _, k := range []string{"id", "createdAt", "updatedAt", "name", "version", "entities", "events", "actions", "channels", "attributes",
+		"title", "description", "iconUrl", "readmeUrl", "public"} {
+		if v, ok := full[k]; ok {
+			out[k] = v
+		}
+	}
+	if len(i.Spec.NameTemplate) > 0 {
+		out["nameTemplate"] = i.Spec.NameTemplate
+	} else {
+		delete(out, "nameTemplate")
+	}
+	return out
+}
+
+func interfaceSummary(i platform.Integration, owners ownerLookup) map[string]any {
+	full := toInterface(i, owners)
+	out := map[string]any{}
+	for _, k := range []string{"id", "createdAt", "updatedAt", "name", "version", "title", "description", "iconUrl", "readmeUrl", "public"} {
+		if v, ok := full[k]; ok {
+			out[k] = v
 		}
 	}
 	return out

@@ -54,6 +54,7 @@ type IntegrationSpec struct {
 	Identifier      json.RawMessage   `json:"identifier,omitempty"`
 	Interfaces      json.RawMessage   `json:"interfaces,omitempty"`
 	Attributes      json.RawMessage   `json:"attributes,omitempty"`
+	NameTemplate    json.RawMessage   `json:"nameTemplate,omitempty"` // an interface's
 	ExtraOperations json.RawMessage   `json:"extraOperations,omitempty"`
 	Layers          []string          `json:"layers,omitempty"`
 	// MaxExecutionTime bounds one call of the integration's code, in

@@ -2,6 +2,7 @@ package runtimeapi
 
 import (
 	"context"
+	"path"
 	"strings"
 )
 
@@ -51,9 +52,13 @@ func prefixedKeys(alias string, keys []string) []string {
 	return out
 }
 
+// prefix is name as the bot sees it: "<alias>:<name>". A name the
+// integration qualified itself with its own name ("webhook:event", as
+// integrations of @botpress/sdk 0.x send event types) is qualified with the
+// alias instead: installed as "acme/webhook", it is "acme/webhook:event".
 func prefix(alias, name string) string {
-	if strings.HasPrefix(name, alias+":") {
-		return name
+	if q, bare, ok := strings.Cut(name, ":"); ok && (q == alias || q == path.Base(alias)) {
+		return alias + ":" + bare
 	}
 	return alias + ":" + name
 }

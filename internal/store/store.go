@@ -85,6 +85,14 @@ type Store interface {
 	UpdateIntegration(ctx context.Context, i platform.Integration) error
 	DeleteIntegration(ctx context.Context, workspaceID, id string) error
 	ListIntegrations(ctx context.Context, f IntegrationFilter) ([]platform.Integration, string, error)
+	// Interfaces (what integrations implement), stored as integrations
+	// are (without code), in their own name space.
+	CreateInterface(ctx context.Context, i platform.Integration) error
+	GetInterface(ctx context.Context, id string) (platform.Integration, error)
+	GetInterfaceByName(ctx context.Context, name, version string) (platform.Integration, error)
+	UpdateInterface(ctx context.Context, i platform.Integration) error
+	DeleteInterface(ctx context.Context, workspaceID, id string) error
+	ListInterfaces(ctx context.Context, f IntegrationFilter) ([]platform.Integration, string, error)
 	// IntegrationVersion is when an integration version last changed
 	// (ErrNotFound when it is gone): one cheap query tells whether a cached
 	// copy is current.

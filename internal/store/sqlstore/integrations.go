@@ -11,13 +11,24 @@ import (
 	"github.com/botplatform/botplatform/internal/store"
 )
 
+// Integrations and interfaces are stored alike, each in its table: one row
+// per version (an interface's code is empty).
+
 func (s *Store) CreateIntegration(ctx context.Context, i platform.Integration) error {
+	return s.createVersion(ctx, "integrations", i)
+}
+
+func (s *Store) CreateInterface(ctx context.Context, i platform.Integration) error {
+	return s.createVersion(ctx, "interfaces", i)
+}
+
+func (s *Store) createVersion(ctx context.Context, table string, i platform.Integration) error {
 	spec, err := json.Marshal(i.Spec)
 	if err != nil {
 		return err
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := s.exec(ctx, tx, `INSERT INTO integrations (id, workspace_id, name, version, dev, visibility, created_by, created_at, updated_at, spec, code)
+		_, err := s.exec(ctx, tx, `INSERT INTO `+table+` (id, workspace_id, name, version, dev, visibility, created_by, created_at, updated_at, spec, code)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			i.ID, i.WorkspaceID, i.Name, i.Version, i.Dev, i.Visibility, i.CreatedBy, micros(i.CreatedAt), micros(i.UpdatedAt), string(spec), i.Code)
 		return err
@@ -37,42 +48,82 @@ func scanIntegration(row interface{ Scan(...any) error }, i *platform.Integratio
 }
 
 func (s *Store) GetIntegration(ctx context.Context, id string) (platform.Integration, error) {
+	return s.getVersion(ctx, "integrations", id)
+}
+
+func (s *Store) GetInterface(ctx context.Context, id string) (platform.Integration, error) {
+	return s.getVersion(ctx, "interfaces", id)
+}
+
+func (s *Store) getVersion(ctx context.Context, table, id string) (platform.Integration, error) {
 	var i platform.Integration
-	err := scanIntegration(s.queryRow(ctx, `SELECT `+integrationVersionCols+`, n.code FROM integrations n WHERE n.id = ?`, id), &i, &i.Code)
+	err := scanIntegration(s.queryRow(ctx, `SELECT `+integrationVersionCols+`, n.code FROM `+table+` n WHERE n.id = ?`, id), &i, &i.Code)
 	return i, err
 }
 
 func (s *Store) GetIntegrationByName(ctx context.Context, name, version string) (platform.Integration, error) {
+	return s.getVersionByName(ctx, "integrations", name, version)
+}
+
+func (s *Store) GetInterfaceByName(ctx context.Context, name, version string) (platform.Integration, error) {
+	return s.getVersionByName(ctx, "interfaces", name, version)
+}
+
+func (s *Store) getVersionByName(ctx context.Context, table, name, version string) (platform.Integration, error) {
 	var i platform.Integration
-	err := scanIntegration(s.queryRow(ctx, `SELECT `+integrationVersionCols+`, n.code FROM integrations n
+	err := scanIntegration(s.queryRow(ctx, `SELECT `+integrationVersionCols+`, n.code FROM `+table+` n
 		WHERE n.name = ? AND n.version = ? AND n.dev = ?`, name, version, false), &i, &i.Code)
 	return i, err
 }
 
 func (s *Store) UpdateIntegration(ctx context.Context, i platform.Integration) error {
+	return s.updateVersion(ctx, "integrations", i)
+}
+
+func (s *Store) UpdateInterface(ctx context.Context, i platform.Integration) error {
+	return s.updateVersion(ctx, "interfaces", i)
+}
+
+func (s *Store) updateVersion(ctx context.Context, table string, i platform.Integration) error {
 	spec, err := json.Marshal(i.Spec)
 	if err != nil {
 		return err
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		return s.execOne(ctx, tx, `UPDATE integrations SET visibility = ?, spec = ?, code = ?, updated_at = ? WHERE id = ? AND workspace_id = ?`,
+		return s.execOne(ctx, tx, `UPDATE `+table+` SET visibility = ?, spec = ?, code = ?, updated_at = ? WHERE id = ? AND workspace_id = ?`,
 			i.Visibility, string(spec), i.Code, micros(i.UpdatedAt), i.ID, i.WorkspaceID)
 	})
 }
 
 func (s *Store) DeleteIntegration(ctx context.Context, workspaceID, id string) error {
+	return s.deleteVersion(ctx, "integrations", workspaceID, id)
+}
+
+func (s *Store) DeleteInterface(ctx context.Context, workspaceID, id string) error {
+	return s.deleteVersion(ctx, "interfaces", workspaceID, id)
+}
+
+func (s *Store) deleteVersion(ctx context.Context, table, workspaceID, id string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		return s.execOne(ctx, tx, `DELETE FROM integrations WHERE id = ? AND workspace_id = ?`, id, workspaceID)
+		return s.execOne(ctx, tx, `DELETE FROM `+table+` WHERE id = ? AND workspace_id = ?`, id, workspaceID)
 	})
 }
 
 func (s *Store) ListIntegrations(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error) {
+	return s.listVersions(ctx, "integrations", f)
+}
+
+func (s *Store) ListInterfaces(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error) {
+	return s.listVersions(ctx, "interfaces", f)
+}
+
+func (s *Store) listVersions(ctx context.Context, table string, f store.IntegrationFilter) ([]platform.Integration, string, error) {
 	cur, err := store.DecodeCursor(f.Token)
 	if err != nil {
 		return nil, "", err
 	}
 	var q strings.Builder
-	q.WriteString(`SELECT ` + integrationVersionCols + ` FROM integrations n WHERE 1 = 1`)
+	q.WriteString(`SELECT ` + integrationVersionCols + ` FROM ` + table + ` n WHERE 1 = 1`)
 	args := make([]any, 0, 8)
 	for _, c := range []struct{ col, v string }{{"n.workspace_id", f.WorkspaceID}, {"n.name", f.Name}, {"n.version", f.Version}} {
 		if c.v != "" {

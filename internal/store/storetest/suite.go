@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DeleteBot", testDeleteBot},
 		{"GetIntegrationByWebhook", testGetIntegrationByWebhook},
 		{"Integrations", testIntegrations},
+		{"Interfaces", testInterfaces},
 		{"ListBotsFilters", testListBotsFilters},
 		{"ListBotsSort", testListBotsSort},
 		{"ListBotsKeysetUnderWrites", testListBotsKeysetUnderWrites},

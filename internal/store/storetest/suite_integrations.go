@@ -141,3 +141,37 @@ func testIntegrations(t *testing.T, e *env) {
 		}
 	})
 }
+
+// testInterfaces: interfaces are stored as integrations are, in a name
+// space of their own.
+func testInterfaces(t *testing.T, e *env) {
+	a := e.account(t, "interfaces")
+	w, _ := e.workspace(t, a)
+	same := e.newIntegrationVersion(w.ID, "hitl", "0.2.0")
+	must(t, e.s.CreateIntegration(e.ctx, same), "CreateIntegration hitl")
+	i := e.newIntegrationVersion(w.ID, "hitl", "0.2.0")
+	i.Code, i.Visibility = "", "public"
+	must(t, e.s.CreateInterface(e.ctx, i), "CreateInterface hitl: an integration of the same name is no conflict")
+	if err := e.s.CreateInterface(e.ctx, e.newIntegrationVersion(w.ID, "hitl", "0.2.0")); !errors.Is(err, platform.ErrConflict) {
+		t.Fatalf("a second hitl@0.2.0: err = %v, want ErrConflict", err)
+	}
+	got, err := e.s.GetInterfaceByName(e.ctx, "hitl", "0.2.0")
+	must(t, err, "GetInterfaceByName")
+	if got.ID != i.ID || got.Visibility != "public" {
+		t.Fatalf("GetInterfaceByName = %+v", got)
+	}
+	if _, err := e.s.GetInterface(e.ctx, same.ID); !errors.Is(err, platform.ErrNotFound) {
+		t.Fatalf("an integration's id read as an interface's: %v", err)
+	}
+	i.Spec.Title, i.UpdatedAt = "Human in the loop", e.now()
+	must(t, e.s.UpdateInterface(e.ctx, i), "UpdateInterface")
+	list, _, err := e.s.ListInterfaces(e.ctx, store.IntegrationFilter{Page: store.Page{Limit: 10}, Visibility: []string{"public"}})
+	must(t, err, "ListInterfaces")
+	if len(list) != 1 || list[0].Spec.Title != "Human in the loop" {
+		t.Fatalf("ListInterfaces = %+v", list)
+	}
+	must(t, e.s.DeleteInterface(e.ctx, w.ID, i.ID), "DeleteInterface")
+	if _, err := e.s.GetIntegration(e.ctx, same.ID); err != nil {
+		t.Fatalf("deleting the interface touched the integration: %v", err)
+	}
+}
