@@ -157,18 +157,23 @@ test('a bot installs a deployed integration: register runs in its code, its acti
   assert.equal(installed.status, 'registration_failed')
   assert.equal(installed.statusReason, 'Invalid configuration')
   assert.equal(installed.name, 'compat/hello-world')
+  // Keyed by its id (as CLI 0.8.59 installs it), its alias is its name without the handle.
+  const res0 = await fetch(`${server.apiUrl}/v1/admin/bots/${bot.id}`, {
+    headers: { authorization: `Bearer ${server.token}`, 'x-workspace-id': server.workspaceId, 'x-multiple-integrations': 'true' },
+  })
+  assert.equal((await res0.json()).bot.integrations['hello-world'].id, integration.id)
   assert.equal(installed.version, '0.0.1')
   assert.match(installed.webhookUrl, new RegExp(`/webhooks/${installed.webhookId}$`))
 
   const botClient = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId, botId: bot.id })
-  const res = await botClient.callAction({ type: 'compat/hello-world:helloWorld', input: { name: 'Ada' } })
+  const res = await botClient.callAction({ type: 'hello-world:helloWorld', input: { name: 'Ada' } })
   assert.deepEqual(res.output, { message: 'Hello "Ada"! Nice to meet you ;)' })
-  await assert.rejects(botClient.callAction({ type: 'compat/hello-world:nope', input: {} }), (e) => e.type === 'Runtime' && /nope/.test(e.message))
+  await assert.rejects(botClient.callAction({ type: 'hello-world:nope', input: {} }), (e) => e.type === 'Runtime' && /nope/.test(e.message))
 
   const deadline = Date.now() + 30_000
   for (;;) {
     const { logs } = await client.getBotLogs({ id: bot.id, timeStart: '2020-01-01T00:00:00Z' })
-    if (logs.some((l) => l.message.includes('[compat/hello-world]') && l.message.includes('Hello World!'))) break
+    if (logs.some((l) => l.message.includes('[hello-world]') && l.message.includes('Hello World!'))) break
     if (Date.now() > deadline) assert.fail(`no log line of the integration; the bot's logs:\n${logs.map((l) => l.message).join('\n')}`)
     await new Promise((r) => setTimeout(r, 200))
   }
@@ -176,7 +181,7 @@ test('a bot installs a deployed integration: register runs in its code, its acti
   // Removed, its key no longer works and its actions are gone.
   const { bot: removed } = await client.updateBot({ id: bot.id, integrations: { [integration.id]: null } })
   assert.equal(removed.integrations[integration.id], undefined)
-  await assert.rejects(botClient.callAction({ type: 'compat/hello-world:helloWorld', input: {} }), (e) => e.code === 404)
+  await assert.rejects(botClient.callAction({ type: 'hello-world:helloWorld', input: {} }), (e) => e.code === 404)
 })
 
 test('webhook in, bot reply out: a provider\'s webhook reaches the bot through the integration, and the reply reaches the provider', async () => {
@@ -188,9 +193,11 @@ test('webhook in, bot reply out: a provider\'s webhook reaches the bot through t
   const { bot: updated } = await client.updateBot({ id: bot.id, integrations: { [integration.id]: { enabled: true, configuration: { webhookUrl: providerUrl } } } })
   const installed = updated.integrations[integration.id]
   assert.equal(installed.status, 'registration_failed') // the template's register throws
-  // A configuration the integration's schema refuses names the field.
-  await assert.rejects(client.updateBot({ id: bot.id, integrations: { [integration.id]: { configuration: { webhookUrl: 42 } } } }),
-    (e) => e.code === 400 && /integrations\..*\.configuration/.test(e.message) && /webhookUrl/.test(e.message))
+  // A configuration the integration's schema refuses is not registered, and the installation says why.
+  const { bot: refused } = await client.updateBot({ id: bot.id, integrations: { [integration.id]: { configuration: { webhookUrl: 42 } } } })
+  assert.equal(refused.integrations[integration.id].status, 'registration_failed')
+  assert.match(refused.integrations[integration.id].statusReason, /^configuration: webhookUrl: /)
+  await client.updateBot({ id: bot.id, integrations: { [integration.id]: { configuration: { webhookUrl: providerUrl } } } })
 
   const res = await fetch(installed.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ userId: 'u-1', conversationId: 'c-1', text: 'hello' }) })
@@ -214,11 +221,11 @@ test('webhook in, bot reply out: a provider\'s webhook reaches the bot through t
   // The bot sees the integration's tags under its alias; the integration's conversation is its own.
   const botClient = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId, botId: bot.id })
   const { conversation } = await botClient.getConversation({ id: reply.body.conversationId })
-  assert.equal(conversation.integration, 'compat/webhook-message')
+  assert.equal(conversation.integration, 'webhook-message')
   assert.equal(conversation.channel, 'webhook')
-  assert.deepEqual(conversation.tags, { 'compat/webhook-message:id': 'c-1' })
+  assert.deepEqual(conversation.tags, { 'webhook-message:id': 'c-1' })
   assert.equal(reply.body.userId, bot.id) // the reply's author, as the template reads it
-  const { users } = await botClient.listUsers({ tags: { 'compat/webhook-message:id': 'u-1' } })
+  const { users } = await botClient.listUsers({ tags: { 'webhook-message:id': 'u-1' } })
   assert.equal(users.length, 1)
   assert.equal(users[0].id, message.userId)
 

@@ -36,6 +36,7 @@ before(async () => {
   work = await fs.mkdtemp(path.join(kit, '.work-'))
   await fs.copyFile(path.join(snapshot, 'tsconfig.json'), path.join(work, 'tsconfig.json'))
   await fs.cp(path.join(snapshot, 'integrations'), path.join(work, 'integrations'), { recursive: true })
+  await fs.cp(path.join(snapshot, 'bots'), path.join(work, 'bots'), { recursive: true })
   await fs.cp(path.join(snapshot, 'packages', 'sdk-addons'), path.join(work, 'node_modules', '@botpress', 'sdk-addons'), { recursive: true })
   await bp(work, ['login', '--apiUrl', server.apiUrl, '--token', server.token, '--workspaceId', server.workspaceId, '-y'])
   await client.updateWorkspace({ id: server.workspaceId, handle: 'upstream' })
@@ -76,9 +77,9 @@ test('the webhook integration: deployed from source, installed, a webhook become
   const deadline = Date.now() + 60_000
   for (;;) {
     const { logs } = await client.getBotLogs({ id: bot.id, timeStart: '2020-01-01T00:00:00Z' })
-    const line = logs.find((l) => l.message.startsWith('got upstream/webhook:event'))
+    const line = logs.find((l) => l.message.startsWith('got webhook:event'))
     if (line) {
-      const payload = JSON.parse(line.message.slice('got upstream/webhook:event '.length))
+      const payload = JSON.parse(line.message.slice('got webhook:event '.length))
       assert.deepEqual(payload, { body: { total: 12 }, query: { id: '7' }, method: 'POST', path: '/orders' })
       break
     }
@@ -122,6 +123,31 @@ test('the integrations the repository\'s bots install deploy from source', async
       const { interface: hitl } = await client.getInterfaceByName({ name: 'hitl', version: '0.2.0' })
       const impl = Object.values(integration.interfaces)
       assert.deepEqual(impl.map((e) => [e.id, e.name, e.version]), [[hitl.id, 'hitl', '0.2.0']], JSON.stringify(integration.interfaces))
+    }
+  }
+})
+
+test('the repository\'s bots deploy with their integrations, each installation registered or saying why not', async () => {
+  const bots = { 'hit-looper': ['zendesk', 'telegram'], sheetzy: ['telegram', 'gsheets'], sinlin: ['linear', 'telegram'], bugbuster: ['linear', 'github', 'slack'] }
+  for (const [name, integrations] of Object.entries(bots)) {
+    const dir = path.join(work, 'bots', name)
+    // What the bot's integrations.ts script does.
+    for (const i of integrations) await bp(dir, ['add', path.join(work, 'integrations', i), '-y'])
+    const out = await bp(dir, ['deploy', '-y', '--createNewBot'])
+    const id = out.match(/Bot created with ID "([^"]+)"/)?.[1]
+    assert.ok(id, `${name}: no bot id in:\n${out}`)
+    assert.match(out, /Bot deployed/, `${name}:\n${out}`)
+    const { bot } = await client.getBot({ id })
+    const installed = Object.values(bot.integrations).filter((i) => i.name !== 'chat')
+    assert.deepEqual(installed.map((i) => i.name).sort(), integrations.map((i) => `upstream/${i}`).sort(), name)
+    for (const i of installed) {
+      assert.ok(i.status === 'registered' || (i.status === 'registration_failed' && i.statusReason), `${name}: ${i.name} ${i.status} ${i.statusReason}`)
+    }
+    // The bot declares no configuration for telegram: its schema wants a botToken.
+    if (integrations.includes('telegram')) {
+      const telegram = installed.find((i) => i.name === 'upstream/telegram')
+      assert.equal(telegram.status, 'registration_failed')
+      assert.match(telegram.statusReason, /^configuration: botToken/)
     }
   }
 })

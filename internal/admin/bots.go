@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -438,7 +439,9 @@ func (s *Service) applyIntegration(ctx context.Context, b *platform.Bot, key str
 		}
 		alias := key
 		if key == i.ID {
-			alias = i.Name
+			// Keyed by id, it goes by its name without the handle: what the
+			// bot's code of @botpress/sdk 0.x calls it ("telegram:…").
+			alias = path.Base(i.Name)
 		}
 		if at >= 0 {
 			alias = b.Integrations[at].Name
@@ -475,8 +478,12 @@ func (s *Service) applyIntegration(ctx context.Context, b *platform.Bot, key str
 		if p.Configuration != nil {
 			in.Configuration, in.Status = p.Configuration, ""
 		}
-		if err := checkConfiguration(field, i, in); err != nil {
-			return err
+		if in.Status == "" {
+			// A configuration the integration's schema refuses is not
+			// registered: the installation says why, as the CLI shows it.
+			if err := checkConfiguration(i, in); err != nil {
+				in.Status, in.StatusReason = platform.IntegrationRegistrationFailed, err.Error()
+			}
 		}
 		in.UpdatedAt = s.clock.Now()
 		return nil

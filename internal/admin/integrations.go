@@ -411,6 +411,16 @@ func (s *Service) DeleteVersion(ctx context.Context, a *platform.Actor, k Kind, 
 // ("^0.4.0") or "latest".
 func (s *Service) GetVersionByName(ctx context.Context, a *platform.Actor, k Kind, name, version string) (platform.Integration, error) {
 	i, err := s.resolve(ctx, k, store.IntegrationFilter{WorkspaceID: a.Member.WorkspaceID}, name, version)
+	if isNotFound(err) && !strings.Contains(name, "/") {
+		// A bare name names the workspace's own "<handle>/<name>" too: a
+		// bot project adds an integration by the name its definition has
+		// (bp add ../telegram), and `bp deploy` named it after the handle.
+		if w, werr := s.store.GetWorkspace(ctx, a.Member.WorkspaceID); werr == nil && w.Handle != "" {
+			if own, oerr := s.resolve(ctx, k, store.IntegrationFilter{WorkspaceID: w.ID}, w.Handle+"/"+name, version); oerr == nil {
+				return own, nil
+			}
+		}
+	}
 	if k == Interfaces && isNotFound(err) {
 		return s.HubVersion(ctx, k, name, version)
 	}
@@ -626,11 +636,11 @@ func configurationSchema(i platform.Integration, configType string) (json.RawMes
 }
 
 // checkConfiguration checks an installation's configuration against the
-// integration's schema for it, naming the field at fault.
-func checkConfiguration(field string, i platform.Integration, in *platform.BotIntegration) error {
+// integration's schema for it; the error names the field at fault.
+func checkConfiguration(i platform.Integration, in *platform.BotIntegration) error {
 	src, ok := configurationSchema(i, in.ConfigurationType)
 	if !ok {
-		return platform.Invalid(field+".configurationType", "integration %s has no configuration %q", i.Name, in.ConfigurationType)
+		return fmt.Errorf("configurationType: integration %s has no configuration %q", i.Name, in.ConfigurationType)
 	}
 	if len(src) == 0 || string(src) == "null" {
 		return nil
@@ -641,12 +651,12 @@ func checkConfiguration(field string, i platform.Integration, in *platform.BotIn
 	}
 	cfg, err := json.Marshal(in.Configuration)
 	if err != nil {
-		return platform.Invalid(field+".configuration", "must be an object")
+		return errors.New("configuration: must be an object")
 	}
 	if err := jsonbody.Check(cfg, sch); err != nil {
 		var pe *platform.Error
 		if errors.As(err, &pe) {
-			return platform.Invalid(field+".configuration", "%s", pe.Message)
+			return fmt.Errorf("configuration: %s", pe.Message)
 		}
 		return err
 	}

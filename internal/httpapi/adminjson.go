@@ -215,6 +215,7 @@ func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service, alias bool, 
 			j.Title, j.Description, j.IconURL, j.Visibility, j.Public = in.Name, "", "", "private", false
 			j.VerificationStatus = "unapproved"
 			if ok {
+				j.Name = i.Name // the alias is the key with x-multiple-integrations
 				sum := integrationSummary(i, nil)
 				j.Title, j.Description, j.IconURL = sum["title"].(string), sum["description"].(string), sum["iconUrl"].(string)
 				j.Visibility, j.Public = i.Visibility, i.Visibility == "public"
