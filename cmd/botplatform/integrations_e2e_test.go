@@ -168,6 +168,8 @@ module.exports = { default: { handler: async (req) => {
     case 'unregister':
       return { status: 200 }
     case 'action_triggered':
+      if (h['x-bp-type'] === 'hang') await new Promise(() => {})
+      if (h['x-bp-type'] === 'crash') process.exit(3)
       if (h['x-bp-type'] !== 'env') return fail('no action ' + h['x-bp-type'])
       return { status: 200, body: JSON.stringify({ output: { token: process.env.BP_TOKEN, bot: process.env.BP_BOT_ID, secret: process.env.SECRET_API_KEY,
         alias: h['x-integration-alias'], webhook: h['x-webhook-id'], input: body.input } }) }
@@ -235,6 +237,13 @@ func TestIntegrationInstallations(t *testing.T) {
 				t.Fatalf("the action saw %v", out)
 			}
 			owner.raw("POST", "/v1/chat/actions", map[string]any{"type": "spy:other"}, "x-bot-id", botID).fail(400, "Runtime", "no action other")
+			// A call that hangs or crashes the code fails alone: the next one runs.
+			owner.put("/v1/admin/integrations/"+spyID, map[string]any{"maxExecutionTime": 1}).ok()
+			owner.raw("POST", "/v1/chat/actions", map[string]any{"type": "spy:hang"}, "x-bot-id", botID).fail(504, "OperationTimeout", "spy:hang", "in time")
+			owner.raw("POST", "/v1/chat/actions", map[string]any{"type": "spy:crash"}, "x-bot-id", botID).fail(400, "Runtime", "spy:crash")
+			if again := owner.raw("POST", "/v1/chat/actions", map[string]any{"type": "spy:env"}, "x-bot-id", botID).ok()["output"].(map[string]any); again["bot"] != botID {
+				t.Fatalf("after a hang and a crash: %v", again)
+			}
 
 			// The webhook URL relays the request and the answer.
 			u := s.relative(t, webhookURL)
