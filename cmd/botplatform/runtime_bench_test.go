@@ -43,48 +43,82 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 func echoRoundTrip(b *testing.B, s *benchServer, webhooks []string) {
 	at := func(i, shift int) string { return webhooks[(i+shift)%len(webhooks)] }
 	key, convs := chatSetup(b, s, 100)
-	var mu sync.Mutex
-	replied := map[string]time.Time{}
+	replies := newReplyLog()
 	lc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
 	for j, c := range convs {
 		l := listen(b, lc, at(j, 1), key, c, func(sig streamSignal) {
 			if sig.IsBot {
-				now := time.Now()
-				mu.Lock()
-				replied[sig.Payload.Text] = now
-				mu.Unlock()
+				replies.add(sig.Payload.Text)
 			}
 		})
 		defer l.close()
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	// Warm-up: one message per conversation, all answered, so that the
-	// bot's process has started and has its warm VMs (what a process start
-	// costs is BenchmarkColdStart's subject and the first events').
-	for i, c := range convs {
-		body := map[string]any{"conversationId": c, "payload": map[string]any{"type": "text", "text": "warm-up " + strconv.Itoa(i)}}
-		if err := chatCall(client, "POST", at(i, 0)+"/messages", key, body, nil); err != nil {
+	measureRoundTrips(b, len(convs), replies, func(i int, text string) error {
+		body := map[string]any{"conversationId": convs[i%len(convs)], "payload": map[string]any{"type": "text", "text": text}}
+		return chatCall(client, "POST", at(i, 0)+"/messages", key, body, nil)
+	})
+}
+
+// replyLog records when each reply arrived, by its text.
+type replyLog struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func newReplyLog() *replyLog { return &replyLog{at: map[string]time.Time{}} }
+
+func (l *replyLog) add(text string) {
+	now := time.Now()
+	l.mu.Lock()
+	l.at[text] = now
+	l.mu.Unlock()
+}
+
+// wait waits for the replies of texts (a hang guard of a minute) and
+// returns how many came.
+func (l *replyLog) wait(texts []string) int {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		l.mu.Lock()
+		got := 0
+		for _, t := range texts {
+			if _, ok := l.at[t]; ok {
+				got++
+			}
+		}
+		l.mu.Unlock()
+		if got == len(texts) || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// measureRoundTrips sends, through send, one warm-up message per
+// conversation, all answered (so that the bot's process has started and
+// has its warm VMs: what a process start costs is BenchmarkColdStart's
+// subject and the first events'), then b.N messages at 200 per second
+// (message i to conversation i%convs), and reports the time from each
+// sending to its reply's arrival in replies (p50, p99, max).
+func measureRoundTrips(b *testing.B, convs int, replies *replyLog, send func(i int, text string) error) {
+	// Texts of this run only: go test runs a benchmark more than once, and
+	// a reply of an earlier run may still be on its way.
+	run := strconv.FormatInt(time.Now().UnixNano(), 36) + "-"
+	warm := make([]string, convs)
+	for i := range convs {
+		warm[i] = run + "warm-up-" + strconv.Itoa(i)
+		if err := send(i, warm[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
-	waitReplies := func(n int) int {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			mu.Lock()
-			got := len(replied)
-			mu.Unlock()
-			if got >= n || time.Now().After(deadline) {
-				return got
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+	if got := replies.wait(warm); got < convs {
+		b.Fatalf("warm-up: %d replies of %d", got, convs)
 	}
-	if got := waitReplies(len(convs)); got < len(convs) {
-		b.Fatalf("warm-up: %d replies of %d", got, len(convs))
+	texts := make([]string, b.N)
+	for i := range texts {
+		texts[i] = run + strconv.Itoa(i)
 	}
-	mu.Lock()
-	clear(replied)
-	mu.Unlock()
 	sent := make([]time.Time, b.N)
 	var wg sync.WaitGroup
 	tick := time.NewTicker(5 * time.Millisecond) // 200 messages per second
@@ -94,20 +128,19 @@ func echoRoundTrip(b *testing.B, s *benchServer, webhooks []string) {
 		<-tick.C
 		sent[i] = time.Now()
 		wg.Go(func() {
-			body := map[string]any{"conversationId": convs[i%len(convs)], "payload": map[string]any{"type": "text", "text": strconv.Itoa(i)}}
-			if err := chatCall(client, "POST", at(i, 0)+"/messages", key, body, nil); err != nil {
+			if err := send(i, texts[i]); err != nil {
 				b.Error(err)
 			}
 		})
 	}
 	wg.Wait()
-	waitReplies(b.N)
+	replies.wait(texts)
 	b.StopTimer()
-	mu.Lock()
-	defer mu.Unlock()
+	replies.mu.Lock()
+	defer replies.mu.Unlock()
 	lat := make([]time.Duration, 0, b.N)
 	for i, at := range sent {
-		got, ok := replied[strconv.Itoa(i)]
+		got, ok := replies.at[texts[i]]
 		if !ok {
 			b.Fatalf("no reply to message %d", i)
 		}

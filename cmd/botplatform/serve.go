@@ -256,7 +256,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	tunnels := nodeRun.tunnels
 	// The integrations workspaces deploy run in the Node host too, one
 	// process per bot that installed one (docs/integrations.md).
-	integrations := integration.New(st, integration.Config{Node: nodeRun.host, Keys: auth, APIURL: nodeRun.apiURL,
+	integrations := integration.New(st, integration.Config{Node: nodeRun.host, HTTP: sdk, Keys: auth, APIURL: nodeRun.apiURL,
 		WebhookURL: strings.TrimRight(cfg.PublicURL, "/") + "/webhooks", Timeout: cfg.BotTimeout, Log: log})
 	rtAPI := runtimeapi.New(st, chatSvc, platform.SystemClock{}, runtimeapi.Config{MaxScheduled: cfg.BotMaxScheduled, Channels: integrations})
 	vm := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{

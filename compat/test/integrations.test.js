@@ -9,11 +9,12 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs/promises'
 import http from 'node:http'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { Client } from '@botpress/client'
 import { startServer } from '../support/server.js'
-import { runBp } from '../support/bp.js'
+import { runBp, startBp } from '../support/bp.js'
 
 for (const k of Object.keys(process.env)) {
   if (k.startsWith('BP_')) delete process.env[k]
@@ -246,4 +247,32 @@ test('webhook in, bot reply out: a provider\'s webhook reaches the bot through t
   const bad = await fetch(installed.webhookUrl, { method: 'POST', body: 'not json' })
   assert.equal(bad.status, 400)
   assert.deepEqual(await bad.json(), { error: 'Invalid JSON Body' })
+})
+
+test('bp dev of an integration: a bot that installs the dev integration reaches the code on the developer\'s machine down the tunnel', async () => {
+  const dir = path.join(work, 'hello-world')
+  const port = await new Promise((resolve) => {
+    const l = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = l.address()
+      l.close(() => resolve(port))
+    })
+  })
+  const dev = startBp(bpBin, dir, home, ['dev', '--tunnelUrl', `${server.apiUrl}/v1/tunnels`, '--port', String(port), '-y'])
+  try {
+    const [, id] = await dev.wait(/Dev Integration deployed with id "([^"]+)"/)
+    await dev.wait(/Listening on port/) // bp dev starts its worker after the deploy
+    const { integration } = await client.getIntegration({ id })
+    assert.equal(integration.dev, true)
+    assert.ok(integration.url.startsWith(server.apiUrl + '/'), integration.url) // a tunnel of the server's
+    const { bot } = await client.createBot({ name: 'dev-installer' })
+    const { bot: updated } = await client.updateBot({ id: bot.id, integrations: { [id]: { enabled: true, configuration: {} } } })
+    // The template's register throws, on the developer's machine too.
+    assert.equal(updated.integrations[id].status, 'registration_failed')
+    assert.equal(updated.integrations[id].statusReason, 'Invalid configuration')
+    const botClient = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId, botId: bot.id })
+    const res = await botClient.callAction({ type: 'hello-world:helloWorld', input: { name: 'Dev' } })
+    assert.deepEqual(res.output, { message: 'Hello "Dev"! Nice to meet you ;)' })
+  } finally {
+    dev.stop()
+  }
 })

@@ -6,7 +6,6 @@
 
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import fs from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
@@ -14,7 +13,7 @@ import path from 'node:path'
 import { Client as ChatClient } from '@botpress/chat'
 import { Client } from '@botpress/client'
 import { startServer } from '../support/server.js'
-import { runBp } from '../support/bp.js'
+import { runBp, startBp } from '../support/bp.js'
 
 for (const k of Object.keys(process.env)) {
   if (k.startsWith('BP_')) delete process.env[k]
@@ -29,41 +28,11 @@ let server, client, home, project, children = []
 /** Runs bp in the project to the end; rejects with its output when it fails. */
 const bp = (args, opts) => runBp(bpBin, project, home, args, opts)
 
-/** Starts a long-running bp command; wait(re) resolves with the first match of re in its output. */
+/** Starts a long-running bp command in the project (support/bp.js). */
 function bpStart(args, env = {}) {
-  const child = spawn(process.execPath, [bpBin, ...args], { cwd: project, env: { ...process.env, HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  children.push(child)
-  let out = ''
-  const waiters = []
-  const feed = (d) => {
-    out += d
-    for (const w of [...waiters]) {
-      const m = out.slice(w.from).match(w.re)
-      if (m) {
-        waiters.splice(waiters.indexOf(w), 1)
-        w.resolve(m)
-      }
-    }
-  }
-  child.stdout.on('data', feed)
-  child.stderr.on('data', feed)
-  return {
-    child,
-    mark: () => out.length,
-    wait: (re, from = 0) =>
-      new Promise((resolve, reject) => {
-        const w = { re, from, resolve }
-        const m = out.slice(from).match(re)
-        if (m) return resolve(m)
-        waiters.push(w)
-        setTimeout(() => reject(new Error(`bp ${args[0]}: no ${re} within ${WAIT_MS} ms; output:\n${out}`)), WAIT_MS)
-      }),
-    stop: () => {
-      try {
-        process.kill(-child.pid, 'SIGKILL')
-      } catch {}
-    },
-  }
+  const run = startBp(bpBin, project, home, args, { env, waitMs: WAIT_MS })
+  children.push(run.child)
+  return run
 }
 
 const freePort = () =>

@@ -80,7 +80,7 @@ const (
 
 // checkIntegrationName checks a new integration's name against the
 // workspace's handle and the names other workspaces hold.
-func (s *Service) checkIntegrationName(ctx context.Context, k Kind, w platform.Workspace, name string) error {
+func (s *Service) checkIntegrationName(ctx context.Context, k Kind, w platform.Workspace, name string, dev bool) error {
 	re := integrationNameRe
 	if k == Interfaces {
 		re = interfaceNameRe // the SDK's: speechToText, textToImage
@@ -96,8 +96,9 @@ func (s *Service) checkIntegrationName(ctx context.Context, k Kind, w platform.W
 	case handle == "" && k == Integrations && slices.Contains(reservedIntegrationNames, name):
 		return platform.Invalid("name", "%q is a built-in integration's name", name)
 	}
-	if handle == "" {
-		// A bare name belongs to the workspace that deployed it first.
+	if handle == "" && !dev {
+		// A bare name belongs to the workspace that deployed it first (a
+		// dev version, `bp dev`'s, is its developer's own).
 		taken, _, err := s.definitions(k).list(ctx, store.IntegrationFilter{Page: store.Page{Limit: 1}, Name: name})
 		if err != nil {
 			return err
@@ -157,6 +158,9 @@ func applyIntegration(i *platform.Integration, in *IntegrationInput, update bool
 			continue
 		}
 		raw, err := base64.StdEncoding.DecodeString(*f.v)
+		if err != nil && i.Dev {
+			continue // `bp dev` sends the file's name: a dev version shows none
+		}
 		if err != nil {
 			return platform.Invalid(f.field, "must be base64 (what `bp deploy` sends)")
 		}
@@ -316,7 +320,7 @@ func (s *Service) CreateVersion(ctx context.Context, a *platform.Actor, k Kind, 
 	if in.Dev != nil {
 		i.Dev = *in.Dev
 	}
-	if err := s.checkIntegrationName(ctx, k, w, i.Name); err != nil {
+	if err := s.checkIntegrationName(ctx, k, w, i.Name, i.Dev); err != nil {
 		return i, err
 	}
 	if err := applyIntegration(&i, &in, false); err != nil {

@@ -73,6 +73,18 @@ func (a *api) caller(f callerFunc) http.Handler {
 			return err
 		}
 		if c.Integration {
+			if id := r.Header.Get("x-integration-id"); id != "" && r.Header.Get("x-integration-alias") == "" && c.Owner.Alias == id {
+				// Named by id only (the client of @botpress/sdk 0.x, e.g.
+				// under `bp dev`): the alias is the bot's for it.
+				if b, err := a.Store.GetBot(r.Context(), c.WorkspaceID, c.BotID); err == nil {
+					for _, in := range b.Integrations {
+						if in.IntegrationID == id {
+							c.Owner.Alias, c.Owner.Name = in.Name, in.Name
+							c.Scope = "integration:" + in.Name
+						}
+					}
+				}
+			}
 			// The Runtime API stores what an integration sends as the bot
 			// sees it (its tags and events prefixed with its alias).
 			r = r.WithContext(runtimeapi.AsIntegration(r.Context(), c.Owner.Alias))

@@ -53,9 +53,17 @@ type Keys interface {
 	IntegrationKey(ctx context.Context, b platform.Bot, in platform.BotIntegration) (string, error)
 }
 
+// HTTP sends the contract's requests to the code a dev integration serves
+// at its url (`bp dev`: a tunnel of the server's) under the rules of bots'
+// urls (sdkbot.Caller).
+type HTTP interface {
+	Post(ctx context.Context, owner, url string, h http.Header, body []byte) (sdkbot.Result, error)
+}
+
 // Config is what a Runner needs.
 type Config struct {
 	Node NodeHost // nil: integrations' code does not run here
+	HTTP HTTP     // nil: dev integrations are not reached
 	Keys Keys
 	// APIURL is the base URL the code calls the platform at (BP_API_URL).
 	APIURL string
@@ -75,7 +83,20 @@ type Runner struct {
 
 	mu   sync.Mutex
 	code map[string]cached // integration version id -> its code and secrets
+	// keys caches each installation's key for keyTTL: it derives from the
+	// installation and the bot's signing secret (a change is a miss); past
+	// keyTTL its row is looked at again (a deleted one is created again).
+	keys map[keyFor]cachedKey
 }
+
+type keyFor struct{ bot, alias, integration, webhook, secret string }
+
+type cachedKey struct {
+	key string
+	at  time.Time
+}
+
+const keyTTL = time.Minute
 
 type cached struct {
 	updated time.Time
@@ -94,7 +115,7 @@ func New(st Store, cfg Config) *Runner {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	return &Runner{cfg: cfg, store: st, code: map[string]cached{}}
+	return &Runner{cfg: cfg, store: st, code: map[string]cached{}, keys: map[keyFor]cachedKey{}}
 }
 
 // WebhookURL is where the provider of an installation sends its webhooks.
@@ -133,13 +154,37 @@ func (r *Runner) version(ctx context.Context, id string) (platform.Integration, 
 	return i, nil
 }
 
+// key is the installation's key (Keys.IntegrationKey), cached.
+func (r *Runner) key(ctx context.Context, b platform.Bot, in platform.BotIntegration) (string, error) {
+	k := keyFor{b.ID, in.Name, in.IntegrationID, in.WebhookID, b.SigningSecret}
+	r.mu.Lock()
+	c, ok := r.keys[k]
+	r.mu.Unlock()
+	if ok && time.Since(c.at) < keyTTL {
+		return c.key, nil
+	}
+	key, err := r.cfg.Keys.IntegrationKey(ctx, b, in)
+	if err != nil {
+		return "", err
+	}
+	now := time.Now()
+	r.mu.Lock()
+	if len(r.keys) >= 4096 { // keys of installations gone, or of old signing secrets
+		for old, c := range r.keys {
+			if now.Sub(c.at) >= keyTTL {
+				delete(r.keys, old)
+			}
+		}
+	}
+	r.keys[k] = cachedKey{key, now}
+	r.mu.Unlock()
+	return key, nil
+}
+
 // Send sends one operation to the code of the integration b installed as
 // in, and returns its answer whatever its status; an error is a call that
 // got no answer (the code does not load, crashed, or ran past its time).
 func (r *Runner) Send(ctx context.Context, b platform.Bot, in platform.BotIntegration, op, typ string, body []byte) (Answer, error) {
-	if r.cfg.Node == nil {
-		return Answer{}, ErrNotRunning
-	}
 	i, err := r.version(ctx, in.IntegrationID)
 	if errors.Is(err, platform.ErrNotFound) {
 		return Answer{}, fmt.Errorf("integration %s version %s was deleted", in.Name, in.Version)
@@ -147,21 +192,14 @@ func (r *Runner) Send(ctx context.Context, b platform.Bot, in platform.BotIntegr
 	if err != nil {
 		return Answer{}, err
 	}
-	if i.Code == "" {
+	dev := i.Dev && i.Spec.URL != ""
+	switch {
+	case dev && r.cfg.HTTP == nil:
+		return Answer{}, errors.New("this server does not reach dev integrations")
+	case !dev && r.cfg.Node == nil:
+		return Answer{}, ErrNotRunning
+	case !dev && i.Code == "":
 		return Answer{}, fmt.Errorf("integration %s version %s was deployed without code", i.Name, i.Version)
-	}
-	key, err := r.cfg.Keys.IntegrationKey(ctx, b, in)
-	if err != nil {
-		return Answer{}, fmt.Errorf("the integration's API key: %w", err)
-	}
-	env := []string{"BP_API_URL=" + r.cfg.APIURL, "BP_TOKEN=" + key, "BP_BOT_ID=" + b.ID, "BP_INTEGRATION_ID=" + i.ID, "BP_WORKSPACE_ID=" + b.WorkspaceID}
-	names := make([]string, 0, len(i.Spec.Secrets))
-	for k := range i.Spec.Secrets {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		env = append(env, "SECRET_"+k+"="+i.Spec.Secrets[k])
 	}
 	conf, err := json.Marshal(in.Configuration)
 	if err != nil || string(conf) == "null" {
@@ -186,6 +224,28 @@ func (r *Runner) Send(ctx context.Context, b platform.Bot, in platform.BotIntegr
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if dev {
+		// `bp dev` serves the code on the developer's machine, with the
+		// developer's own credentials.
+		res, err := r.cfg.HTTP.Post(cctx, b.ID+"/"+in.Name, i.Spec.URL, h, body)
+		if err != nil {
+			return Answer{}, err
+		}
+		return Answer{Status: res.Status, Body: res.Body}, nil
+	}
+	key, err := r.key(ctx, b, in)
+	if err != nil {
+		return Answer{}, fmt.Errorf("the integration's API key: %w", err)
+	}
+	env := []string{"BP_API_URL=" + r.cfg.APIURL, "BP_TOKEN=" + key, "BP_BOT_ID=" + b.ID, "BP_INTEGRATION_ID=" + i.ID, "BP_WORKSPACE_ID=" + b.WorkspaceID}
+	names := make([]string, 0, len(i.Spec.Secrets))
+	for k := range i.Spec.Secrets {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		env = append(env, "SECRET_"+k+"="+i.Spec.Secrets[k])
+	}
 	bundle := nodehost.Bundle{BotID: b.ID, Integration: in.Name, Version: i.ID + "@" + strconv.FormatInt(i.UpdatedAt.UnixMicro(), 10), Code: i.Code, Env: env}
 	res, err := r.cfg.Node.Call(cctx, bundle, nodehost.Request{Method: http.MethodPost, Path: "/", Header: h, Body: body})
 	if err != nil {

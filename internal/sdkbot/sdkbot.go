@@ -329,7 +329,24 @@ func configuration(b platform.Bot) ([]byte, error) {
 }
 
 func (c *Caller) sendHTTP(ctx context.Context, call Call, h http.Header) (Result, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, call.Bot.Spec.URL, bytes.NewReader(call.Body))
+	return c.Post(ctx, call.Bot.ID, call.Bot.Spec.URL, h, call.Body)
+}
+
+// describeOwner names a tunnel's owner in an error: a bot, or an
+// integration a bot installed ("<bot id>/<alias>").
+func describeOwner(owner string) string {
+	if bot, alias, ok := strings.Cut(owner, "/"); ok {
+		return "integration " + alias + " of bot " + bot
+	}
+	return "bot " + owner
+}
+
+// Post sends a request of the contract to the code served at url for
+// owner (a bot's id, or an installed dev integration's: a `bp dev` tunnel
+// carries one owner's requests), under the rules of bots' urls, and returns
+// the answer whatever its status; an error is a request that got no answer.
+func (c *Caller) Post(ctx context.Context, owner, rawURL string, h http.Header, body []byte) (Result, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
 	if err != nil {
 		return Result{Via: "its url"}, errors.New("the bot's url cannot be parsed")
 	}
@@ -343,8 +360,8 @@ func (c *Caller) sendHTTP(ctx context.Context, call Call, h http.Header) (Result
 		via = "tunnel " + shortID(id)
 		// A tunnel carries the events of the first bot sent down it (the
 		// dev bot whose url names it), for the life of this process.
-		if owner, taken := c.bound.LoadOrStore(id, call.Bot.ID); taken && owner != call.Bot.ID {
-			return Result{Via: via}, fmt.Errorf("%w: tunnel %s carries the events of bot %s", ErrTunnelTaken, shortID(id), owner)
+		if bound, taken := c.bound.LoadOrStore(id, owner); taken && bound != owner {
+			return Result{Via: via}, fmt.Errorf("%w: tunnel %s carries the events of %s", ErrTunnelTaken, shortID(id), describeOwner(bound.(string)))
 		}
 	}
 	resp, err := c.http.Do(req)
@@ -364,16 +381,16 @@ func (c *Caller) sendHTTP(ctx context.Context, call Call, h http.Header) (Result
 		case tunnel:
 			return Result{Via: via}, fmt.Errorf("%w: %w", ErrUnreachable, err)
 		}
-		c.cfg.Log.Info("sdk bot: the bot's url cannot be reached", "bot", call.Bot.ID, "url", call.Bot.Spec.URL, "err", err)
+		c.cfg.Log.Info("sdk bot: the bot's url cannot be reached", "bot", owner, "url", rawURL, "err", err)
 		return Result{Via: via}, errNoAnswer
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponse))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponse))
 	if err != nil {
-		c.cfg.Log.Info("sdk bot: reading the bot's answer", "bot", call.Bot.ID, "url", call.Bot.Spec.URL, "err", err)
+		c.cfg.Log.Info("sdk bot: reading the bot's answer", "bot", owner, "url", rawURL, "err", err)
 		return Result{Status: resp.StatusCode, Via: via}, errors.New("the bot's answer broke off")
 	}
-	return Result{Status: resp.StatusCode, Body: body, Via: via}, nil
+	return Result{Status: resp.StatusCode, Body: answer, Via: via}, nil
 }
 
 // bundle is what the Node host needs to run call's bot.
