@@ -10,12 +10,14 @@ import (
 
 	"github.com/botplatform/botplatform/internal/admin"
 	"github.com/botplatform/botplatform/internal/botruntime"
+	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/cognitive"
 	"github.com/botplatform/botplatform/internal/dispatch"
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/indexing"
 	"github.com/botplatform/botplatform/internal/integration"
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/runtimeapi"
 	"github.com/botplatform/botplatform/internal/sdkbot"
 	"github.com/botplatform/botplatform/internal/store"
 )
@@ -128,4 +130,39 @@ func (d webhookDelivery) Webhook(ctx context.Context, webhookID string, req http
 		return httpapi.WebhookAnswer{}, platform.Errorf(platform.TypeRuntime, "integration %s could not take the webhook (the bot's logs say why)", in.Name)
 	}
 	return httpapi.WebhookAnswer{Status: ans.Status, Header: ans.Header, Body: ans.Body}, nil
+}
+
+// chatActions runs the actions of the built-in chat integration:
+// chat:sendEvent, a custom event from the bot to the conversation's
+// listeners (what `bots/echo` of the public repository calls).
+type chatActions struct {
+	rt   *runtimeapi.Service
+	chat *chat.Service
+}
+
+var _ dispatch.Integration = chatActions{}
+
+func (c chatActions) Action(ctx context.Context, b *dispatch.Bot, _ platform.BotIntegration, action string, input json.RawMessage) (json.RawMessage, error) {
+	if action != "sendEvent" {
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the chat integration's action is sendEvent", "chat:"+action)
+	}
+	var in struct {
+		ConversationID string          `json:"conversationId"`
+		Payload        json.RawMessage `json:"payload"`
+	}
+	if err := json.Unmarshal(input, &in); err != nil || in.ConversationID == "" {
+		return nil, platform.Invalid("input.conversationId", "is required")
+	}
+	var payload map[string]any
+	if json.Unmarshal(in.Payload, &payload) != nil || payload == nil {
+		return nil, platform.Invalid("input.payload", "must be an object")
+	}
+	conv, err := c.rt.Conversation(ctx, b.ID, in.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.chat.BotEvent(ctx, conv, platform.NewID("evt_"), in.Payload, time.Time{}); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(`{}`), nil
 }

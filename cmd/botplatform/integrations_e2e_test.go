@@ -292,3 +292,40 @@ func TestIntegrationInstallations(t *testing.T) {
 		})
 	}
 }
+
+// TestChatSendEvent: bot code calls the built-in chat integration's action
+// chat:sendEvent (the hosted chat's, which bots of the public repository
+// call), and the conversation's listeners receive the event; the hub
+// answers the chat versions bots pin.
+func TestChatSendEvent(t *testing.T) {
+	t.Parallel()
+	s := startBackendWith(t, storetest.Backends[0], runtimeFlags...)
+	e := newBotEnv(t, s, `bot.on.message('text', async ({ message, client }) => {
+  await client.callAction({ type: 'chat:sendEvent', input: { conversationId: message.conversationId, payload: { typing: true } } })
+  await client.createMessage({ conversationId: message.conversationId, payload: { type: 'text', text: 'done' } })
+})`, unlimited)
+	u := e.user("sender")
+	c := e.conversation(u, "")
+	st := e.listenTo(u, c)
+	e.send(u, c, "hi")
+	st.expect(t, "message_created")
+	ev := st.expect(t, "event_created")
+	if ev["isBot"] != true || ev["conversationId"] != c {
+		t.Fatalf("the event signal %v", ev)
+	}
+	wantEqual(t, ev["payload"], map[string]any{"typing": true}, "the event's payload")
+	if reply := st.expect(t, "message_created"); textOf(reply) != "done" {
+		t.Fatalf("reply %v", reply)
+	}
+	owner := s.owner(t)
+	owner.raw("POST", "/v1/chat/actions", map[string]any{"type": "chat:sendEvent", "input": map[string]any{"conversationId": "conv_none", "payload": map[string]any{}}},
+		"x-bot-id", e.botID).fail(404, "ResourceNotFound", "conv_none")
+	owner.raw("POST", "/v1/chat/actions", map[string]any{"type": "chat:sendEvent", "input": map[string]any{"payload": map[string]any{}}},
+		"x-bot-id", e.botID).fail(400, "InvalidPayload", "input.conversationId")
+	for _, v := range []string{"0.7.5", "1.2.0", "latest"} {
+		hub := owner.get("/v1/admin/hub/integrations/chat/" + v).ok()["integration"].(map[string]any)
+		if field(t, hub, "actions", "sendEvent") == nil || field(t, hub, "channels", "channel", "messages", "bloc") == nil {
+			t.Fatalf("the hub's chat@%s: %v", v, hub)
+		}
+	}
+}

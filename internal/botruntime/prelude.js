@@ -218,6 +218,10 @@
     },
     async callAction(req) {
       req = req || {}
+      if (typeof req.type === 'string' && req.type.includes(':')) {
+        // "<alias>:<action>": an integration the bot installed runs it.
+        return call('api', { method: 'POST', path: '/v1/chat/actions', query: '', body: { type: req.type, input: req.input || {} } })
+      }
       return { output: await runAction(req.type, req.input) }
     },
   }))

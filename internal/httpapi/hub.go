@@ -27,7 +27,9 @@ func builtinIntegrations() []map[string]any {
 func (a *api) getPublicIntegration(w http.ResponseWriter, r *http.Request, _ *platform.Actor) error {
 	name, version := r.PathValue("name"), r.PathValue("version")
 	switch {
-	case name == admin.ChatIntegrationID && (version == chatVersion || version == "latest"):
+	case name == admin.ChatIntegrationID:
+		// Any version: bots pin the hosted chat's (chat@0.7.5, chat@1.x);
+		// this server's chat is the one it has.
 		writeJSON(w, http.StatusOK, map[string]any{"integration": chatIntegration()})
 	case name == platform.LLMIntegration:
 		writeJSON(w, http.StatusOK, map[string]any{"integration": llmIntegration()})
@@ -114,16 +116,27 @@ func llmIntegration() map[string]any {
 func chatIntegration() map[string]any {
 	empty := map[string]any{}
 	text := map[string]any{"schema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []string{"text"}}}
+	// The message types of the Chat API (chat-api.md); text's schema in
+	// full, the others' as objects.
+	messages := map[string]any{"text": text}
+	for _, t := range []string{"markdown", "image", "audio", "video", "file", "location", "carousel", "card", "dropdown", "choice", "bloc"} {
+		messages[t] = map[string]any{"schema": map[string]any{"type": "object"}}
+	}
+	str := map[string]any{"type": "string"}
+	sendEvent := map[string]any{"title": "Send Custom Event", "description": "Send a custom event from the bot to the conversation's listeners",
+		"input": map[string]any{"schema": map[string]any{"type": "object", "required": []string{"conversationId", "payload"},
+			"properties": map[string]any{"conversationId": str, "payload": map[string]any{"type": "object"}}}},
+		"output": map[string]any{"schema": map[string]any{"type": "object"}}}
 	return map[string]any{
 		"id": admin.ChatIntegrationID, "name": "chat", "version": chatVersion, "title": "Chat",
 		"description": "The built-in Chat API: users talk to the bot over HTTP and server-sent events.",
 		"createdAt":   "2024-01-01T00:00:00.000Z", "updatedAt": "2024-01-01T00:00:00.000Z",
 		"public": true, "visibility": "public", "lifecycleStatus": "published", "dev": false, "verificationStatus": "approved", "url": "", "iconUrl": "", "readmeUrl": "",
 		"identifier": empty, "configuration": map[string]any{"schema": map[string]any{"type": "object", "properties": empty}, "identifier": map[string]any{"required": false}},
-		"configurations": empty, "channels": map[string]any{"channel": map[string]any{"title": "Chat", "messages": map[string]any{"text": text},
+		"configurations": empty, "channels": map[string]any{"channel": map[string]any{"title": "Chat", "messages": messages,
 			"conversation": map[string]any{"tags": empty, "creation": map[string]any{"enabled": false, "requiredTags": []string{}}},
 			"message":      map[string]any{"tags": empty}}},
-		"states": empty, "events": map[string]any{"custom": map[string]any{"schema": map[string]any{"type": "object"}}}, "actions": empty,
+		"states": empty, "events": map[string]any{"custom": map[string]any{"schema": map[string]any{"type": "object"}}}, "actions": map[string]any{"sendEvent": sendEvent},
 		"user":     map[string]any{"tags": empty, "creation": map[string]any{"enabled": false, "requiredTags": []string{}}},
 		"entities": empty, "interfaces": empty, "secrets": empty, "meta": map[string]any{"installs": 0, "views": 0},
 		"ownerWorkspace": map[string]any{"id": "", "handle": "botplatform", "name": "botplatform"},
