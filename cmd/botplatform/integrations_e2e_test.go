@@ -285,10 +285,14 @@ func TestIntegrationInstallations(t *testing.T) {
 			stranger := other.createBot(map[string]any{"name": "stranger"})["id"].(string)
 			install(other, stranger, map[string]any{"integrationId": spyID}).fail(400, "ReferenceNotFound", spyID)
 
+			// A version a bot installed is not deleted.
+			owner.del("/v1/admin/integrations/" + spyID).fail(409, "ReferenceConstraint", "installed in 1 bot")
+
 			// Removed: the key is dead, the webhook gone.
 			owner.put("/v1/admin/bots/"+botID, map[string]any{"integrations": map[string]any{"spy": nil}}).ok()
 			asSpy.raw("GET", "/v1/chat/conversations", nil, "x-bot-id", botID).fail(401, "Unauthorized")
 			s.as(t, "", "").raw("POST", u, map[string]any{}).fail(404, "ResourceNotFound")
+			owner.del("/v1/admin/integrations/" + spyID).ok()
 		})
 	}
 }

@@ -407,6 +407,17 @@ func (s *Service) DeleteVersion(ctx context.Context, a *platform.Actor, k Kind, 
 	if err := require(a, platform.RoleDeveloper, "deleting an "+k.noun); err != nil {
 		return err
 	}
+	if k == Integrations {
+		// Bots run what they installed: the version stays while one has it.
+		if n, err := s.store.CountInstallations(ctx, id); err != nil {
+			return err
+		} else if n > 0 {
+			if _, err := s.GetVersion(ctx, a, k, id); err != nil {
+				return err
+			}
+			return platform.Errorf(platform.TypeReferenceConstraint, "integration %s is installed in %d bot(s): remove it from them (updateBot) first", id, n)
+		}
+	}
 	return notFound(s.definitions(k).del(ctx, a.Member.WorkspaceID, id), k.noun, id)
 }
 

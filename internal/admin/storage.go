@@ -17,6 +17,7 @@ type Store interface {
 	AISpendByDay(ctx context.Context, workspaceID string, from, until time.Time) ([]store.AISpendDay, error)
 	AppendAuditRecords(ctx context.Context, recs []audit.Record) error
 	BotAnalytics(ctx context.Context, botID string, from, to int64) (map[int64]*store.DayAnalytics, error)
+	CountInstallations(ctx context.Context, integrationID string) (int, error)
 	CreateAccount(ctx context.Context, a platform.Account) error
 	CreateBot(ctx context.Context, b platform.Bot) error
 	CreateBotKey(ctx context.Context, workspaceID string, t platform.Token) error

@@ -98,6 +98,10 @@ type cachedKey struct {
 
 const keyTTL = time.Minute
 
+// maxCachedVersions bounds the integration versions whose code the runner
+// keeps in memory.
+const maxCachedVersions = 32
+
 type cached struct {
 	updated time.Time
 	i       platform.Integration
@@ -149,6 +153,14 @@ func (r *Runner) version(ctx context.Context, id string) (platform.Integration, 
 		return i, err
 	}
 	r.mu.Lock()
+	if len(r.code) >= maxCachedVersions {
+		// Bundles are megabytes: the cache holds a few, and forgets one
+		// at random when full (a miss costs one read).
+		for old := range r.code {
+			delete(r.code, old)
+			break
+		}
+	}
 	r.code[id] = cached{i.UpdatedAt, i}
 	r.mu.Unlock()
 	return i, nil

@@ -161,7 +161,7 @@ var _ = describe(map[string]op{
 		result:      wrap("integration", object), errs: []int{400, 403, 404}},
 	"validateIntegrationUpdate": {summary: "Check an updateIntegration body without applying it (`bp deploy --dryRun`)",
 		result: empty, errs: []int{400, 403, 404}},
-	"deleteIntegration": {summary: "Delete an integration version of the workspace", result: empty, errs: []int{403, 404}},
+	"deleteIntegration": {summary: "Delete an integration version of the workspace (409 ReferenceConstraint while a bot has it installed)", result: empty, errs: []int{403, 404, 409}},
 	"checkHandleAvailability": {summary: "Whether the workspace may take a handle (free, or its own); suggestions when not",
 		result: props(obj{"available": boolean, "suggestions": array(str), "usedBy": str}, "available", "suggestions")},
 

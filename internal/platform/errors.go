@@ -36,6 +36,9 @@ const (
 	// TypeResourceLocked: others kept writing the resource while this
 	// write retried.
 	TypeResourceLocked ErrorType = "ResourceLockedConflict"
+	// TypeReferenceConstraint: the resource cannot be deleted while another
+	// refers to it (an integration version bots installed).
+	TypeReferenceConstraint ErrorType = "ReferenceConstraint"
 	// TypeUnavailable: what the server depends on does not answer (503,
 	// the readiness probe's answer).
 	TypeUnavailable ErrorType = "ServiceUnavailable"
@@ -47,7 +50,7 @@ var ErrorTypes = []ErrorType{
 	TypeInternal, TypeUnauthorized, TypeForbidden, TypePayloadTooLarge, TypeInvalidPayload, TypeUnsupportedMedia,
 	TypeMethodNotFound, TypeResourceNotFound, TypeInvalidQuery, TypeReferenceNotFound, TypeAlreadyExists, TypeRateLimited,
 	TypePaymentRequired, TypeQuotaExceeded, TypeLimitExceeded, TypeResourceGone, TypeOperationTimeout, TypeRuntime,
-	TypeInvalidJSONSchema, TypeResourceLocked, TypeUnavailable,
+	TypeInvalidJSONSchema, TypeResourceLocked, TypeReferenceConstraint, TypeUnavailable,
 }
 
 // Status is the HTTP status that goes with each error type (compat-notes §3).
@@ -67,7 +70,7 @@ func (t ErrorType) Status() int {
 		return 405
 	case TypeResourceNotFound:
 		return 404
-	case TypeAlreadyExists, TypeResourceLocked:
+	case TypeAlreadyExists, TypeResourceLocked, TypeReferenceConstraint:
 		return 409
 	case TypeResourceGone:
 		return 410

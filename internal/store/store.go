@@ -98,6 +98,9 @@ type Store interface {
 	// copy is current.
 	IntegrationVersion(ctx context.Context, id string) (time.Time, error)
 
+	// CountInstallations is how many bots installed the integration
+	// version.
+	CountInstallations(ctx context.Context, integrationID string) (int, error)
 	// UpdateIntegrationStatus stores the registration status of each of
 	// the bot's installations in ins (by integration id and alias), and
 	// nothing else of the bot.

@@ -333,3 +333,9 @@ func (s *Store) UpdateIntegrationStatus(ctx context.Context, botID string, ins [
 		return nil
 	})
 }
+
+func (s *Store) CountInstallations(ctx context.Context, integrationID string) (int, error) {
+	var n int
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM bot_integrations WHERE integration_id = ?`, integrationID).Scan(&n)
+	return n, err
+}

@@ -16,6 +16,11 @@ function textOf(payload) {
 // says why none may come.
 const hintAfterMs = 3000
 
+// hintRecheckMs and hintRechecks: how often, and how many times, the
+// tester looks again for the bot's failure while no reply comes.
+const hintRecheckMs = 2000
+const hintRechecks = 30
+
 // noCode says that the bot answers nothing, having no code, no url and not
 // being a `bp dev` bot; '' otherwise.
 function noCode(bot) {
@@ -99,12 +104,18 @@ export function ChatPage({ botId }) {
       })
       setMessages((old) => (old.some((o) => o.id === message.id) ? old : old.concat({ ...message, isBot: false })))
       setText('')
-      // A message left unanswered for a while gets a word on why.
+      // A message left unanswered for a while gets a word on why, and the
+      // bot's failure as soon as it is logged (a bot's first event may take
+      // a while: its process starts).
       const before = replies.current
-      setTimeout(async () => {
+      const check = async (left) => {
         if (replies.current !== before) return
-        setHint((await lastError(botId, conv.conversation)) || 'No reply yet: the Logs tab of the bot shows what it does.')
-      }, hintAfterMs)
+        const failed = await lastError(botId, conv.conversation)
+        if (replies.current !== before) return
+        setHint(failed || 'No reply yet: the Logs tab of the bot shows what it does.')
+        if (!failed && left > 0) setTimeout(() => check(left - 1), hintRecheckMs)
+      }
+      setTimeout(() => check(hintRechecks), hintAfterMs)
     } catch (err) {
       setError(err)
     }
