@@ -286,7 +286,7 @@ func TestIntegrationInstallations(t *testing.T) {
 			install(other, stranger, map[string]any{"integrationId": spyID}).fail(400, "ReferenceNotFound", spyID)
 
 			// A version a bot installed is not deleted.
-			owner.del("/v1/admin/integrations/" + spyID).fail(409, "ReferenceConstraint", "installed in 1 bot")
+			owner.del("/v1/admin/integrations/"+spyID).fail(409, "ReferenceConstraint", "installed in 1 bot")
 
 			// Removed: the key is dead, the webhook gone.
 			owner.put("/v1/admin/bots/"+botID, map[string]any{"integrations": map[string]any{"spy": nil}}).ok()
