@@ -94,20 +94,20 @@ type webhookDelivery struct {
 
 var _ httpapi.Webhooks = webhookDelivery{}
 
-func (d webhookDelivery) WebhookBot(ctx context.Context, webhookID string) (string, error) {
-	in, err := d.st.GetIntegrationByWebhook(ctx, webhookID)
-	if err == nil && (in.IntegrationID == platform.ChatIntegrationID || in.IntegrationID == platform.LLMIntegrationID) {
-		err = platform.ErrNotFound
-	}
-	return in.BotID, err
-}
-
-func (d webhookDelivery) Webhook(ctx context.Context, webhookID string, req httpapi.WebhookRequest) (httpapi.WebhookAnswer, error) {
-	start := time.Now()
-	ans, b, in, err := d.r.Receive(ctx, webhookID, integration.Request{Method: req.Method, Path: req.Path, Query: req.Query, Header: req.Header, Body: req.Body})
-	if b.ID == "" {
+func (d webhookDelivery) Webhook(ctx context.Context, webhookID string, admit func(string) error, read func() (httpapi.WebhookRequest, error)) (httpapi.WebhookAnswer, error) {
+	b, in, err := d.r.Installation(ctx, webhookID)
+	if err != nil {
 		return httpapi.WebhookAnswer{}, err
 	}
+	if err := admit(b.ID); err != nil {
+		return httpapi.WebhookAnswer{}, err
+	}
+	req, err := read()
+	if err != nil {
+		return httpapi.WebhookAnswer{}, err
+	}
+	start := time.Now()
+	ans, err := d.r.Receive(ctx, b, in, integration.Request{Method: req.Method, Path: req.Path, Query: req.Query, Header: req.Header, Body: req.Body})
 	took := time.Since(start).Round(time.Millisecond)
 	entry := platform.LogEntry{ID: platform.NewID(platform.PrefixLog), BotID: b.ID, Timestamp: time.Now(), Level: "info",
 		Message: fmt.Sprintf("[%s] webhook %s %s: %d in %s", in.Name, req.Method, req.Path, ans.Status, took)}

@@ -199,7 +199,7 @@ func (s *Service) DeleteBot(ctx context.Context, a *platform.Actor, id string) e
 	// provider) while the bot and their keys still exist.
 	if s.registrar != nil {
 		for _, in := range b.Integrations {
-			if deployed(in) {
+			if in.Deployed() {
 				s.registrar.Unregister(ctx, b, in)
 			}
 		}

@@ -714,12 +714,6 @@ type Registrar interface {
 	Unregister(ctx context.Context, b platform.Bot, in platform.BotIntegration)
 }
 
-// deployed tells whether an installation is of an integration a workspace
-// deployed (not a built-in one).
-func deployed(in platform.BotIntegration) bool {
-	return in.IntegrationID != ChatIntegrationID && in.IntegrationID != platform.LLMIntegrationID
-}
-
 // registerInstallations tells the integrations about b's installations
 // that changed since before: each new or changed one is registered and
 // its status stored, each removed one unregistered (its key deleted).
@@ -729,7 +723,7 @@ func (s *Service) registerInstallations(ctx context.Context, before, b *platform
 	for k := range b.Integrations {
 		in := &b.Integrations[k]
 		kept[in.Name+"\x00"+in.IntegrationID] = true
-		if !deployed(*in) || in.Status != "" {
+		if !in.Deployed() || in.Status != "" {
 			continue
 		}
 		if s.registrar == nil {
@@ -741,7 +735,7 @@ func (s *Service) registerInstallations(ctx context.Context, before, b *platform
 	}
 	if before != nil {
 		for _, in := range before.Integrations {
-			if !deployed(in) || kept[in.Name+"\x00"+in.IntegrationID] {
+			if !in.Deployed() || kept[in.Name+"\x00"+in.IntegrationID] {
 				continue
 			}
 			if s.registrar != nil {
@@ -765,7 +759,7 @@ func (s *Service) registerInstallations(ctx context.Context, before, b *platform
 func (s *Service) Installed(ctx context.Context, b platform.Bot) map[string]platform.Integration {
 	var ids []string
 	for _, in := range b.Integrations {
-		if deployed(in) {
+		if in.Deployed() {
 			ids = append(ids, in.IntegrationID)
 		}
 	}

@@ -99,7 +99,7 @@ func (d *Dispatcher) integrationAction(ctx context.Context, b *Bot, alias, actio
 		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the bot's integration %q is disabled", alias+":"+action, alias)
 	}
 	run := d.cfg.Integrations[in.IntegrationID]
-	if run == nil && in.IntegrationID != platform.ChatIntegrationID && in.IntegrationID != platform.LLMIntegrationID {
+	if run == nil && in.Deployed() {
 		run = d.cfg.Deployed
 	}
 	if run == nil {

@@ -203,7 +203,8 @@ func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service, alias bool, 
 			j.Title, j.Description = llmTitle, llmDescription
 			j.WebhookURL = "" // it receives nothing
 		}
-		if i, ok := installed[in.IntegrationID]; ok || in.IntegrationID != admin.ChatIntegrationID && in.IntegrationID != platform.LLMIntegrationID {
+		if in.Deployed() {
+			i, ok := installed[in.IntegrationID]
 			// A deployed integration: its own status and webhook URL.
 			j.WebhookURL, j.Status = svc.IntegrationWebhookURL(in.WebhookID), in.Status
 			if in.StatusReason != "" {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -20,10 +21,11 @@ const WebhookToCode = 32 << 20
 // webhook URLs (<public URL>/webhooks/<webhook id>[/<path>]) to the
 // integrations' code (package integration), whose answer goes back.
 type Webhooks interface {
-	// WebhookBot is the bot whose installation has the webhook id
-	// (platform.ErrNotFound when none has).
-	WebhookBot(ctx context.Context, webhookID string) (string, error)
-	Webhook(ctx context.Context, webhookID string, req WebhookRequest) (WebhookAnswer, error)
+	// Webhook finds the installation with the webhook id
+	// (platform.ErrNotFound when none has), lets admit refuse its bot
+	// (the rate limits), reads the request with read and hands it to the
+	// integration's code.
+	Webhook(ctx context.Context, webhookID string, admit func(botID string) error, read func() (WebhookRequest, error)) (WebhookAnswer, error)
 }
 
 // WebhookRequest is a webhook as received.
@@ -51,24 +53,21 @@ func (a *api) integrationWebhook(w http.ResponseWriter, r *http.Request) error {
 	if id == "" {
 		return platform.Errorf(platform.TypeResourceNotFound, "no webhook id: an installed integration's webhook URL is /webhooks/<webhook id>")
 	}
-	botID, err := a.Webhooks.WebhookBot(r.Context(), id)
-	if err != nil {
-		if err == platform.ErrNotFound {
-			return platform.Errorf(platform.TypeResourceNotFound, "webhook %q not found: no installed integration has it", id)
+	admit := func(botID string) error { return a.admit(w, who{bot: botID, address: clientAddress(r)}) }
+	read := func() (WebhookRequest, error) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return WebhookRequest{}, err // a body past WebhookLimit: 413
 		}
-		return err
+		if len(body) > WebhookToCode {
+			return WebhookRequest{}, platform.Errorf(platform.TypePayloadTooLarge, "the webhook's body is %d bytes; an integration's code receives at most %d", len(body), WebhookToCode)
+		}
+		return WebhookRequest{Method: r.Method, Path: "/" + sub, Query: r.URL.RawQuery, Header: r.Header, Body: body}, nil
 	}
-	if err := a.admit(w, who{bot: botID, address: clientAddress(r)}); err != nil {
-		return err
+	ans, err := a.Webhooks.Webhook(r.Context(), id, admit, read)
+	if errors.Is(err, platform.ErrNotFound) {
+		return platform.Errorf(platform.TypeResourceNotFound, "webhook %q not found: no installed integration has it", id)
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return err // a body past WebhookLimit: 413
-	}
-	if len(body) > WebhookToCode {
-		return platform.Errorf(platform.TypePayloadTooLarge, "the webhook's body is %d bytes; an integration's code receives at most %d", len(body), WebhookToCode)
-	}
-	ans, err := a.Webhooks.Webhook(r.Context(), id, WebhookRequest{Method: r.Method, Path: "/" + sub, Query: r.URL.RawQuery, Header: r.Header, Body: body})
 	if err != nil {
 		return err
 	}

@@ -346,23 +346,27 @@ type Request struct {
 	Body                []byte
 }
 
-// Receive hands a webhook sent to an installation's webhook URL to the
-// integration's webhook handler and returns its answer, which goes back to
-// the provider (a challenge, a CORS preflight, a status). found is false
-// when no deployed integration has that webhook id.
-func (r *Runner) Receive(ctx context.Context, webhookID string, req Request) (ans Answer, b platform.Bot, in platform.BotIntegration, err error) {
-	in, err = r.store.GetIntegrationByWebhook(ctx, webhookID)
-	if err == nil && (in.IntegrationID == platform.ChatIntegrationID || in.IntegrationID == platform.LLMIntegrationID) {
-		err = platform.ErrNotFound // their addresses are elsewhere
+// Installation is the deployed integration's installation that has the
+// webhook id, and its bot (platform.ErrNotFound when none has: the built-in
+// integrations' addresses are elsewhere).
+func (r *Runner) Installation(ctx context.Context, webhookID string) (platform.Bot, platform.BotIntegration, error) {
+	in, err := r.store.GetIntegrationByWebhook(ctx, webhookID)
+	if err == nil && !in.Deployed() {
+		err = platform.ErrNotFound
 	}
 	if err != nil {
-		return ans, b, in, err
+		return platform.Bot{}, in, err
 	}
-	if b, err = r.bot(ctx, in.BotID); err != nil {
-		return ans, b, in, err
-	}
+	b, err := r.bot(ctx, in.BotID)
+	return b, in, err
+}
+
+// Receive hands a webhook sent to the webhook URL of installation in of
+// bot b to the integration's webhook handler and returns its answer, which
+// goes back to the provider (a challenge, a CORS preflight, a status).
+func (r *Runner) Receive(ctx context.Context, b platform.Bot, in platform.BotIntegration, req Request) (Answer, error) {
 	if !in.Enabled {
-		return ans, b, in, platform.Errorf(platform.TypeResourceNotFound, "integration %s of this bot is disabled", in.Name)
+		return Answer{}, platform.Errorf(platform.TypeResourceNotFound, "integration %s of this bot is disabled", in.Name)
 	}
 	headers := map[string]string{}
 	for k, v := range req.Header {
@@ -374,10 +378,9 @@ func (r *Runner) Receive(ctx context.Context, webhookID string, req Request) (an
 	}
 	body, err := json.Marshal(map[string]any{"req": payload})
 	if err != nil {
-		return ans, b, in, err
+		return Answer{}, err
 	}
-	ans, err = r.Send(ctx, b, in, OpWebhook, "", body)
-	return ans, b, in, err
+	return r.Send(ctx, b, in, OpWebhook, "", body)
 }
 
 func (r *Runner) bot(ctx context.Context, botID string) (platform.Bot, error) {

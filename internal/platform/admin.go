@@ -187,6 +187,13 @@ type BotIntegration struct {
 	UpdatedAt    time.Time
 }
 
+// Deployed tells whether the installation is of an integration a workspace
+// deployed, whose code runs (not one of the built-in chat and LLM
+// integrations).
+func (in BotIntegration) Deployed() bool {
+	return in.IntegrationID != ChatIntegrationID && in.IntegrationID != LLMIntegrationID
+}
+
 // An installed integration's registration statuses.
 const (
 	IntegrationRegistered         = "registered"
