@@ -35,10 +35,13 @@ func sdkBots(cfg config.Config, listen net.Addr, bundleAPI *sandbox.Listener, st
 	if len(cfg.BotEgressPorts) > 0 {
 		dialer := &net.Dialer{Timeout: 30 * time.Second, Control: bundleEgressRule(cfg, listen).Control}
 		outbound = &sandbox.Outbound{Ports: cfg.BotEgressPorts, Dial: dialer.DialContext}
+		if cfg.BotHosts != nil {
+			outbound.Lookup = cfg.BotHosts.Lookup(nil)
+		}
 	}
 	host, err := nodehost.New(nodehost.Config{
 		Node: cfg.NodeCommand, Dir: filepath.Join(cfg.DataDir, "node-bots"), MemoryMB: cfg.BotMemory,
-		Lines: lines.add, API: bundleAPI, Outbound: outbound, Unsandboxed: cfg.UnsandboxedBots,
+		Lines: lines.add, API: bundleAPI, Outbound: outbound, Unsandboxed: cfg.UnsandboxedBots, CAFile: cfg.BotCAFile,
 	}, log)
 	if err != nil {
 		lines.close()
@@ -118,11 +121,13 @@ func botURLRule(cfg config.Config, listen net.Addr) egress.Rule {
 	return r
 }
 
-// bundleEgressRule is the address rule of sandboxed bundles' outbound
-// connections: bot code's fetch's (--bot-fetch-private), and never the
-// server's own ports, which a bundle reaches as the API inside its sandbox.
+// bundleEgressRule is the address rule of bot code's outbound connections,
+// sandboxed bundles' and the VM's fetch: public addresses, the addresses of
+// the operator's host entries (--bot-hosts), the rest with
+// --bot-fetch-private; never the server's own ports, which a bundle
+// reaches as the API inside its sandbox.
 func bundleEgressRule(cfg config.Config, listen net.Addr) egress.Rule {
-	return egress.Rule{Private: cfg.BotFetchPrivate, Setting: "--bot-fetch-private", OwnPorts: ownPorts(cfg, listen)}
+	return egress.Rule{Private: cfg.BotFetchPrivate, Allow: cfg.BotHosts.Prefixes(), Setting: "--bot-fetch-private", OwnPorts: ownPorts(cfg, listen)}
 }
 
 // ownPorts are the ports this server listens on (--addr, --debug-addr).

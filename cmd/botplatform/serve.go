@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -31,6 +32,7 @@ import (
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/console"
 	"github.com/botplatform/botplatform/internal/dispatch"
+	"github.com/botplatform/botplatform/internal/egress"
 	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/httpapi"
 	"github.com/botplatform/botplatform/internal/indexing"
@@ -247,6 +249,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	default:
 		log.Warn("no sandbox for bot code: Node bundles will be refused (start with --unsandboxed-bots for a single trusted tenant)", "why", boxErr)
 	}
+	var botCAs *x509.CertPool // the system's, unless the operator adds some
+	if cfg.BotCAFile != "" {
+		if botCAs, err = egress.ReadCAFile(cfg.BotCAFile); err != nil {
+			return err
+		}
+	}
 	bundleAPI := sandbox.NewListener(bundleAPIAddr(ln.Addr()))
 	sdk, nodeRun, closeSDK, err := sdkBots(cfg, ln.Addr(), bundleAPI, st, auth, log)
 	if err != nil {
@@ -261,7 +269,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rtAPI := runtimeapi.New(st, chatSvc, platform.SystemClock{}, runtimeapi.Config{MaxScheduled: cfg.BotMaxScheduled, Channels: integrations})
 	vm := botruntime.New(st, chatSvc, platform.SystemClock{}, botruntime.Config{
 		StateLimit: cfg.BotStateLimit, Memory: int64(cfg.BotMemory) << 20, MaxScheduled: cfg.BotMaxScheduled,
-		Log: log, FetchPrivate: cfg.BotFetchPrivate, Sandbox: boxErr == nil, Workflows: rtAPI, Searcher: botSearch{idx}, Outbound: rtAPI,
+		Log: log, Fetch: bundleEgressRule(cfg, ln.Addr()), Hosts: cfg.BotHosts, RootCAs: botCAs, Sandbox: boxErr == nil, Workflows: rtAPI, Searcher: botSearch{idx}, Outbound: rtAPI,
 	})
 	rt := dispatch.New(st, platform.SystemClock{}, dispatch.Config{
 		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, Poll: cfg.BotPoll, Lease: cfg.JobLease,

@@ -8,7 +8,8 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import fs from 'node:fs/promises'
-import { execFile } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
+import https from 'node:https'
 import os from 'node:os'
 import path from 'node:path'
 import { Client } from '@botpress/client'
@@ -19,6 +20,52 @@ for (const k of Object.keys(process.env)) {
   if (k.startsWith('BP_')) delete process.env[k]
 }
 
+// Where the stand-in of the Telegram Bot API listens: api.telegram.org's
+// port, on an address of this machine that stands for Telegram's.
+const telegramAddr = '127.0.0.3'
+
+// telegramStandIn serves the Bot API methods telegram 0.4.5 calls, over TLS
+// with a self-signed certificate for api.telegram.org, and records them.
+// Port 443 needs the right to bind it: without it, the Telegram test is
+// skipped, saying so.
+async function telegramStandIn(dir) {
+  const key = path.join(dir, 'telegram-key.pem')
+  const caFile = path.join(dir, 'telegram-cert.pem')
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
+    '-subj', '/CN=api.telegram.org', '-addext', 'subjectAltName=DNS:api.telegram.org', '-keyout', key, '-out', caFile], { stdio: 'ignore' })
+  const calls = []
+  let messageId = 100
+  const answer = (method, body) => {
+    switch (method) {
+      case 'setWebhook': case 'deleteWebhook': return true
+      case 'getUserProfilePhotos': return { total_count: 0, photos: [] }
+      case 'sendMessage': return { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: 'private' }, text: body.text }
+      default: return undefined
+    }
+  }
+  const server = https.createServer({ key: await fs.readFile(key), cert: await fs.readFile(caFile) }, (req, res) => {
+    let raw = ''
+    req.on('data', (c) => { raw += c })
+    req.on('end', () => {
+      const [, token, method] = req.url.match(/^\/bot([^/]+)\/(\w+)/) ?? []
+      const body = raw ? JSON.parse(raw) : {}
+      calls.push({ token, method, body })
+      const result = answer(method, body)
+      res.writeHead(result === undefined ? 404 : 200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(result === undefined ? { ok: false, error_code: 404, description: 'Not Found' } : { ok: true, result }))
+    })
+  })
+  const listening = await new Promise((resolve) => {
+    server.once('error', (err) => resolve(err))
+    server.listen(443, telegramAddr, () => resolve(true))
+  })
+  if (listening !== true) {
+    console.log(`upstream: the Telegram stand-in cannot listen on ${telegramAddr}:443 (${listening.code}): its test is skipped`)
+    return { caFile, calls, skip: `the stand-in cannot listen on ${telegramAddr}:443 (${listening.code})` }
+  }
+  return { caFile, calls, server }
+}
+
 const kit = path.resolve(import.meta.dirname, '..', 'upstream')
 // The snapshot beside the repository (BOTPLATFORM_UPSTREAM names another
 // place). Without it the suite is skipped, saying so.
@@ -27,15 +74,18 @@ const skip = !existsSync(path.join(snapshot, 'integrations')) && `no snapshot of
 if (skip) console.log(`upstream: skipped: ${skip}`)
 const bpBin = path.join(kit, 'node_modules/@botpress/cli/bin.js')
 
-let server, client, home, work
+let server, client, home, work, telegram
 
 const bp = (dir, args, opts) => runBp(bpBin, dir, home, args, opts)
 
 before(async () => {
   if (skip) return
-  server = await startServer()
-  client = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
   home = await fs.mkdtemp(path.join(os.tmpdir(), 'bp-home-'))
+  telegram = await telegramStandIn(home)
+  // The operator points integration code's api.telegram.org at the
+  // stand-in and has it trust the stand-in's certificate (docs/integrations.md).
+  server = await startServer({ args: ['--bot-hosts', `api.telegram.org=${telegramAddr}`, '--bot-ca-file', telegram.caFile] })
+  client = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
   // The monorepo's layout, inside the kit so that its packages resolve: the
   // root tsconfig.json the packages extend, the integrations, and
   // @botpress/sdk-addons (a workspace package there) as a module.
@@ -50,6 +100,7 @@ before(async () => {
 
 after(async () => {
   await server?.stop()
+  telegram?.server?.close()
   if (work) await fs.rm(work, { recursive: true, force: true })
   if (home) await fs.rm(home, { recursive: true, force: true })
 })
@@ -156,4 +207,58 @@ test('the repository\'s bots deploy with their integrations, each installation r
       assert.match(telegram.statusReason, /^configuration: botToken/)
     }
   }
+})
+
+test('telegram 0.4.5 against a stand-in of the Telegram Bot API: register sets the webhook, a message in, the echo out', { skip }, async (t) => {
+  if (telegram.skip) return t.skip(telegram.skip)
+  const { integration } = await client.getIntegrationByName({ name: 'upstream/telegram', version: 'latest' })
+  assert.equal(integration.version, '0.4.5')
+  const { bot } = await client.createBot({
+    name: 'telegram-echo',
+    code: "bot.on.message('*', async ({ message, client }) => {\n  await client.createMessage({ conversationId: message.conversationId, payload: { type: 'text', text: 'echo: ' + message.payload.text } })\n})",
+  })
+  const token = '123456:stand-in-token'
+  const { bot: updated } = await client.updateBot({ id: bot.id, integrations: { [integration.id]: { enabled: true, configuration: { botToken: token } } } })
+  const installed = updated.integrations[integration.id]
+  assert.equal(installed.status, 'registered', installed.statusReason)
+  assert.deepEqual(telegram.calls.map((c) => [c.token, c.method, c.body.url]), [[token, 'setWebhook', installed.webhookUrl]])
+
+  // What Telegram posts to the webhook when a user writes to the bot.
+  const update = {
+    update_id: 1,
+    message: { message_id: 7, date: Math.floor(Date.now() / 1000), text: 'hello', chat: { id: 4242, type: 'private', first_name: 'Ada' },
+      from: { id: 4242, is_bot: false, first_name: 'Ada', last_name: 'Lovelace' } },
+  }
+  const res = await fetch(installed.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(update) })
+  assert.equal(res.status, 200, await res.text())
+
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const sent = telegram.calls.find((c) => c.method === 'sendMessage')
+    if (sent) {
+      assert.equal(sent.token, token)
+      assert.deepEqual({ chat: String(sent.body.chat_id), text: sent.body.text }, { chat: '4242', text: 'echo: hello' })
+      break
+    }
+    if (Date.now() > deadline) {
+      const { logs } = await client.getBotLogs({ id: bot.id, timeStart: '2020-01-01T00:00:00Z' })
+      assert.fail(`no reply reached the stand-in; its calls: ${JSON.stringify(telegram.calls)}; the bot's logs:\n${logs.map((l) => `${l.level} ${l.message}`).join('\n')}`)
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  // The user as the integration made it, named after the Telegram user, and the conversation tagged with the chat.
+  const runtime = new Client({ apiUrl: server.apiUrl, token: server.token, botId: bot.id })
+  const { conversations } = await runtime.listConversations({ tags: { 'telegram:id': '4242' } })
+  assert.equal(conversations.length, 1)
+  const { messages } = await runtime.listMessages({ conversationId: conversations[0].id })
+  assert.deepEqual(messages.map((m) => [m.direction, m.payload.text]).sort(), [['incoming', 'hello'], ['outgoing', 'echo: hello']])
+  const incoming = messages.find((m) => m.direction === 'incoming')
+  const { user } = await runtime.getUser({ id: incoming.userId })
+  assert.equal(user.name, 'Ada Lovelace')
+  assert.equal(user.tags['telegram:id'], '4242')
+  assert.ok(telegram.calls.some((c) => c.method === 'getUserProfilePhotos' && c.body.user_id === 4242))
+
+  // Removing the installation calls unregister: the webhook is deleted.
+  await client.updateBot({ id: bot.id, integrations: { [integration.id]: null } })
+  assert.ok(telegram.calls.some((c) => c.method === 'deleteWebhook' && c.token === token && c.body.drop_pending_updates === true), JSON.stringify(telegram.calls))
 })

@@ -2,6 +2,7 @@ package botruntime
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -50,11 +51,10 @@ func (e *errFetchRefused) Error() string { return e.msg }
 // refusing addresses fetch may not reach (the rule of egress, which a
 // bot's url follows too), and redirects to allowed hosts.
 func (r *Runtime) fetchClient(allow []string) *http.Client {
-	rule := egress.Rule{Private: r.cfg.FetchPrivate, Setting: "--bot-fetch-private"}
-	dialer := &net.Dialer{Timeout: fetchTimeout, Control: rule.Control}
+	dialer := &net.Dialer{Timeout: fetchTimeout, Control: r.cfg.Fetch.Control}
 	return &http.Client{
-		Transport: &http.Transport{Proxy: nil, DialContext: dialer.DialContext, TLSHandshakeTimeout: fetchTimeout, ResponseHeaderTimeout: fetchTimeout,
-			DisableKeepAlives: true},
+		Transport: &http.Transport{Proxy: nil, DialContext: r.cfg.Hosts.Dial(dialer.DialContext), TLSHandshakeTimeout: fetchTimeout,
+			ResponseHeaderTimeout: fetchTimeout, DisableKeepAlives: true, TLSClientConfig: &tls.Config{RootCAs: r.cfg.RootCAs}},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= fetchRedirects {
 				return &errFetchRefused{fmt.Sprintf("more than %d redirects", fetchRedirects)}

@@ -6,6 +6,7 @@ package botruntime
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/config"
 	"github.com/botplatform/botplatform/internal/dispatch"
+	"github.com/botplatform/botplatform/internal/egress"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/sdkbot"
 )
@@ -34,10 +36,14 @@ type Config struct {
 	Sandbox bool
 	// MaxScheduled caps a bot's pending scheduled events.
 	MaxScheduled int
-	// FetchPrivate lets bot code's fetch reach loopback, private and
-	// link-local addresses.
-	FetchPrivate bool
-	Log          *slog.Logger
+	// Fetch is the address rule of bot code's fetch (package egress);
+	// Hosts are the operator's static host entries (--bot-hosts), which
+	// fetch dials at their addresses; RootCAs are the certificate
+	// authorities it trusts (nil: the system's).
+	Fetch   egress.Rule
+	Hosts   egress.Hosts
+	RootCAs *x509.CertPool
+	Log     *slog.Logger
 
 	// Workflows gives the workflow_update events their payloads (nil: no
 	// workflow event is delivered).

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/blob"
+	"github.com/botplatform/botplatform/internal/egress"
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/ratelimit"
 )
@@ -65,6 +66,13 @@ type Config struct {
 	// BotEgressPorts are the TCP ports sandboxed Node bundles may connect
 	// to on any IPv4 address, under the rule of BotFetchPrivate.
 	BotEgressPorts []int
+	// BotHosts are static host entries for bot code's outbound
+	// connections (a name stands for these addresses instead of what DNS
+	// says, and they are reachable whatever BotFetchPrivate says).
+	BotHosts egress.Hosts
+	// BotCAFile is a PEM file of certificate authorities bot code trusts
+	// besides the system's.
+	BotCAFile string
 	// UnsandboxedBots runs Node bundles as the server's own user where no
 	// sandbox can be made (one trusted tenant only).
 	UnsandboxedBots bool
@@ -216,6 +224,13 @@ func settings(c *Config, p *pending) []setting {
 				c.BotEgressPorts, err = ports(s.flag, v)
 				return err
 			}},
+		{flag: "bot-hosts", env: "BOT_HOSTS", usage: "static host entries for bot and integration code, comma-separated (api.example.com=10.0.0.5): the name stands for the address instead of what DNS says, and the address is reachable although it may not be public; for a service on the deployment's own network, or a stand-in of one in tests",
+			set: func(s setting, v string) error {
+				var err error
+				c.BotHosts, err = egress.ParseHosts(s.flag, v)
+				return err
+			}},
+		{flag: "bot-ca-file", env: "BOT_CA_FILE", usage: "PEM file of certificate authorities that bot and integration code trusts besides the system's (a company's own CA, a TLS-inspecting proxy's)", set: text(&c.BotCAFile)},
 		{flag: "unsandboxed-bots", env: "UNSANDBOXED_BOTS", def: "false", isBool: true, usage: "run Node bundles without a sandbox, as the server's own user, where this machine cannot make one (single tenant only: any developer's bundle can then read the server's data)", set: boolean(&c.UnsandboxedBots)},
 		{flag: "bot-url-private", env: "BOT_URL_PRIVATE", usage: "address ranges (10.0.0.0/8,fd00::/8) that bots' urls may reach although not public; others, loopback aside on a server that listens only on loopback, are refused after DNS resolution",
 			set: func(s setting, v string) error {
@@ -440,6 +455,11 @@ func (c *Config) validate() error {
 		}
 		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("%s: must be an absolute http(s) URL", name))
+		}
+	}
+	if c.BotCAFile != "" {
+		if _, err := egress.ReadCAFile(c.BotCAFile); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {

@@ -1,9 +1,16 @@
 package config
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"maps"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -339,5 +346,50 @@ func TestBotEgressPortsFlag(t *testing.T) {
 		{"", []string{"--bot-egress-ports", ""}, "[]", ""},
 		{"", []string{"--bot-egress-ports", "https"}, "", `bot-egress-ports: "https" is not a TCP port`},
 		{"", []string{"--bot-egress-ports", "70000"}, "", `bot-egress-ports: "70000" is not a TCP port`},
+	})
+}
+
+func TestBotHostsFlag(t *testing.T) {
+	testListFlag(t, "BOTPLATFORM_BOT_HOSTS", func(c Config) any { return c.BotHosts }, []listFlagCase{
+		{"", nil, "map[]", ""},
+		{"", []string{"--bot-hosts", "API.Example.com.=10.0.0.5, api.example.com=::ffff:10.0.0.6,db.internal=fd00::1"},
+			"map[api.example.com:[10.0.0.5 10.0.0.6] db.internal:[fd00::1]]", ""},
+		{"x.example=127.0.0.2", nil, "map[x.example:[127.0.0.2]]", ""},
+		{"", []string{"--bot-hosts", "api.example.com"}, "", `bot-hosts: "api.example.com" is not an entry such as api.example.com=10.0.0.5`},
+		{"", []string{"--bot-hosts", "api.example.com=internal"}, "", `bot-hosts: "api.example.com=internal" is not an entry`},
+		{"", []string{"--bot-hosts", "=10.0.0.1"}, "", `bot-hosts: "=10.0.0.1" is not an entry`},
+		{"", []string{"--bot-hosts", "http://a=10.0.0.1"}, "", `bot-hosts: "http://a=10.0.0.1" is not an entry`},
+	})
+}
+
+func TestBotCAFileFlag(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"}, IsCA: true, BasicConstraintsValid: true,
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := write("ca.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})))
+	keyDER, _ := x509.MarshalECPrivateKey(key)
+	withKey := write("with-key.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))+string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})))
+	testListFlag(t, "BOTPLATFORM_BOT_CA_FILE", func(c Config) any { return c.BotCAFile }, []listFlagCase{
+		{"", nil, "", ""},
+		{"", []string{"--bot-ca-file", good}, good, ""},
+		{"", []string{"--bot-ca-file", filepath.Join(dir, "missing.pem")}, "", "bot-ca-file: open " + filepath.Join(dir, "missing.pem")},
+		{"", []string{"--bot-ca-file", write("empty.pem", "")}, "", "no certificate in it"},
+		{"", []string{"--bot-ca-file", write("junk.pem", "not a certificate")}, "", "text that is not a PEM block"},
+		{"", []string{"--bot-ca-file", withKey}, "", `a "EC PRIVATE KEY" block, where only certificates belong`},
 	})
 }

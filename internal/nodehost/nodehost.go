@@ -38,6 +38,9 @@ type Config struct {
 	Outbound    *sandbox.Outbound
 	Unsandboxed bool
 	Limits      sandbox.Limits // what a sandboxed process may use besides memory (MemoryMB)
+	// CAFile is a PEM file of certificate authorities the processes trust besides Node's own
+	// (NODE_EXTRA_CA_CERTS; a sandbox gets a copy).
+	CAFile string
 }
 
 // Bundle is one version of a bot's code. BotID and Version identify it: the Code of a version that already
@@ -285,6 +288,9 @@ func (h *Host) spawn(b Bundle, check bool) (*proc, error) {
 				{Name: "bundle.cjs", Path: f.Name()}},
 			Limits: h.cfg.Limits,
 		}
+		if h.cfg.CAFile != "" {
+			box.Files = append(box.Files, sandbox.File{Name: "extra-ca.pem", Path: h.cfg.CAFile})
+		}
 		box.Limits.Memory = uint64(h.cfg.MemoryMB+memoryHeadroomMB) << 20
 		if h.cfg.API != nil {
 			box.Listen = []string{h.cfg.API.Addr().String()}
@@ -294,6 +300,13 @@ func (h *Host) spawn(b Bundle, check bool) (*proc, error) {
 		}
 		script, bundle, home = "/app/host.js", "/app/bundle.cjs", "/tmp"
 		env = append([]string{"TMPDIR=/tmp"}, b.Env...)
+	}
+	if ca := h.cfg.CAFile; ca != "" {
+		if box != nil {
+			ca = "/app/extra-ca.pem"
+		}
+		// Last: the operator's setting wins over a bundle's own Env.
+		env = append(env[:len(env):len(env)], "NODE_EXTRA_CA_CERTS="+ca)
 	}
 	args := []string{script, bundle}
 	if check {
