@@ -82,6 +82,9 @@ func testFetchAllowlisted(t *testing.T, s *testServer) {
 		"http://other.invalid/": "error Forbidden: fetch: other.invalid is not on the bot's fetch allowlist",
 		"ftp://localhost/":      "error InvalidPayload: url: must be an absolute http or https URL",
 		"many":                  "error LimitExceeded: fetch: at most 20 calls per run of the bot's code",
+		// The server itself is never reached, whatever --bot-fetch-private says.
+		strings.Replace(s.URL, "127.0.0.1", "localhost", 1) + "/v1/admin/workspaces": "error Forbidden: fetch: address 127.0.0.1:" +
+			s.URL[strings.LastIndex(s.URL, ":")+1:] + " is this server itself",
 	} {
 		if got := textOf(e.ask(u, conv, path)); got != want {
 			t.Errorf("fetch %s: %q, want %q", path, got, want)
