@@ -51,8 +51,10 @@ const composite = new Set(['uploadFile'])
 // (its path is a value of that route's parameter): GET /workspaces/public is
 // getWorkspace of a workspace "public", GET /integrations/iaks getIntegration
 // of an integration "iaks", GET /integrations/{id}/logs getIntegrationByName of
-// version "logs". Their rows are checked to exist only.
-const shadowed = new Set(['listPublicWorkspaces', 'getMultipleUsages', 'getIntegrationLogs', 'listIntegrationApiKeys'])
+// version "logs", GET /plugins/{id}/dereferenced getPluginByName of version
+// "dereferenced" (and the hub's alike). Their rows are checked to exist only.
+const shadowed = new Set(['listPublicWorkspaces', 'getMultipleUsages', 'getIntegrationLogs', 'listIntegrationApiKeys',
+  'getDereferencedPlugin', 'getDereferencedPublicPluginById'])
 
 let server, client
 

@@ -368,17 +368,17 @@ func (s *Service) apply(ctx context.Context, b *platform.Bot, in *BotInput) erro
 	if in.Layers != nil {
 		sp.Layers = *in.Layers
 	}
-	for _, k := range sortedKeys(in.Plugins) {
-		if !isNull(in.Plugins[k]) {
-			return platform.Errorf(platform.TypeReferenceNotFound, "plugins.%s: plugin not found; this server has no plugin registry", k)
-		}
-	}
 	for _, k := range sortedKeys(in.Integrations) {
 		if err := s.applyIntegration(ctx, b, k, in.Integrations[k]); err != nil {
 			return err
 		}
 	}
-	return nil
+	for _, k := range sortedKeys(in.Plugins) {
+		if err := s.applyPlugin(ctx, b, k, in.Plugins[k]); err != nil {
+			return err
+		}
+	}
+	return checkPluginBacking(b)
 }
 
 // integrationPatch is one entry of updateBot's integrations map.

@@ -31,15 +31,17 @@ import (
 // documents kept as given; in an update, a null entry of a map (an action,
 // an event, a channel…) removes it and a field left out keeps its value.
 type IntegrationInput struct {
-	Name             *string            `json:"name"`
-	Version          *string            `json:"version"`
-	Title            *string            `json:"title"`
-	Description      *string            `json:"description"`
-	URL              *string            `json:"url"`
-	SDKVersion       *string            `json:"sdkVersion"`
-	Icon             *string            `json:"icon"`
-	Readme           *string            `json:"readme"`
-	Code             *string            `json:"code"`
+	Name        *string `json:"name"`
+	Version     *string `json:"version"`
+	Title       *string `json:"title"`
+	Description *string `json:"description"`
+	URL         *string `json:"url"`
+	SDKVersion  *string `json:"sdkVersion"`
+	Icon        *string `json:"icon"`
+	Readme      *string `json:"readme"`
+	// Code is an integration's bundle (a string), or a plugin's bundles
+	// ({"node": …, "browser": …}), kept as that JSON.
+	Code             json.RawMessage    `json:"code"`
 	Dev              *bool              `json:"dev"`
 	Public           *bool              `json:"public"`
 	Visibility       *string            `json:"visibility"`
@@ -59,6 +61,9 @@ type IntegrationInput struct {
 	Attributes       json.RawMessage    `json:"attributes"`
 	ExtraOperations  json.RawMessage    `json:"extraOperations"`
 	NameTemplate     json.RawMessage    `json:"nameTemplate"` // an interface's
+	Conversation     json.RawMessage    `json:"conversation"` // a plugin's
+	Message          json.RawMessage    `json:"message"`      // a plugin's
+	Dependencies     json.RawMessage    `json:"dependencies"` // a plugin's
 }
 
 // Reserved integration names: the built-in integrations', which bots
@@ -170,7 +175,11 @@ func applyIntegration(i *platform.Integration, in *IntegrationInput, update bool
 		*f.dst = *f.v
 	}
 	if in.Code != nil {
-		i.Code = *in.Code
+		var code string
+		if json.Unmarshal(in.Code, &code) != nil {
+			code = string(in.Code) // a plugin's bundles, checked by the request's schema
+		}
+		i.Code = code
 	}
 	switch {
 	case in.Visibility != nil:
@@ -214,6 +223,7 @@ func applyIntegration(i *platform.Integration, in *IntegrationInput, update bool
 		{in.Actions, &sp.Actions, true}, {in.Entities, &sp.Entities, true}, {in.User, &sp.User, false},
 		{in.Identifier, &sp.Identifier, false}, {in.Interfaces, &sp.Interfaces, true}, {in.Attributes, &sp.Attributes, true},
 		{in.ExtraOperations, &sp.ExtraOperations, true}, {in.NameTemplate, &sp.NameTemplate, false},
+		{in.Conversation, &sp.Conversation, false}, {in.Message, &sp.Message, false}, {in.Dependencies, &sp.Dependencies, false},
 	} {
 		if f.v == nil {
 			continue
@@ -407,15 +417,16 @@ func (s *Service) DeleteVersion(ctx context.Context, a *platform.Actor, k Kind, 
 	if err := require(a, platform.RoleDeveloper, "deleting an "+k.noun); err != nil {
 		return err
 	}
-	if k == Integrations {
-		// Bots run what they installed: the version stays while one has it.
-		if n, err := s.store.CountInstallations(ctx, id); err != nil {
+	// Bots run what they installed: the version stays while one has it.
+	count := map[Kind]func(context.Context, string) (int, error){Integrations: s.store.CountInstallations, Plugins: s.store.CountPluginInstallations}[k]
+	if count != nil {
+		if n, err := count(ctx, id); err != nil {
 			return err
 		} else if n > 0 {
 			if _, err := s.GetVersion(ctx, a, k, id); err != nil {
 				return err
 			}
-			return platform.Errorf(platform.TypeReferenceConstraint, "integration %s is installed in %d bot(s): remove it from them (updateBot) first", id, n)
+			return platform.Errorf(platform.TypeReferenceConstraint, "%s %s is installed in %d bot(s): remove it from them (updateBot) first", k.noun, id, n)
 		}
 	}
 	return notFound(s.definitions(k).del(ctx, a.Member.WorkspaceID, id), k.noun, id)
@@ -657,6 +668,15 @@ func checkConfiguration(i platform.Integration, in *platform.BotIntegration) err
 	if !ok {
 		return fmt.Errorf("configurationType: integration %s has no configuration %q", i.Name, in.ConfigurationType)
 	}
+	if err := checkAgainst(src, in.Configuration); err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	return nil
+}
+
+// checkAgainst checks a configuration against a definition's JSON Schema
+// for it (none: anything goes); the error names the field at fault.
+func checkAgainst(src json.RawMessage, cfg map[string]any) error {
 	if len(src) == 0 || string(src) == "null" {
 		return nil
 	}
@@ -664,14 +684,14 @@ func checkConfiguration(i platform.Integration, in *platform.BotIntegration) err
 	if err != nil {
 		return nil // checked at deployment; a version deployed before that check runs unchecked
 	}
-	cfg, err := json.Marshal(in.Configuration)
+	raw, err := json.Marshal(cfg)
 	if err != nil {
-		return errors.New("configuration: must be an object")
+		return errors.New("must be an object")
 	}
-	if err := jsonbody.Check(cfg, sch); err != nil {
+	if err := jsonbody.Check(raw, sch); err != nil {
 		var pe *platform.Error
 		if errors.As(err, &pe) {
-			return fmt.Errorf("configuration: %s", pe.Message)
+			return errors.New(pe.Message)
 		}
 		return err
 	}
@@ -755,8 +775,17 @@ func (s *Service) registerInstallations(ctx context.Context, before, b *platform
 }
 
 // Installed returns the integration versions (without their code) of the
-// bot's deployed integrations, by id; what cannot be read is left out.
+// bot's deployed integrations and its plugins' versions, by id; what
+// cannot be read is left out.
 func (s *Service) Installed(ctx context.Context, b platform.Bot) map[string]platform.Integration {
+	out := s.installedIntegrations(ctx, b)
+	for id, p := range s.installedPlugins(ctx, b) {
+		out[id] = p
+	}
+	return out
+}
+
+func (s *Service) installedIntegrations(ctx context.Context, b platform.Bot) map[string]platform.Integration {
 	var ids []string
 	for _, in := range b.Integrations {
 		if in.Deployed() {
@@ -792,6 +821,7 @@ type Kind struct{ noun string }
 var (
 	Integrations = Kind{"integration"}
 	Interfaces   = Kind{"interface"}
+	Plugins      = Kind{"plugin"}
 )
 
 // versionStore is the store's access to one kind's versions.
@@ -805,8 +835,11 @@ type versionStore struct {
 }
 
 func (s *Service) definitions(k Kind) versionStore {
-	if k == Interfaces {
+	switch k {
+	case Interfaces:
 		return versionStore{s.store.CreateInterface, s.store.GetInterface, s.store.GetInterfaceByName, s.store.UpdateInterface, s.store.DeleteInterface, s.store.ListInterfaces}
+	case Plugins:
+		return versionStore{s.store.CreatePlugin, s.store.GetPlugin, s.store.GetPluginByName, s.store.UpdatePlugin, s.store.DeletePlugin, s.store.ListPlugins}
 	}
 	return versionStore{s.store.CreateIntegration, s.store.GetIntegration, s.store.GetIntegrationByName, s.store.UpdateIntegration, s.store.DeleteIntegration, s.store.ListIntegrations}
 }
@@ -815,6 +848,9 @@ func (s *Service) definitions(k Kind) versionStore {
 // (each entry names an interface by id, which the workspace must see) and
 // completes each entry with the interface's name and version.
 func (s *Service) implemented(ctx context.Context, a *platform.Actor, k Kind, i *platform.Integration) error {
+	if k == Plugins {
+		return s.dependencies(ctx, a, i)
+	}
 	if k != Integrations || len(i.Spec.Interfaces) == 0 {
 		return nil
 	}
@@ -842,4 +878,63 @@ func (s *Service) implemented(ctx context.Context, a *platform.Actor, k Kind, i 
 	}
 	i.Spec.Interfaces = raw
 	return nil
+}
+
+// dependencies resolves the interfaces and integrations a plugin depends
+// on, each entry naming a version by id or by name and version (a range
+// too), among the workspace's own versions and the hub's, to {id, name,
+// version}.
+func (s *Service) dependencies(ctx context.Context, a *platform.Actor, i *platform.Integration) error {
+	type ref struct{ ID, Name, Version string }
+	var deps struct{ Interfaces, Integrations map[string]ref }
+	if len(i.Spec.Dependencies) > 0 {
+		if err := json.Unmarshal(i.Spec.Dependencies, &deps); err != nil {
+			return platform.Invalid("dependencies", "must be {interfaces, integrations}, each an object of references")
+		}
+	}
+	out := map[string]map[string]any{"interfaces": {}, "integrations": {}}
+	for _, d := range []struct {
+		field   string
+		kind    Kind
+		entries map[string]ref
+	}{{"interfaces", Interfaces, deps.Interfaces}, {"integrations", Integrations, deps.Integrations}} {
+		for _, alias := range sortedKeys(d.entries) {
+			e := d.entries[alias]
+			field := "dependencies." + d.field + "." + alias
+			var v platform.Integration
+			var err error
+			switch {
+			case e.ID != "":
+				v, err = s.usableVersion(ctx, a.Member.WorkspaceID, d.kind, e.ID)
+			case e.Name != "" && e.Version != "":
+				if v, err = s.GetVersionByName(ctx, a, d.kind, e.Name, e.Version); isNotFound(err) {
+					v, err = s.HubVersion(ctx, d.kind, e.Name, e.Version)
+				}
+			default:
+				return platform.Invalid(field, "names a version by id, or by name and version")
+			}
+			if isNotFound(err) {
+				return platform.Errorf(platform.TypeReferenceNotFound, "%s: %s", field, err.(*platform.Error).Message)
+			} else if err != nil {
+				return err
+			}
+			out[d.field][alias] = map[string]any{"id": v.ID, "name": v.Name, "version": v.Version}
+		}
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	i.Spec.Dependencies = raw
+	return nil
+}
+
+// usableVersion is a version workspace ws may use: its own, or
+// the hub's.
+func (s *Service) usableVersion(ctx context.Context, ws string, k Kind, id string) (platform.Integration, error) {
+	i, err := s.definitions(k).get(ctx, id)
+	if err == nil && i.WorkspaceID != ws && !i.InHub() {
+		err = platform.ErrNotFound
+	}
+	return i, notFound(err, k.noun, id)
 }

@@ -18,6 +18,7 @@ type Store interface {
 	AppendAuditRecords(ctx context.Context, recs []audit.Record) error
 	BotAnalytics(ctx context.Context, botID string, from, to int64) (map[int64]*store.DayAnalytics, error)
 	CountInstallations(ctx context.Context, integrationID string) (int, error)
+	CountPluginInstallations(ctx context.Context, pluginID string) (int, error)
 	CreateAccount(ctx context.Context, a platform.Account) error
 	CreateBot(ctx context.Context, b platform.Bot) error
 	CreateBotKey(ctx context.Context, workspaceID string, t platform.Token) error
@@ -26,6 +27,7 @@ type Store interface {
 	CreateMember(ctx context.Context, m platform.Member) error
 	CreateOwner(ctx context.Context, a platform.Account, w platform.Workspace, m platform.Member, t platform.Token) error
 	CreatePAT(ctx context.Context, t platform.Token) error
+	CreatePlugin(ctx context.Context, i platform.Integration) error
 	CreateWorkspace(ctx context.Context, w platform.Workspace, owner platform.Member) error
 	DeleteBot(ctx context.Context, workspaceID, id string) ([]string, error)
 	DeleteBotKey(ctx context.Context, workspaceID, id string) error
@@ -33,6 +35,7 @@ type Store interface {
 	DeleteInterface(ctx context.Context, workspaceID, id string) error
 	DeleteMember(ctx context.Context, workspaceID, id string) error
 	DeletePAT(ctx context.Context, accountID, id string) error
+	DeletePlugin(ctx context.Context, workspaceID, id string) error
 	DeleteWorkspace(ctx context.Context, id string) ([]string, error)
 	Empty(ctx context.Context) (bool, error)
 	GetAccountByEmail(ctx context.Context, email string) (platform.Account, error)
@@ -47,6 +50,8 @@ type Store interface {
 	GetInterfaceByName(ctx context.Context, name, version string) (platform.Integration, error)
 	GetMember(ctx context.Context, workspaceID, accountID string) (platform.Member, error)
 	GetMemberByID(ctx context.Context, workspaceID, id string) (platform.Member, error)
+	GetPlugin(ctx context.Context, id string) (platform.Integration, error)
+	GetPluginByName(ctx context.Context, name, version string) (platform.Integration, error)
 	GetPreference(ctx context.Context, o store.PreferenceOwner, key string) (json.RawMessage, error)
 	GetWorkspace(ctx context.Context, id string) (platform.Workspace, error)
 	GetWorkspaceByHandle(ctx context.Context, handle string) (platform.Workspace, error)
@@ -60,6 +65,7 @@ type Store interface {
 	ListLogs(ctx context.Context, f store.LogFilter) ([]platform.LogEntry, string, error)
 	ListMembers(ctx context.Context, workspaceID string, p store.Page) ([]platform.Member, string, error)
 	ListPATs(ctx context.Context, accountID string) ([]platform.Token, error)
+	ListPlugins(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error)
 	ListWorkspaces(ctx context.Context, accountID string, f store.WorkspaceFilter) ([]platform.Workspace, string, error)
 	PruneAuditRecords(ctx context.Context, before time.Time) (int, error)
 	SaveBotVersion(ctx context.Context, workspaceID string, v platform.BotVersion, keep int, update *platform.Bot) (platform.BotVersion, error)
@@ -70,6 +76,7 @@ type Store interface {
 	UpdateIntegrationStatus(ctx context.Context, botID string, ins []platform.BotIntegration) error
 	UpdateInterface(ctx context.Context, i platform.Integration) error
 	UpdateMemberRole(ctx context.Context, workspaceID, id string, role platform.Role) error
+	UpdatePlugin(ctx context.Context, i platform.Integration) error
 	UpdateWorkspace(ctx context.Context, w platform.Workspace) error
 	WorkspaceIDs(ctx context.Context) ([]string, error)
 }

@@ -71,6 +71,7 @@ func (a *api) adminRoutes() *table {
 	t.handle("POST /v1/admin/bots/import", "importBot", nil, a.workspace(a.importBot))
 
 	a.integrationRoutes(t)
+	a.pluginRoutes(t)
 	t.handle("GET /v1/admin/hub/integrations/{id}", "getPublicIntegrationById", nil, a.workspace(a.getPublicIntegrationByID))
 	t.handle("GET /v1/admin/hub/integrations/{name}/{version}", "getPublicIntegration", nil, a.workspace(a.getPublicIntegration))
 

@@ -228,6 +228,9 @@ func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service, alias bool, 
 		}
 		out.Integrations[key] = j
 	}
+	for _, p := range b.Plugins {
+		out.Plugins[p.Alias] = botPluginJSON(p, installed)
+	}
 	return out
 }
 

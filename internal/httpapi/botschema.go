@@ -72,7 +72,13 @@ func botSchema(update bool) *jsonbody.Schema {
 			"enabled": boolean, "integrationId": str, "configurationType": obj{"type": []string{"string", "null"}},
 			"configuration": object, "disabledChannels": obj{"type": "array", "items": str},
 		}))
-		props["plugins"] = mapOf(obj{"type": "object", "required": []string{"id"}})
+		props["plugins"] = mapOf(strict(obj{
+			"id": str, "enabled": boolean, "configuration": object,
+			"interfaces": obj{"type": "object", "additionalProperties": strict(obj{"integrationId": str, "integrationAlias": str,
+				"integrationInterfaceAlias": str}, "integrationId")},
+			"integrations": obj{"type": "object", "additionalProperties": strict(obj{"integrationId": str, "integrationAlias": str},
+				"integrationId", "integrationAlias")},
+		}, "id"))
 		// The definition says the hosted service ignores it; older CLIs
 		// still send it.
 		props["shouldMergePlugins"] = boolean

@@ -114,6 +114,23 @@ type Bot struct {
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	Integrations  []BotIntegration
+	Plugins       []BotPlugin
+}
+
+// BotPlugin is a plugin a bot installed under Alias: a version of it, its
+// configuration, and the bot's integrations that back the plugin's
+// interfaces and integrations (as updateBot's answer shows them).
+type BotPlugin struct {
+	Alias         string
+	PluginID      string
+	Name          string
+	Version       string
+	Enabled       bool
+	Configuration map[string]any
+	Interfaces    json.RawMessage // alias → {integrationId, integrationAlias, integrationInterfaceAlias?, interfaceId}
+	Integrations  json.RawMessage // alias → {integrationId, integrationAlias}
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // BotSummary is a bot as listBots shows it. Its tags stay in their stored

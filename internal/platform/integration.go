@@ -55,11 +55,22 @@ type IntegrationSpec struct {
 	Interfaces      json.RawMessage   `json:"interfaces,omitempty"`
 	Attributes      json.RawMessage   `json:"attributes,omitempty"`
 	NameTemplate    json.RawMessage   `json:"nameTemplate,omitempty"` // an interface's
+	Conversation    json.RawMessage   `json:"conversation,omitempty"` // a plugin's
+	Message         json.RawMessage   `json:"message,omitempty"`      // a plugin's (@botpress/client 1.x sends its tags)
+	Dependencies    json.RawMessage   `json:"dependencies,omitempty"` // a plugin's
 	ExtraOperations json.RawMessage   `json:"extraOperations,omitempty"`
 	Layers          []string          `json:"layers,omitempty"`
 	// MaxExecutionTime bounds one call of the integration's code, in
 	// seconds (the platform's default when nil).
 	MaxExecutionTime *int `json:"maxExecutionTime,omitempty"`
+}
+
+// VersionRef names a version of an integration, interface or plugin, as a
+// definition that refers to one stores it.
+type VersionRef struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
 }
 
 // IntegrationKeyPrefix starts the id of the bot API key an installed

@@ -93,6 +93,17 @@ type Store interface {
 	UpdateInterface(ctx context.Context, i platform.Integration) error
 	DeleteInterface(ctx context.Context, workspaceID, id string) error
 	ListInterfaces(ctx context.Context, f IntegrationFilter) ([]platform.Integration, string, error)
+	// Plugins, stored as integrations are (code: {"node", "browser"}), in
+	// their own name space.
+	CreatePlugin(ctx context.Context, i platform.Integration) error
+	GetPlugin(ctx context.Context, id string) (platform.Integration, error)
+	GetPluginByName(ctx context.Context, name, version string) (platform.Integration, error)
+	UpdatePlugin(ctx context.Context, i platform.Integration) error
+	DeletePlugin(ctx context.Context, workspaceID, id string) error
+	ListPlugins(ctx context.Context, f IntegrationFilter) ([]platform.Integration, string, error)
+	// CountPluginInstallations is how many bots installed the plugin
+	// version.
+	CountPluginInstallations(ctx context.Context, pluginID string) (int, error)
 	// IntegrationVersion is when an integration version last changed
 	// (ErrNotFound when it is gone): one cheap query tells whether a cached
 	// copy is current.

@@ -157,7 +157,7 @@ func (s *Store) ImportBot(ctx context.Context, in store.BotImport) (map[string]i
 				nullMicros(b.DeployedAt), micros(b.CreatedAt), micros(b.UpdatedAt)); err != nil {
 				return err
 			}
-			if err := s.writeBotChildren(ctx, tx, *b); err != nil {
+			if err := s.writeBotChildren(ctx, tx, *b, true); err != nil {
 				return err
 			}
 		}

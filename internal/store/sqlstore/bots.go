@@ -23,7 +23,7 @@ func (s *Store) CreateBot(ctx context.Context, b platform.Bot) error {
 			nullMicros(b.DeployedAt), micros(b.CreatedAt), micros(b.UpdatedAt)); err != nil {
 			return err
 		}
-		return s.writeBotChildren(ctx, tx, b)
+		return s.writeBotChildren(ctx, tx, b, true)
 	})
 }
 
@@ -39,8 +39,9 @@ func botJSON(b platform.Bot) (spec, tags string, err error) {
 	return string(sb), string(tb), err
 }
 
-// writeBotChildren replaces the bot's tag rows and integrations.
-func (s *Store) writeBotChildren(ctx context.Context, tx *sql.Tx, b platform.Bot) error {
+// writeBotChildren replaces the bot's tag rows, integrations and plugins
+// (of a bot just created, writes them).
+func (s *Store) writeBotChildren(ctx context.Context, tx *sql.Tx, b platform.Bot, created bool) error {
 	if _, err := s.exec(ctx, tx, `DELETE FROM bot_tags WHERE bot_id = ?`, b.ID); err != nil {
 		return err
 	}
@@ -69,7 +70,69 @@ func (s *Store) writeBotChildren(ctx context.Context, tx *sql.Tx, b platform.Bot
 			return err
 		}
 	}
+	if created && len(b.Plugins) == 0 {
+		return nil
+	}
+	return s.writeBotPlugins(ctx, tx, b)
+}
+
+// writeBotPlugins replaces the bot's plugins.
+func (s *Store) writeBotPlugins(ctx context.Context, tx *sql.Tx, b platform.Bot) error {
+	if _, err := s.exec(ctx, tx, `DELETE FROM bot_plugins WHERE bot_id = ?`, b.ID); err != nil {
+		return err
+	}
+	for _, p := range b.Plugins {
+		cfg, err := json.Marshal(p.Configuration)
+		if err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, tx, `INSERT INTO bot_plugins (bot_id, alias, plugin_id, name, version, enabled, configuration, interfaces, integrations, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			b.ID, p.Alias, p.PluginID, p.Name, p.Version, p.Enabled, string(cfg), orEmptyObject(p.Interfaces), orEmptyObject(p.Integrations),
+			micros(p.CreatedAt), micros(p.UpdatedAt)); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+func orEmptyObject(v json.RawMessage) string {
+	if len(v) == 0 {
+		return "{}"
+	}
+	return string(v)
+}
+
+// plugins reads the bot's plugins, by alias.
+func (s *Store) plugins(ctx context.Context, botID string) ([]platform.BotPlugin, error) {
+	rows, err := s.query(ctx, `SELECT alias, plugin_id, name, version, enabled, configuration, interfaces, integrations, created_at, updated_at
+		FROM bot_plugins WHERE bot_id = ? ORDER BY alias`, botID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []platform.BotPlugin
+	for rows.Next() {
+		var p platform.BotPlugin
+		var cfg, ifaces, ints string
+		var created, updated int64
+		if err := rows.Scan(&p.Alias, &p.PluginID, &p.Name, &p.Version, &p.Enabled, &cfg, &ifaces, &ints, &created, &updated); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(cfg), &p.Configuration); err != nil {
+			return nil, err
+		}
+		p.Interfaces, p.Integrations = json.RawMessage(ifaces), json.RawMessage(ints)
+		p.CreatedAt, p.UpdatedAt = fromMicros(created), fromMicros(updated)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) CountPluginInstallations(ctx context.Context, pluginID string) (int, error) {
+	var n int
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM bot_plugins WHERE plugin_id = ?`, pluginID).Scan(&n)
+	return n, err
 }
 
 func (s *Store) GetBot(ctx context.Context, workspaceID, id string) (platform.Bot, error) {
@@ -91,7 +154,10 @@ func (s *Store) GetBot(ctx context.Context, workspaceID, id string) (platform.Bo
 	}
 	b.DeployedAt = fromNullMicros(deployed)
 	b.CreatedAt, b.UpdatedAt = fromMicros(created), fromMicros(updated)
-	b.Integrations, err = s.integrations(ctx, `i.bot_id = ?`, b.ID)
+	if b.Integrations, err = s.integrations(ctx, `i.bot_id = ?`, b.ID); err != nil {
+		return b, err
+	}
+	b.Plugins, err = s.plugins(ctx, b.ID)
 	return b, err
 }
 
@@ -189,7 +255,7 @@ func (s *Store) updateBot(ctx context.Context, tx *sql.Tx, b platform.Bot) error
 		b.WorkspaceID, b.ID); err != nil {
 		return err
 	}
-	return s.writeBotChildren(ctx, tx, b)
+	return s.writeBotChildren(ctx, tx, b, false)
 }
 
 func (s *Store) DeleteBot(ctx context.Context, workspaceID, id string) ([]string, error) {

@@ -11,8 +11,8 @@ import (
 	"github.com/botplatform/botplatform/internal/store"
 )
 
-// Integrations and interfaces are stored alike, each in its table: one row
-// per version (an interface's code is empty).
+// Integrations, interfaces and plugins are stored alike, each in its table:
+// one row per version (an interface's code is empty).
 
 func (s *Store) CreateIntegration(ctx context.Context, i platform.Integration) error {
 	return s.createVersion(ctx, "integrations", i)
@@ -20,6 +20,10 @@ func (s *Store) CreateIntegration(ctx context.Context, i platform.Integration) e
 
 func (s *Store) CreateInterface(ctx context.Context, i platform.Integration) error {
 	return s.createVersion(ctx, "interfaces", i)
+}
+
+func (s *Store) CreatePlugin(ctx context.Context, i platform.Integration) error {
+	return s.createVersion(ctx, "plugins", i)
 }
 
 func (s *Store) createVersion(ctx context.Context, table string, i platform.Integration) error {
@@ -55,6 +59,10 @@ func (s *Store) GetInterface(ctx context.Context, id string) (platform.Integrati
 	return s.getVersion(ctx, "interfaces", id)
 }
 
+func (s *Store) GetPlugin(ctx context.Context, id string) (platform.Integration, error) {
+	return s.getVersion(ctx, "plugins", id)
+}
+
 func (s *Store) getVersion(ctx context.Context, table, id string) (platform.Integration, error) {
 	var i platform.Integration
 	err := scanIntegration(s.queryRow(ctx, `SELECT `+integrationVersionCols+`, n.code FROM `+table+` n WHERE n.id = ?`, id), &i, &i.Code)
@@ -67,6 +75,10 @@ func (s *Store) GetIntegrationByName(ctx context.Context, name, version string) 
 
 func (s *Store) GetInterfaceByName(ctx context.Context, name, version string) (platform.Integration, error) {
 	return s.getVersionByName(ctx, "interfaces", name, version)
+}
+
+func (s *Store) GetPluginByName(ctx context.Context, name, version string) (platform.Integration, error) {
+	return s.getVersionByName(ctx, "plugins", name, version)
 }
 
 func (s *Store) getVersionByName(ctx context.Context, table, name, version string) (platform.Integration, error) {
@@ -82,6 +94,10 @@ func (s *Store) UpdateIntegration(ctx context.Context, i platform.Integration) e
 
 func (s *Store) UpdateInterface(ctx context.Context, i platform.Integration) error {
 	return s.updateVersion(ctx, "interfaces", i)
+}
+
+func (s *Store) UpdatePlugin(ctx context.Context, i platform.Integration) error {
+	return s.updateVersion(ctx, "plugins", i)
 }
 
 func (s *Store) updateVersion(ctx context.Context, table string, i platform.Integration) error {
@@ -103,6 +119,10 @@ func (s *Store) DeleteInterface(ctx context.Context, workspaceID, id string) err
 	return s.deleteVersion(ctx, "interfaces", workspaceID, id)
 }
 
+func (s *Store) DeletePlugin(ctx context.Context, workspaceID, id string) error {
+	return s.deleteVersion(ctx, "plugins", workspaceID, id)
+}
+
 func (s *Store) deleteVersion(ctx context.Context, table, workspaceID, id string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		return s.execOne(ctx, tx, `DELETE FROM `+table+` WHERE id = ? AND workspace_id = ?`, id, workspaceID)
@@ -115,6 +135,10 @@ func (s *Store) ListIntegrations(ctx context.Context, f store.IntegrationFilter)
 
 func (s *Store) ListInterfaces(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error) {
 	return s.listVersions(ctx, "interfaces", f)
+}
+
+func (s *Store) ListPlugins(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error) {
+	return s.listVersions(ctx, "plugins", f)
 }
 
 func (s *Store) listVersions(ctx context.Context, table string, f store.IntegrationFilter) ([]platform.Integration, string, error) {

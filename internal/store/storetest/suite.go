@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"GetIntegrationByWebhook", testGetIntegrationByWebhook},
 		{"Integrations", testIntegrations},
 		{"Interfaces", testInterfaces},
+		{"Plugins", testPlugins},
 		{"ListBotsFilters", testListBotsFilters},
 		{"ListBotsSort", testListBotsSort},
 		{"ListBotsKeysetUnderWrites", testListBotsKeysetUnderWrites},

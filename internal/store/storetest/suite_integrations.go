@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -173,5 +174,61 @@ func testInterfaces(t *testing.T, e *env) {
 	must(t, e.s.DeleteInterface(e.ctx, w.ID, i.ID), "DeleteInterface")
 	if _, err := e.s.GetIntegration(e.ctx, same.ID); err != nil {
 		t.Fatalf("deleting the interface touched the integration: %v", err)
+	}
+}
+
+// testPlugins: plugin versions are stored as integrations are, in a name
+// space of their own; a bot's plugins are stored with it, counted by
+// version, and go with it.
+func testPlugins(t *testing.T, e *env) {
+	a := e.account(t, "plugins")
+	w, _ := e.workspace(t, a)
+	p := e.newIntegrationVersion(w.ID, "personality", "0.1.0")
+	p.Code = `{"node":"module.exports = {}","browser":"export default {}"}`
+	p.Spec.Dependencies = json.RawMessage(`{"interfaces":{"llm":{"id":"intver_x","name":"llm","version":"4.0.0"}},"integrations":{}}`)
+	must(t, e.s.CreatePlugin(e.ctx, p), "CreatePlugin")
+	if err := e.s.CreatePlugin(e.ctx, e.newIntegrationVersion(w.ID, "personality", "0.1.0")); !errors.Is(err, platform.ErrConflict) {
+		t.Fatalf("a second personality@0.1.0: err = %v, want ErrConflict", err)
+	}
+	got, err := e.s.GetPluginByName(e.ctx, "personality", "0.1.0")
+	must(t, err, "GetPluginByName")
+	if got.ID != p.ID || got.Code != p.Code || string(got.Spec.Dependencies) != string(p.Spec.Dependencies) {
+		t.Fatalf("GetPluginByName = %+v", got)
+	}
+	if _, err := e.s.GetIntegration(e.ctx, p.ID); !errors.Is(err, platform.ErrNotFound) {
+		t.Fatalf("a plugin's id read as an integration's: %v", err)
+	}
+
+	b := e.bot(t, w.ID, "with-plugin")
+	b, err = e.s.GetBot(e.ctx, w.ID, b.ID)
+	must(t, err, "GetBot")
+	bp := platform.BotPlugin{Alias: "persona", PluginID: p.ID, Name: p.Name, Version: p.Version, Enabled: true,
+		Configuration: map[string]any{"tone": "warm"}, Interfaces: json.RawMessage(`{"llm":{"integrationId":"intver_y","integrationAlias":"openai","interfaceId":"intver_x"}}`),
+		Integrations: json.RawMessage(`{}`), CreatedAt: e.now(), UpdatedAt: e.now()}
+	b.Plugins = []platform.BotPlugin{bp}
+	must(t, e.s.UpdateBot(e.ctx, b), "UpdateBot with a plugin")
+	again, err := e.s.GetBot(e.ctx, w.ID, b.ID)
+	must(t, err, "GetBot")
+	if len(again.Plugins) != 1 || again.Plugins[0].Alias != "persona" || again.Plugins[0].Configuration["tone"] != "warm" ||
+		string(again.Plugins[0].Interfaces) != string(bp.Interfaces) || !again.Plugins[0].CreatedAt.Equal(bp.CreatedAt.Truncate(time.Microsecond)) {
+		t.Fatalf("the bot's plugins = %+v", again.Plugins)
+	}
+	if n, err := e.s.CountPluginInstallations(e.ctx, p.ID); err != nil || n != 1 {
+		t.Fatalf("CountPluginInstallations = %d, %v", n, err)
+	}
+	must(t, e.deleteBot(e.ctx, w.ID, b.ID), "DeleteBot")
+	if n, err := e.s.CountPluginInstallations(e.ctx, p.ID); err != nil || n != 0 {
+		t.Fatalf("CountPluginInstallations after the bot's deletion = %d, %v", n, err)
+	}
+	p.Spec.Title, p.UpdatedAt = "Personality", e.now()
+	must(t, e.s.UpdatePlugin(e.ctx, p), "UpdatePlugin")
+	list, _, err := e.s.ListPlugins(e.ctx, store.IntegrationFilter{Page: store.Page{Limit: 10}, WorkspaceID: w.ID})
+	must(t, err, "ListPlugins")
+	if len(list) != 1 || list[0].Spec.Title != "Personality" || list[0].Code != "" {
+		t.Fatalf("ListPlugins = %+v", list)
+	}
+	must(t, e.s.DeletePlugin(e.ctx, w.ID, p.ID), "DeletePlugin")
+	if _, err := e.s.GetPlugin(e.ctx, p.ID); !errors.Is(err, platform.ErrNotFound) {
+		t.Fatalf("GetPlugin after DeletePlugin: %v", err)
 	}
 }
