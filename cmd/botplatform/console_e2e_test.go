@@ -185,6 +185,20 @@ func TestConsoleBrowser(t *testing.T) {
 	b.eval(`(document.querySelector('#log-level').dispatchEvent(new Event('change', { bubbles: true })), true)`)
 	b.waitText("#logs", "echo heard: live line")
 
+	// Filter by text: only the lines that hold it, the filter kept in the
+	// page's address; emptied, every line is back.
+	b.setValue("#log-filter", "live line")
+	b.eval(`(document.querySelector('#log-filter').dispatchEvent(new Event('change', { bubbles: true })), true)`)
+	b.waitFor("only the lines holding the text", func() bool {
+		return b.eval(`(() => { const m = [...document.querySelectorAll('#logs .msg')].map((e) => e.textContent); return m.length > 0 && m.every((t) => t.includes('live line')) })()`) == "true"
+	})
+	if got := b.eval(`location.hash`); got != "#/bots/"+botID+"?q=live+line" {
+		t.Errorf("the filtered logs' address is %s; want the bot's with q=live+line", got)
+	}
+	b.setValue("#log-filter", "")
+	b.eval(`(document.querySelector('#log-filter').dispatchEvent(new Event('change', { bubbles: true })), true)`)
+	b.waitText("#logs", "echo heard: hello")
+
 	// The bot's conversations, through the Runtime API: the live one is
 	// listed; opened, it shows its messages and its log lines, and new ones
 	// appear without reload, a hostile one as text.

@@ -4,7 +4,7 @@ import { html, useState, useEffect, ErrorText, when } from './ui.js'
 import { admin } from './api.js'
 import { CodeEditor } from './editor.js'
 import { BotNav, useBot } from './botnav.js'
-import { Logs } from './logs.js'
+import { Logs, logsHref } from './logs.js'
 
 const botPath = (id) => '/bots/' + encodeURIComponent(id)
 
@@ -25,7 +25,11 @@ function errorLine(err) {
   return m ? Number(m[1]) : 0
 }
 
-export function BotPage({ botId }) {
+// logFilter is the text the logs are kept to, from the page's address: a
+// link may lead to the logs filtered (an integration's, say), and a filter
+// typed here is kept there, replacing the address rather than adding to
+// the history at each change.
+export function BotPage({ botId, logFilter }) {
   const { bot, error: botError, reload: reloadBot } = useBot(botId)
   const [versions, setVersions] = useState(null)
   const [code, setCode] = useState(null)
@@ -115,6 +119,6 @@ export function BotPage({ botId }) {
             </tbody>
           </table>`}
       </section>
-      <${Logs} botId=${botId} />
+      <${Logs} botId=${botId} filter=${logFilter} onFilter=${(f) => location.replace(logsHref(botId, f))} />
     </div>`
 }

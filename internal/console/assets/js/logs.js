@@ -1,6 +1,7 @@
 // A bot's logs, live: getBotLogs is polled every second for lines newer
 // than the last one seen, and at once when nudge changes (a conversation's
-// signal: its handling may have logged).
+// signal: its handling may have logged). They may be kept to a level, and
+// to the lines holding a text.
 import { html, useState, useEffect, useRef, ErrorText, when } from './ui.js'
 import { admin } from './api.js'
 
@@ -8,11 +9,20 @@ const LEVELS = ['', 'debug', 'info', 'warn', 'error']
 const WINDOW = 24 * 3600 * 1000 // what is shown on opening: the last day
 const MAX = 500 // lines kept on the page
 
+// logsHref is the address of a bot's logs (its code page) showing only the
+// lines that hold filter: "[<alias>]" keeps to an integration's, since an
+// installed integration's lines start with its alias in brackets.
+export const logsHref = (botId, filter) =>
+  '#/bots/' + encodeURIComponent(botId) + (filter ? '?' + new URLSearchParams({ q: filter }) : '')
+
 const key = (l) => l.timestamp + '\u0000' + l.level + '\u0000' + l.message + '\u0000' + (l.conversationId || '')
 
 // conversationId, when given, keeps to that conversation's lines.
 // onLines, when given, is told the lines shown whenever they change.
-export function Logs({ botId, conversationId, nudge, onLines }) {
+// onFilter, when given, shows a field for a text the lines must hold
+// (getBotLogs's messageContains, case-sensitive) and is told what is typed
+// there; filter is that text, kept by the caller (in the page's address).
+export function Logs({ botId, conversationId, nudge, onLines, filter = '', onFilter }) {
   const [level, setLevel] = useState('')
   const [lines, setLines] = useState([])
   const [error, setError] = useState(null)
@@ -40,7 +50,7 @@ export function Logs({ botId, conversationId, nudge, onLines }) {
         let nextToken
         do {
           const page = await admin('GET', '/bots/' + encodeURIComponent(botId) + '/logs', {
-            query: { timeStart: since, level, conversationId, nextToken },
+            query: { timeStart: since, level, conversationId, messageContains: filter, nextToken },
           })
           for (const l of page.logs) {
             const k = key(l)
@@ -74,7 +84,7 @@ export function Logs({ botId, conversationId, nudge, onLines }) {
       now.current = null
       clearTimeout(timer)
     }
-  }, [botId, conversationId, level, live])
+  }, [botId, conversationId, level, filter, live])
 
   useEffect(() => {
     if (nudge && now.current) now.current()
@@ -94,11 +104,15 @@ export function Logs({ botId, conversationId, nudge, onLines }) {
         <select id="log-level" value=${level} onChange=${(e) => setLevel(e.target.value)}>
           ${LEVELS.map((l) => html`<option value=${l}>${l || 'all'}</option>`)}
         </select>
+        ${onFilter && html`
+          <label for="log-filter">Containing</label>
+          <input id="log-filter" type="search" class="short" value=${filter} placeholder="[telegram]" spellcheck="false"
+            onChange=${(e) => onFilter(e.target.value)} />`}
         <label class="check"><input type="checkbox" id="log-live" checked=${live} onChange=${(e) => setLive(e.target.checked)} /> live</label>
       </div>
       <${ErrorText} error=${error} />
       <ol class="loglines" id="logs" ref=${list} aria-live="polite">
-        ${lines.length === 0 && html`<li class="muted">No log lines yet.</li>`}
+        ${lines.length === 0 && html`<li class="muted">${filter ? 'No log lines hold “' + filter + '”.' : 'No log lines yet.'}</li>`}
         ${lines.map((l) => html`<li class=${'lvl-' + l.level}>
           <time datetime=${l.timestamp}>${when(l.timestamp)}</time>
           <span class="lvl">${l.level}</span>

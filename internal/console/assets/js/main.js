@@ -1,5 +1,7 @@
 // The console: the signed-in layout and the routes of its pages. A page is
-// a component of its own module, chosen by the URL's fragment (#/bots/…).
+// a component of its own module, chosen by the path of the URL's fragment
+// (#/bots/…); what follows a ? in the fragment is the page's own state (the
+// logs' filter), which routing ignores.
 import { html, render, useState, useEffect } from './ui.js'
 import { loadSession, clearSession } from './session.js'
 import { SignIn } from './signin.js'
@@ -13,10 +15,11 @@ import { WorkspacePage } from './workspace.js'
 import { SettingsPage } from './settings.js'
 import { ConversationsPage, ConversationPage } from './conversations.js'
 
-// routes match the fragment's path; the first that matches is the page.
+// routes match the fragment's path; the first that matches is the page,
+// made from the path's parts and then the fragment's query.
 const routes = [
   [/^\/bots$/, () => html`<${BotsPage} />`],
-  [/^\/bots\/([^/]+)$/, (id) => html`<${BotPage} botId=${id} />`],
+  [/^\/bots\/([^/]+)$/, (id, query) => html`<${BotPage} botId=${id} logFilter=${query.get('q') || ''} />`],
   [/^\/bots\/([^/]+)\/chat$/, (id) => html`<${ChatPage} botId=${id} />`],
   [/^\/bots\/([^/]+)\/files$/, (id) => html`<${FilesPage} botId=${id} />`],
   [/^\/bots\/([^/]+)\/files\/([^/]+)$/, (id, file) => html`<${FilePage} botId=${id} fileId=${file} />`],
@@ -43,13 +46,15 @@ function useRoute() {
 
 function App() {
   const [session, setSession] = useState(loadSession())
-  const path = useRoute()
+  const fragment = useRoute()
+  const at = fragment.indexOf('?')
+  const path = at < 0 ? fragment : fragment.slice(0, at)
   if (!session) return html`<${SignIn} onSignedIn=${setSession} />`
   let page = html`<p>No such page. <a href="#/bots">Bots</a></p>`
   for (const [re, make] of routes) {
     const m = path.match(re)
     if (m) {
-      page = make(...m.slice(1).map(decodeURIComponent))
+      page = make(...m.slice(1).map(decodeURIComponent), new URLSearchParams(at < 0 ? '' : fragment.slice(at + 1)))
       break
     }
   }
