@@ -421,6 +421,11 @@ func TestConsoleBrowserMore(t *testing.T) {
 		})
 	})
 
+	t.Run("integrations", func(t *testing.T) {
+		b.t = t
+		testConsoleIntegrations(t, s, b, adm)
+	})
+
 	t.Run("readable contrast", func(t *testing.T) {
 		b.t = t
 		id := str(t, adm.createBot(map[string]any{"name": "contrast", "code": "bot.on.message('*', async () => {})"}), "id")
@@ -430,6 +435,7 @@ func TestConsoleBrowserMore(t *testing.T) {
 			{"/bots/" + id + "/files", "main"},
 			{"/bots/" + id + "/search", "main input"},
 			{"/bots/" + id + "/settings", "#save-settings"},
+			{"/bots/" + id + "/integrations", "#integrations"},
 			{"/bots/" + id + "/conversations", "main"},
 			{"/bots/" + id + "/chat", "#chat-status"},
 			{"/workspace", "#ai-spend-chart"},

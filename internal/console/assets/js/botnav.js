@@ -2,12 +2,14 @@
 import { html, useState, useEffect } from './ui.js'
 import { admin } from './api.js'
 
-// useBot loads a bot (getBot); reload after a change.
-export function useBot(botId) {
+// useBot loads a bot (getBot); reload after a change. byAlias keys its
+// integrations by alias (x-multiple-integrations), the name its code and
+// its log lines call each by, rather than by integration id.
+export function useBot(botId, byAlias = false) {
   const [bot, setBot] = useState(null)
   const [error, setError] = useState(null)
   const reload = () =>
-    admin('GET', '/bots/' + encodeURIComponent(botId)).then((r) => {
+    admin('GET', '/bots/' + encodeURIComponent(botId), { headers: byAlias ? { 'x-multiple-integrations': 'true' } : {} }).then((r) => {
       setBot(r.bot)
       return r.bot
     }, setError)
@@ -31,6 +33,7 @@ export function BotNav({ bot, botId, page }) {
         ${link(base + '/conversations', 'conversations', 'Conversations')}
         ${link(base + '/files', 'files', 'Files')}
         ${link(base + '/search', 'search', 'Search')}
+        ${link(base + '/integrations', 'integrations', 'Integrations')}
         ${link(base + '/settings', 'settings', 'Settings')}
       </nav>
     </div>`

@@ -13,6 +13,7 @@ import { FilePage } from './file.js'
 import { SearchPage } from './search.js'
 import { WorkspacePage } from './workspace.js'
 import { SettingsPage } from './settings.js'
+import { IntegrationsPage } from './integrations.js'
 import { ConversationsPage, ConversationPage } from './conversations.js'
 
 // routes match the fragment's path; the first that matches is the page,
@@ -24,6 +25,7 @@ const routes = [
   [/^\/bots\/([^/]+)\/files$/, (id) => html`<${FilesPage} botId=${id} />`],
   [/^\/bots\/([^/]+)\/files\/([^/]+)$/, (id, file) => html`<${FilePage} botId=${id} fileId=${file} />`],
   [/^\/bots\/([^/]+)\/search$/, (id) => html`<${SearchPage} botId=${id} />`],
+  [/^\/bots\/([^/]+)\/integrations$/, (id) => html`<${IntegrationsPage} botId=${id} />`],
   [/^\/bots\/([^/]+)\/settings$/, (id) => html`<${SettingsPage} botId=${id} />`],
   [/^\/bots\/([^/]+)\/conversations$/, (id) => html`<${ConversationsPage} botId=${id} />`],
   [/^\/bots\/([^/]+)\/conversations\/([^/]+)$/, (id, c) => html`<${ConversationPage} botId=${id} convId=${c} />`],
