@@ -230,6 +230,11 @@ func TestIntegrationInstallations(t *testing.T) {
 			if !strings.HasSuffix(webhookURL, "/webhooks/"+webhookID) {
 				t.Fatalf("webhookUrl %s", webhookURL)
 			}
+			// A viewer reads the installation, not its configuration (a provider's token, an API key).
+			viewer, _ := owner.addMember("viewer")
+			if seen := field(t, viewer.get("/v1/admin/bots/"+botID).ok(), "bot", "integrations", spyID).(map[string]any); fmt.Sprint(seen["configuration"]) != "map[]" || seen["status"] != "registered" {
+				t.Fatalf("a viewer's view of the installation: %v", seen)
+			}
 
 			// An action runs in the integration's code.
 			out := owner.raw("POST", "/v1/chat/actions", map[string]any{"type": "spy:env", "input": map[string]any{"n": 1}}, "x-bot-id", botID).ok()["output"].(map[string]any)
