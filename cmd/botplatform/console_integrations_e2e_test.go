@@ -182,7 +182,11 @@ func testConsoleIntegrations(t *testing.T, s *testServer, b *browser, adm client
 	})()`)
 	b.goTo("/bots/" + id + "/integrations")
 	b.waitText(row("relay-backup")+" .integration-reason", "botToken")
-	b.waitText(row("relay")+" dl.config", "••••WXYZ")
+	// It gets no configuration of a deployed integration, and the page says why.
+	b.waitText(row("relay")+" .config-hidden", "developers and above")
+	if b.eval(`document.querySelector('#integrations').innerHTML.includes('WXYZ')`) != "false" {
+		t.Error("a viewer's page holds a configuration value")
+	}
 	b.waitFor("the configurations", func() bool {
 		return b.eval(`!document.querySelector('#integrations').textContent.includes('Loading')`) == "true"
 	})

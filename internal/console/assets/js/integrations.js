@@ -118,7 +118,10 @@ function Copy({ text, target, label }) {
     <span class="notice copied" role="status">${done}</span>`
 }
 
-function Installation({ botId, alias, it, def }) {
+// hidden: the bot's secrets are not shown to this member (a viewer: the
+// API gives no signing secret, and no configuration of a deployed
+// integration).
+function Installation({ botId, alias, it, def, hidden }) {
   const url = useRef()
   const builtIn = BUILT_IN.has(it.id)
   const failed = it.status === 'registration_failed'
@@ -145,7 +148,8 @@ function Installation({ botId, alias, it, def }) {
     </dl>
     ${failed && html`<p class="error integration-reason">Registration failed: ${it.statusReason || 'no reason given'}</p>`}
     <h4 class="config-title">Configuration</h4>
-    ${config === null ? html`<p class="muted">Loading…</p>` : config.length === 0 ? html`<p class="muted">None.</p>` : html`
+    ${hidden && !builtIn ? html`<p class="muted config-hidden">Not shown: developers and above see an integration's configuration.</p>`
+      : config === null ? html`<p class="muted">Loading…</p>` : config.length === 0 ? html`<p class="muted">None.</p>` : html`
       <dl class="config">
         ${config.map(([k, v, masked]) => html`<dt><code>${k}</code></dt>
           <dd class=${masked ? 'masked' : ''} title=${masked ? 'a secret: hidden here' : undefined}>${v}</dd>`)}
@@ -191,7 +195,8 @@ export function IntegrationsPage({ botId }) {
           installed besides the built-in ones. To install one, deploy it (<code>bp deploy</code>) and add it to the bot
           with <code>updateBot</code>: see <code>docs/integrations.md</code>, “Installing an integration in a bot”.</p>`}
         <ul class="integrations" id="integrations">
-          ${list.map(([alias, it]) => html`<${Installation} key=${alias} botId=${botId} alias=${alias} it=${it} def=${defs[it.id]} />`)}
+          ${list.map(([alias, it]) => html`<${Installation} key=${alias} botId=${botId} alias=${alias} it=${it} def=${defs[it.id]}
+            hidden=${!bot.signingSecret} />`)}
         </ul>`}
     </section>`
 }
