@@ -290,6 +290,22 @@ func TestIntegrationInstallations(t *testing.T) {
 			stranger := other.createBot(map[string]any{"name": "stranger"})["id"].(string)
 			install(other, stranger, map[string]any{"integrationId": spyID}).fail(400, "ReferenceNotFound", spyID)
 
+			// The integration's own logs: its lines in the workspace's bots, and nothing of the bots' own.
+			var ilogs struct{ Logs []struct{ Level, Message string } }
+			owner.get("/v1/admin/integrations/" + spyID + "/logs?timeStart=2020-01-01T00:00:00Z").decode(&ilogs)
+			webhookLine := false
+			for _, l := range ilogs.Logs {
+				if !strings.HasPrefix(l.Message, "[spy] ") {
+					t.Fatalf("getIntegrationLogs: a line not of the integration: %q", l.Message)
+				}
+				webhookLine = webhookLine || strings.HasPrefix(l.Message, "[spy] webhook POST /hook/deep: 201")
+			}
+			if !webhookLine {
+				t.Fatalf("getIntegrationLogs: no line of the webhook in %+v", ilogs.Logs)
+			}
+			owner.get("/v1/admin/integrations/"+spyID+"/logs").fail(400, "InvalidQuery", "timeStart")
+			other.get("/v1/admin/integrations/"+spyID+"/logs?timeStart=2020-01-01T00:00:00Z").fail(404, "ResourceNotFound")
+
 			// A version a bot installed is not deleted.
 			owner.del("/v1/admin/integrations/"+spyID).fail(409, "ReferenceConstraint", "installed in 1 bot")
 

@@ -58,7 +58,6 @@ const notRouted = {
   listUsageHistory: 'not yet',
   listUsageActivity: 'not yet',
   // Admin API: integrations, interfaces, plugins and the hub
-  getIntegrationLogs: 'integrations: not yet',
   requestIntegrationVerification: 'integrations: not yet',
   createIntegrationApiKey: 'integrations: not yet',
   listIntegrationApiKeys: 'integrations: not yet',
@@ -396,6 +395,7 @@ for (const backend of backends()) {
       await call(admin, 'getIntegration', { id: integration.id })
       await call(admin, 'getIntegrationByName', { name: 'conformance/echo', version: 'latest' })
       await call(admin, 'listIntegrations', {})
+      await call(admin, 'getIntegrationLogs', { id: integration.id, timeStart: '2020-01-01T00:00:00Z', timeEnd: new Date().toISOString(), level: 'info', userId: 'user_x', conversationId: 'conv_x', messageContains: 'x' })
       await call(admin, 'getPublicIntegration', { name: 'conformance/echo', version: '0.1.0' })
       await call(admin, 'getPublicIntegrationById', { id: integration.id })
       await call(admin, 'listPublicIntegrations', {})

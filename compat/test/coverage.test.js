@@ -50,10 +50,9 @@ const composite = new Set(['uploadFile'])
 // Operations not built yet whose request reaches another operation's route
 // (its path is a value of that route's parameter): GET /workspaces/public is
 // getWorkspace of a workspace "public", GET /integrations/iaks getIntegration
-// of an integration "iaks", GET /integrations/{id}/logs getIntegrationByName of
-// version "logs", GET /plugins/{id}/dereferenced getPluginByName of version
+// of an integration "iaks", GET /plugins/{id}/dereferenced getPluginByName of version
 // "dereferenced" (and the hub's alike). Their rows are checked to exist only.
-const shadowed = new Set(['listPublicWorkspaces', 'getMultipleUsages', 'getIntegrationLogs', 'listIntegrationApiKeys',
+const shadowed = new Set(['listPublicWorkspaces', 'getMultipleUsages', 'listIntegrationApiKeys',
   'getDereferencedPlugin', 'getDereferencedPublicPluginById'])
 
 let server, client

@@ -55,6 +55,22 @@ func (s *Service) BotLogs(ctx context.Context, a *platform.Actor, f store.LogFil
 	if _, err := s.GetBot(ctx, a, f.BotID); err != nil {
 		return nil, "", err
 	}
+	return s.logs(ctx, f)
+}
+
+// IntegrationLogs lists the lines an integration version of the actor's
+// workspace wrote in the workspace's bots that installed it
+// (getIntegrationLogs; docs/integrations.md#its-logs). Lines it wrote in
+// other workspaces' bots are theirs.
+func (s *Service) IntegrationLogs(ctx context.Context, a *platform.Actor, id string, f store.LogFilter) ([]platform.LogEntry, string, error) {
+	if _, err := s.GetVersion(ctx, a, Integrations, id); err != nil {
+		return nil, "", err
+	}
+	f.BotID, f.Integration = "", &store.IntegrationLogs{IntegrationID: id, WorkspaceID: a.Member.WorkspaceID}
+	return s.logs(ctx, f)
+}
+
+func (s *Service) logs(ctx context.Context, f store.LogFilter) ([]platform.LogEntry, string, error) {
 	if f.End.IsZero() {
 		f.End = s.clock.Now().Add(time.Microsecond)
 	}

@@ -122,20 +122,43 @@ func parseTime(q query, name string) (time.Time, error) {
 }
 
 func (a *api) getBotLogs(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	f, err := logFilter(r)
+	if err != nil {
+		return err
+	}
+	f.BotID = r.PathValue("id")
+	logs, next, err := a.Admin.BotLogs(r.Context(), act, f)
+	return writeLogs(w, logs, next, err)
+}
+
+// getIntegrationLogs answers the lines an integration version wrote in the
+// workspace's bots that installed it.
+func (a *api) getIntegrationLogs(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	f, err := logFilter(r)
+	if err != nil {
+		return err
+	}
+	logs, next, err := a.Admin.IntegrationLogs(r.Context(), act, r.PathValue("id"), f)
+	return writeLogs(w, logs, next, err)
+}
+
+// logFilter reads the query of getBotLogs and getIntegrationLogs.
+func logFilter(r *http.Request) (store.LogFilter, error) {
 	q := newQuery(r)
 	if q.str("timeStart") == "" {
-		return platform.Errorf(platform.TypeInvalidQuery, "timeStart: is required")
+		return store.LogFilter{}, platform.Errorf(platform.TypeInvalidQuery, "timeStart: is required")
 	}
-	f := store.LogFilter{Page: store.Page{Token: q.str("nextToken")}, BotID: r.PathValue("id"), Level: q.str("level"),
+	f := store.LogFilter{Page: store.Page{Token: q.str("nextToken")}, Level: q.str("level"),
 		UserID: q.str("userId"), ConversationID: q.str("conversationId"), WorkflowID: q.str("workflowId"), MessageContains: q.str("messageContains")}
 	var err error
 	if f.Start, err = parseTime(q, "timeStart"); err != nil {
-		return err
+		return f, err
 	}
-	if f.End, err = parseTime(q, "timeEnd"); err != nil {
-		return err
-	}
-	logs, next, err := a.Admin.BotLogs(r.Context(), act, f)
+	f.End, err = parseTime(q, "timeEnd")
+	return f, err
+}
+
+func writeLogs(w http.ResponseWriter, logs []platform.LogEntry, next string, err error) error {
 	if err != nil {
 		return err
 	}

@@ -165,6 +165,7 @@ func (a *api) integrationRoutes(t *table) {
 	t.handle("GET /v1/admin/integrations/{name}/{version}", "getIntegrationByName", nil, a.workspace(a.getVersionByName(d)))
 	t.handle("PUT /v1/admin/integrations/{id}", "updateIntegration", updateIntegrationSchema, a.workspace(a.updateVersion(d, false)))
 	t.handle("PUT /v1/admin/integrations/{id}/validate", "validateIntegrationUpdate", updateIntegrationSchema, a.workspace(a.updateVersion(d, true)))
+	t.handle("GET /v1/admin/integrations/{id}/logs", "getIntegrationLogs", nil, a.workspace(a.getIntegrationLogs))
 	t.handle("DELETE /v1/admin/integrations/{id}", "deleteIntegration", emptyBodySchema, a.workspace(a.deleteVersion(d)))
 	t.handle("GET /v1/admin/hub/integrations", "listPublicIntegrations", nil, a.workspace(a.listPublicIntegrations))
 	t.handle("PUT /v1/admin/workspaces/handle-availability", "checkHandleAvailability", handleAvailabilitySchema, a.workspace(a.checkHandleAvailability))

@@ -59,15 +59,8 @@ var _ = describe(map[string]op{
 	"getBot":    {summary: "A bot", result: wrap("bot", ref("Bot"))},
 	"updateBot": {summary: "Update or deploy a bot", result: wrap("bot", ref("Bot"))},
 	"deleteBot": {summary: "Delete a bot and its data", result: empty},
-	"getBotLogs": {summary: "A bot's logs", params: []parameter{
-		required(query("timeStart", date, "from this time")),
-		query("timeEnd", date, "to this time"),
-		query("level", str, ""), query("userId", str, ""), query("conversationId", str, ""), query("workflowId", str, ""),
-		query("messageContains", str, "only lines containing this text"),
-		query("nextToken", str, "the nextToken of the previous page")},
-		returns: "a page of logs; nextToken is at the top level, not in meta",
-		result: props(obj{"logs": array(props(obj{"timestamp": date, "level": str, "message": str, "workflowId": str, "userId": str,
-			"conversationId": str}, "timestamp", "level", "message")), "nextToken": str}, "logs")},
+	"getBotLogs": {summary: "A bot's logs", params: logParams,
+		returns: "a page of logs; nextToken is at the top level, not in meta", result: logsResult},
 	"getBotAnalytics": {summary: "A bot's daily figures", params: []parameter{
 		required(query("startDate", date, "")), required(query("endDate", date, ""))},
 		result: wrap("records", array(props(obj{"startDateTimeUtc": date, "endDateTimeUtc": date, "returningUsers": integer,
@@ -144,6 +137,9 @@ var _ = describe(map[string]op{
 		result: props(obj{"interfaces": array(object), "meta": object}, "interfaces", "meta")},
 	"getPublicInterfaceById": {summary: "An interface of the hub", result: wrap("interface", object), errs: []int{404}},
 	"getPublicInterface":     {summary: "An interface of the hub by name and version (a version, a range, or latest)", result: wrap("interface", object), errs: []int{404}},
+	"getIntegrationLogs": {summary: "The lines an integration version of the workspace wrote in the workspace's bots that installed it",
+		description: "Each line starts with the installation's alias in brackets, as in the bot's logs; the query is getBotLogs's. Lines written in other workspaces' bots are theirs.",
+		params:      logParams, returns: "a page of logs; nextToken is at the top level, not in meta", result: logsResult, errs: []int{400, 404}},
 	"createPlugin": {summary: "Deploy a plugin version (docs/plugins.md)",
 		description: "Developers and above. Named and versioned as integrations are; its dependencies (interfaces and integrations, by id or by name and version or range) are resolved to versions of the workspace or the hub; code holds its bundles for Node.js and browsers.",
 		result:      wrap("plugin", object), errs: []int{400, 403, 404, 409}},
@@ -216,3 +212,16 @@ var _ = describe(map[string]op{
 			"id", "amount", "failedReason"))}, "chargedInvoices", "failedInvoices"), errs: []int{403}},
 	"changeAISpendQuota": {summary: "Set the workspace's monthly AI spending limit (US dollars)", result: empty},
 })
+
+// logParams and logsResult are the query and answer of getBotLogs and
+// getIntegrationLogs.
+var (
+	logParams = []parameter{
+		required(query("timeStart", date, "from this time")),
+		query("timeEnd", date, "to this time"),
+		query("level", str, ""), query("userId", str, ""), query("conversationId", str, ""), query("workflowId", str, ""),
+		query("messageContains", str, "only lines containing this text"),
+		query("nextToken", str, "the nextToken of the previous page")}
+	logsResult = props(obj{"logs": array(props(obj{"timestamp": date, "level": str, "message": str, "workflowId": str, "userId": str,
+		"conversationId": str}, "timestamp", "level", "message")), "nextToken": str}, "logs")
+)

@@ -551,13 +551,23 @@ type IntegrationFilter struct {
 // LogFilter narrows getBotLogs.
 type LogFilter struct {
 	Page
-	BotID           string
+	BotID string
+	// Integration, instead of BotID, lists the lines an integration
+	// version's code wrote in the bots of a workspace that installed it
+	// (each starting "[<alias>] ").
+	Integration     *IntegrationLogs
 	Start, End      time.Time
 	Level           string
 	UserID          string
 	ConversationID  string
 	WorkflowID      string
 	MessageContains string
+}
+
+// IntegrationLogs names an integration version and the workspace whose
+// bots' lines of it are read.
+type IntegrationLogs struct {
+	IntegrationID, WorkspaceID string
 }
 
 // FileVisibility selects the files a caller may see: all files of the bot,

@@ -40,10 +40,18 @@ func (s *Store) ListLogs(ctx context.Context, f store.LogFilter) ([]platform.Log
 	if err != nil {
 		return nil, "", err
 	}
-	query := `SELECT ` + logCols + ` FROM bot_logs WHERE bot_id = ? AND ts >= ? AND ts < ?`
+	query := `SELECT ` + logColsOf("l") + ` FROM bot_logs l WHERE l.bot_id = ? AND l.ts >= ? AND l.ts < ?`
 	args := []any{f.BotID, micros(f.Start), micros(f.End)}
+	if in := f.Integration; in != nil {
+		// The lines its code wrote in each bot of the workspace that has it
+		// installed, which start with the installation's alias.
+		query = `SELECT ` + logColsOf("l") + ` FROM bot_logs l JOIN bot_integrations i ON i.bot_id = l.bot_id JOIN bots b ON b.id = l.bot_id
+			WHERE i.integration_id = ? AND b.workspace_id = ? AND l.ts >= ? AND l.ts < ?
+			AND substr(l.message, 1, length(i.name) + 3) = '[' || i.name || '] '`
+		args = []any{in.IntegrationID, in.WorkspaceID, micros(f.Start), micros(f.End)}
+	}
 	for _, c := range []struct{ col, v string }{
-		{"level", f.Level}, {"user_id", f.UserID}, {"conversation_id", f.ConversationID}, {"workflow_id", f.WorkflowID},
+		{"l.level", f.Level}, {"l.user_id", f.UserID}, {"l.conversation_id", f.ConversationID}, {"l.workflow_id", f.WorkflowID},
 	} {
 		if c.v != "" {
 			query += ` AND ` + c.col + ` = ?`
@@ -53,14 +61,14 @@ func (s *Store) ListLogs(ctx context.Context, f store.LogFilter) ([]platform.Log
 	if f.MessageContains != "" {
 		// A case-sensitive substring test on both databases. LIKE is not
 		// one: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
-		query += ` AND ` + s.d.Contains("message")
+		query += ` AND ` + s.d.Contains("l.message")
 		args = append(args, f.MessageContains)
 	}
 	if cur != nil {
-		query += ` AND (ts > ? OR (ts = ? AND id > ?))`
+		query += ` AND (l.ts > ? OR (l.ts = ? AND l.id > ?))`
 		args = append(args, cur.Value, cur.Value, cur.ID)
 	}
-	query += ` ORDER BY ts, id LIMIT ?`
+	query += ` ORDER BY l.ts, l.id LIMIT ?`
 	args = append(args, f.Limit+1)
 	rows, err := s.query(ctx, query, args...)
 	if err != nil {
@@ -80,6 +88,11 @@ func (s *Store) ListLogs(ctx context.Context, f store.LogFilter) ([]platform.Log
 }
 
 const logCols = `id, bot_id, ts, level, message, user_id, conversation_id, workflow_id`
+
+// logColsOf is logCols of the table aliased t.
+func logColsOf(t string) string {
+	return t + "." + strings.ReplaceAll(logCols, ", ", ", "+t+".")
+}
 
 func scanLog(sc interface{ Scan(...any) error }) (platform.LogEntry, error) {
 	var e platform.LogEntry

@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"InvalidNextToken", testInvalidNextToken},
 		{"BotKeys", testBotKeys},
 		{"AppendLogs", testAppendLogs},
+		{"IntegrationLogs", testIntegrationLogs},
 		{"ListLogsFilters", testListLogsFilters},
 		{"ListLogsPagination", testListLogsPagination},
 		{"AuditRecords", testAuditRecords},

@@ -208,3 +208,58 @@ func testListLogsPagination(t *testing.T, e *env) {
 		same(t, logIDs(rest), []string{"log_01_00", "log_01_1", "log_01_2", "log_02_0", "log_02_1", "log_02_2", "log_09_0"}, "page 2")
 	})
 }
+
+// testIntegrationLogs: an integration version's lines are those starting
+// with its alias in the bots of the workspace that installed it, alias by
+// alias, paged in time order; no other bot's, no other line.
+func testIntegrationLogs(t *testing.T, e *env) {
+	a := e.account(t, "integration-logs")
+	w, _ := e.workspace(t, a)
+	other, _ := e.workspace(t, a)
+	install := func(ws, name, alias string) platform.Bot {
+		b := e.newBot(ws, name)
+		in := e.newIntegration(b.ID, alias)
+		in.IntegrationID = "intver_relay"
+		b.Integrations = append(b.Integrations, in)
+		must(t, e.s.CreateBot(e.ctx, b), "CreateBot %s", name)
+		return b
+	}
+	b1, b2, elsewhere := install(w.ID, "one", "relay"), install(w.ID, "two", "backup"), install(other.ID, "three", "relay")
+	plain := e.bot(t, w.ID, "plain")
+	start := e.now()
+	at := func(n int) time.Time { return start.Add(time.Duration(n) * time.Millisecond) }
+	must(t, e.s.AppendLogs(e.ctx, []platform.LogEntry{
+		{ID: "log_i1", BotID: b1.ID, Timestamp: at(1), Level: "info", Message: "[relay] sent"},
+		{ID: "log_i2", BotID: b1.ID, Timestamp: at(2), Level: "info", Message: "the bot's own line"},
+		{ID: "log_i3", BotID: b2.ID, Timestamp: at(3), Level: "error", Message: "[backup] failed"},
+		{ID: "log_i4", BotID: b2.ID, Timestamp: at(4), Level: "info", Message: "[relay] not this installation"},
+		{ID: "log_i5", BotID: elsewhere.ID, Timestamp: at(5), Level: "info", Message: "[relay] another workspace's"},
+		{ID: "log_i6", BotID: plain.ID, Timestamp: at(6), Level: "info", Message: "[relay] a bot without it"},
+		{ID: "log_i7", BotID: b1.ID, Timestamp: at(7), Level: "info", Message: "[relayed] a longer alias"},
+	}), "AppendLogs")
+	scope := &store.IntegrationLogs{IntegrationID: "intver_relay", WorkspaceID: w.ID}
+	f := store.LogFilter{Integration: scope, Start: start, End: at(100)}
+	ids := func(l []platform.LogEntry) string {
+		var out []string
+		for _, x := range l {
+			out = append(out, x.ID)
+		}
+		return fmt.Sprint(out)
+	}
+	if got := ids(e.allLogs(t, f)); got != "[log_i1 log_i3]" {
+		t.Fatalf("the integration's lines = %s", got)
+	}
+	f.Level = "error"
+	if got := ids(e.allLogs(t, f)); got != "[log_i3]" {
+		t.Fatalf("its error lines = %s", got)
+	}
+	f.Level, f.Limit = "", 1
+	page, next, err := e.s.ListLogs(e.ctx, f)
+	must(t, err, "ListLogs page 1")
+	f.Token = next
+	page2, _, err := e.s.ListLogs(e.ctx, f)
+	must(t, err, "ListLogs page 2")
+	if ids(page)+ids(page2) != "[log_i1][log_i3]" {
+		t.Fatalf("pages = %s %s", ids(page), ids(page2))
+	}
+}
