@@ -291,7 +291,9 @@ func TestIntegrationInstallations(t *testing.T) {
 			install(other, stranger, map[string]any{"integrationId": spyID}).fail(400, "ReferenceNotFound", spyID)
 
 			// The integration's own logs: its lines in the workspace's bots, and nothing of the bots' own.
-			var ilogs struct{ Logs []struct{ Level, Message string } }
+			var ilogs struct {
+				Logs []struct{ Level, Message string }
+			}
 			owner.get("/v1/admin/integrations/" + spyID + "/logs?timeStart=2020-01-01T00:00:00Z").decode(&ilogs)
 			webhookLine := false
 			for _, l := range ilogs.Logs {
