@@ -49,11 +49,13 @@ test: build test-go
 
 # Four parallel tests at a time (GOMAXPROCS, the default, is two here): the
 # end-to-end tests of cmd/botplatform spend most of their time waiting on
-# servers, bot processes and browsers.
+# servers, bot processes and browsers. Under the race detector that package
+# takes about half an hour on a slow two-core machine: the timeout is a hang
+# guard above it.
 test-go: build versitygw
 	@test -z "$$(gofmt -l cmd internal)" || (echo "gofmt needed:"; gofmt -l cmd internal; exit 1)
 	$(GO) vet ./...
-	BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform BOTPLATFORM_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 -parallel 4 -timeout 30m ./...
+	BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform BOTPLATFORM_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 -parallel 4 -timeout 60m ./...
 
 # The S3-compatible gateway the object-storage tests run against, built once
 # (a few minutes) into the user's cache, outside the checkout, and reused.

@@ -24,8 +24,10 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
-// signalTimeout bounds every wait for something the server must send.
-const signalTimeout = 30 * time.Second
+// signalTimeout bounds every wait for something the server must send: a
+// hang guard, generous for a machine that runs the whole suite on two
+// cores (a wait ends as soon as what it waits for comes).
+const signalTimeout = 90 * time.Second
 
 // chatEnv is one bot's Chat API: its own workspace and bot.
 type chatEnv struct {

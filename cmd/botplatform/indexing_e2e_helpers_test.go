@@ -18,8 +18,9 @@ import (
 	"time"
 )
 
-// indexTimeout bounds the wait for a file's indexing to end.
-const indexTimeout = 30 * time.Second
+// indexTimeout bounds the wait for a file's indexing to end (a hang guard,
+// as signalTimeout).
+const indexTimeout = 90 * time.Second
 
 // docxType is the content type of Word documents.
 const docxType = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
