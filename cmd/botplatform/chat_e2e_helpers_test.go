@@ -27,7 +27,11 @@ import (
 // signalTimeout bounds every wait for something the server must send: a
 // hang guard, generous for a machine that runs the whole suite on two
 // cores (a wait ends as soon as what it waits for comes).
-const signalTimeout = 90 * time.Second
+const signalTimeout = 180 * time.Second
+
+// stopTimeout bounds a test server's shutdown (a hang guard, as
+// signalTimeout).
+const stopTimeout = 90 * time.Second
 
 // chatEnv is one bot's Chat API: its own workspace and bot.
 type chatEnv struct {

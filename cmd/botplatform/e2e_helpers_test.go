@@ -156,8 +156,8 @@ func launchServer(t *testing.T, dataDir, databaseURL string, extra ...string) *t
 			cancel()
 			select {
 			case stopErr = <-s.done:
-			case <-time.After(30 * time.Second):
-				stopErr = fmt.Errorf("run did not return within 30s of cancelling its context")
+			case <-time.After(stopTimeout):
+				stopErr = fmt.Errorf("run did not return within %s of cancelling its context", stopTimeout)
 			}
 		})
 		return stopErr

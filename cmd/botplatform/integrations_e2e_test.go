@@ -33,7 +33,7 @@ func TestIntegrationVersions(t *testing.T) {
 				d := map[string]any{"name": name, "version": version, "title": "Echo", "code": "module.exports = {}",
 					"actions": map[string]any{"echo": map[string]any{"input": map[string]any{"schema": map[string]any{"type": "object"}},
 						"output": map[string]any{"schema": map[string]any{"type": "object"}}}},
-					"secrets": map[string]any{"API_KEY": "k1"}}
+					"secrets": map[string]any{"API_KEY": "secret-value-k1"}}
 				for k, v := range extra {
 					d[k] = v
 				}
@@ -62,7 +62,7 @@ func TestIntegrationVersions(t *testing.T) {
 				!strings.HasPrefix(str(t, v1, "iconUrl"), "data:image/svg+xml;base64,") || v1["secrets"].([]any)[0] != "API_KEY" {
 				t.Fatalf("created: %v", v1)
 			}
-			if strings.Contains(string(owner.get("/v1/admin/integrations/"+str(t, v1, "id")).Body), "k1") {
+			if strings.Contains(string(owner.get("/v1/admin/integrations/"+str(t, v1, "id")).Body), "secret-value-k1") {
 				t.Fatal("an integration's answer shows a secret's value")
 			}
 			byName := func(c client, version string) *response {

@@ -396,10 +396,10 @@ func launchProcess(t *testing.T, dataDir string, extra ...string) *processServer
 				if sig != os.Kill {
 					stopErr = err
 				}
-			case <-time.After(30 * time.Second):
+			case <-time.After(stopTimeout):
 				_ = cmd.Process.Kill()
 				<-s.done
-				stopErr = fmt.Errorf("the server process did not exit within 30s of %v", sig)
+				stopErr = fmt.Errorf("the server process did not exit within %s of %v", stopTimeout, sig)
 			}
 		})
 		return stopErr
