@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/botplatform/botplatform/internal/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -62,7 +63,16 @@ func hostPID(t *testing.T, h *Host, botID string) string {
 	if p == nil {
 		t.Fatalf("%s has no process", botID)
 	}
-	return fmt.Sprint(p.cmd.Process.Pid)
+	pid := fmt.Sprint(p.cmd.Process.Pid)
+	// A sandboxed process is started by the sandbox's launcher, which stands for it.
+	if argv, _ := os.ReadFile("/proc/" + pid + "/cmdline"); strings.HasPrefix(string(argv), sandbox.LauncherName+"\x00") {
+		children, err := os.ReadFile("/proc/" + pid + "/task/" + pid + "/children")
+		if err != nil || len(strings.Fields(string(children))) != 1 {
+			t.Fatalf("the sandbox launcher's children: %q, %v", children, err)
+		}
+		pid = strings.Fields(string(children))[0]
+	}
+	return pid
 }
 
 // dataLimit reads the soft "Max data size" of a process from /proc.

@@ -13,7 +13,9 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -142,6 +144,22 @@ func attack(name string, args []string) string {
 			}
 		}
 		return "ok: 1 GiB written"
+	case "exit": // ends with the status args[0]
+		code, _ := strconv.Atoi(args[0])
+		os.Exit(code)
+	case "await-usr1": // says it is ready, then what arrived
+		got := make(chan os.Signal, 1)
+		signal.Notify(got, syscall.SIGUSR1)
+		fmt.Println("ready")
+		select {
+		case s := <-got:
+			return "ok: " + s.String()
+		case <-time.After(time.Minute):
+			return "refused: no signal"
+		}
+	case "sleep":
+		fmt.Println("ready")
+		time.Sleep(10 * time.Minute)
 	}
 	return "unknown attack " + name
 }
@@ -154,13 +172,7 @@ func run(t *testing.T, o Options, args ...string) string {
 // runWith runs the helper with ob serving its egress and DNS sockets.
 func runWith(t *testing.T, o Options, ob *Outbound, args ...string) string {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, args...)
-	cmd.Args[0] = "helper"
-	cmd.Env = []string{helperEnv + "=1"}
+	cmd := helperCmd(t, args...)
 	var out, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	s, err := Wrap(cmd, o)
@@ -192,6 +204,19 @@ func runWith(t *testing.T, o Options, ob *Outbound, args ...string) string {
 		ln.Close()
 	}
 	return out.String()
+}
+
+// helperCmd is the test binary running the attack args.
+func helperCmd(t testing.TB, args ...string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Args[0] = "helper"
+	cmd.Env = []string{helperEnv + "=1"}
+	return cmd
 }
 
 func needSandbox(t *testing.T) {

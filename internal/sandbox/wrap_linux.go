@@ -104,31 +104,23 @@ func wrap(cmd *exec.Cmd, o Options, probe bool) (*Setup, error) {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	// The server's own binary, through the link that needs no search permission on its directories: a
-	// root server's sandbox is already the unprivileged user when it executes.
+	// root server's sandbox is already the unprivileged user when it executes. It starts as the launcher,
+	// which starts the init in the sandbox's namespaces (launch_linux.go).
+	uid, gid := os.Getuid(), os.Getgid()
+	if uid == 0 {
+		uid, gid = nobody, nobody
+	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, s.child...)
 	cmd.Path = "/proc/self/exe"
-	cmd.Args = []string{InitName}
+	cmd.Args = launcherArgs(len(cmd.ExtraFiles), uid, gid)
 	// GOTRACEBACK=none: should the init's runtime fail, its first words, not a dump of its goroutines,
 	// end the stderr the server keeps the last lines of.
 	cmd.Env = []string{specEnv + "=" + string(data), "GOTRACEBACK=none"}
 	cmd.Dir = "/"
-	cmd.ExtraFiles = append(cmd.ExtraFiles, s.child...)
 	attr := cmd.SysProcAttr
 	if attr == nil {
 		attr = &syscall.SysProcAttr{}
 	}
-	attr.Cloneflags |= unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
-		unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP
-	// Root inside, so that the init may build the sandbox; outside, the server's own user, or nobody
-	// when the server runs as root. The program runs with no capability at all.
-	uid, gid := os.Getuid(), os.Getgid()
-	if uid == 0 {
-		uid, gid = nobody, nobody
-		// The child is still the host's root until it takes the one mapped user.
-		attr.Credential = &syscall.Credential{Uid: 0, Gid: 0, NoSetGroups: true}
-	}
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
-	attr.GidMappingsEnableSetgroups = false
 	attr.Pdeathsig = syscall.SIGKILL
 	cmd.SysProcAttr = attr
 	ok = true
@@ -268,7 +260,7 @@ func probe() error {
 	err = cmd.Start()
 	s.Started()
 	if err != nil {
-		return fmt.Errorf("the kernel refused to start one (user namespaces may be disabled: kernel.unprivileged_userns_clone, user.max_user_namespaces, or an AppArmor/seccomp policy): %w", err)
+		return fmt.Errorf("sandbox: starting its launcher: %w", err)
 	}
 	socks, werr := s.Wait(30 * time.Second)
 	if werr == nil {
