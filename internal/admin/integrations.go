@@ -792,16 +792,25 @@ func (s *Service) installedIntegrations(ctx context.Context, b platform.Bot) map
 			ids = append(ids, in.IntegrationID)
 		}
 	}
+	return versionsByID(ctx, s.store.ListIntegrations, ids)
+}
+
+// versionsByID reads the versions of ids (without their code) through list
+// (ListIntegrations, ListPlugins), by id, in one query; what cannot be
+// read is left out.
+func versionsByID(ctx context.Context, list func(context.Context, store.IntegrationFilter) ([]platform.Integration, string, error), ids []string) map[string]platform.Integration {
 	out := map[string]platform.Integration{}
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	if len(ids) == 0 {
 		return out
 	}
-	list, _, err := s.store.ListIntegrations(ctx, store.IntegrationFilter{Page: store.Page{Limit: len(ids)}, IDs: ids})
+	vs, _, err := list(ctx, store.IntegrationFilter{Page: store.Page{Limit: len(ids)}, IDs: ids})
 	if err != nil {
 		return out
 	}
-	for _, i := range list {
-		out[i.ID] = i
+	for _, v := range vs {
+		v.Code = ""
+		out[v.ID] = v
 	}
 	return out
 }

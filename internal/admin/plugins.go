@@ -18,18 +18,19 @@ import (
 
 // pluginPatch is one entry of updateBot's plugins map.
 type pluginPatch struct {
-	ID            string         `json:"id"`
-	Enabled       *bool          `json:"enabled"`
-	Configuration map[string]any `json:"configuration"`
-	Interfaces    map[string]struct {
-		IntegrationID             string `json:"integrationId"`
-		IntegrationAlias          string `json:"integrationAlias"`
-		IntegrationInterfaceAlias string `json:"integrationInterfaceAlias"`
-	} `json:"interfaces"`
-	Integrations map[string]struct {
-		IntegrationID    string `json:"integrationId"`
-		IntegrationAlias string `json:"integrationAlias"`
-	} `json:"integrations"`
+	ID            string                `json:"id"`
+	Enabled       *bool                 `json:"enabled"`
+	Configuration map[string]any        `json:"configuration"`
+	Interfaces    map[string]dependency `json:"interfaces"`
+	Integrations  map[string]dependency `json:"integrations"`
+}
+
+// dependency names the bot's installation that backs one of a plugin's
+// dependencies (integrationInterfaceAlias only for an interface).
+type dependency struct {
+	IntegrationID             string `json:"integrationId"`
+	IntegrationAlias          string `json:"integrationAlias"`
+	IntegrationInterfaceAlias string `json:"integrationInterfaceAlias"`
 }
 
 // pluginDependencies is a plugin version's dependencies as stored (each
@@ -88,77 +89,66 @@ func (s *Service) applyPlugin(ctx context.Context, b *platform.Bot, alias string
 			return err
 		}
 	}
-	var stored struct {
-		Interfaces   map[string]map[string]string
-		Integrations map[string]map[string]string
-	}
-	_ = json.Unmarshal(bp.Interfaces, &stored.Interfaces)
-	_ = json.Unmarshal(bp.Integrations, &stored.Integrations)
-	interfaces := map[string]map[string]string{}
-	for _, name := range sortedKeys(deps.Interfaces) {
-		want := deps.Interfaces[name]
-		m, given := p.Interfaces[name]
-		if !given {
-			if old, ok := stored.Interfaces[name]; ok && old["interfaceId"] == want.ID {
-				interfaces[name] = old // kept from an earlier update
-				continue
+	if bp.Interfaces, err = s.backDependencies(ctx, b, plugin, field+".interfaces", deps.Interfaces, p.Interfaces, bp.Interfaces,
+		func(f string, in platform.BotIntegration, want platform.VersionRef, m dependency) (map[string]string, error) {
+			implAlias, err := s.implements(ctx, in, want, m.IntegrationInterfaceAlias)
+			if err != nil {
+				return nil, platform.Invalid(f, "%v", err)
 			}
-			return platform.Invalid(field+".interfaces."+name, "the plugin depends on interface %s@%s: name the installed integration that implements it (integrationId)", want.Name, want.Version)
-		}
-		f := field + ".interfaces." + name
-		in, err := s.backing(ctx, b, f, m.IntegrationID, m.IntegrationAlias)
-		if err != nil {
-			return err
-		}
-		implAlias, err := s.implements(ctx, in, want, m.IntegrationInterfaceAlias)
-		if err != nil {
-			return platform.Invalid(f, "%v", err)
-		}
-		e := map[string]string{"integrationId": in.IntegrationID, "integrationAlias": in.Name, "interfaceId": want.ID}
-		if implAlias != "" {
-			e["integrationInterfaceAlias"] = implAlias
-		}
-		interfaces[name] = e
-	}
-	integrations := map[string]map[string]string{}
-	for _, name := range sortedKeys(deps.Integrations) {
-		want := deps.Integrations[name]
-		m, given := p.Integrations[name]
-		if !given {
-			if old, ok := stored.Integrations[name]; ok {
-				integrations[name] = old
-				continue
+			e := map[string]string{"integrationId": in.IntegrationID, "integrationAlias": in.Name, "interfaceId": want.ID}
+			if implAlias != "" {
+				e["integrationInterfaceAlias"] = implAlias
 			}
-			return platform.Invalid(field+".integrations."+name, "the plugin depends on integration %s@%s: name the bot's installation of it (integrationId, integrationAlias)", want.Name, want.Version)
-		}
-		f := field + ".integrations." + name
-		in, err := s.backing(ctx, b, f, m.IntegrationID, m.IntegrationAlias)
-		if err != nil {
-			return err
-		}
-		if in.IntegrationID != want.ID {
-			if i, err := s.store.GetIntegration(ctx, in.IntegrationID); err != nil || i.Name != want.Name {
-				return platform.Invalid(f, "installation %q is not of integration %s", in.Name, want.Name)
-			}
-		}
-		integrations[name] = map[string]string{"integrationId": in.IntegrationID, "integrationAlias": in.Name}
-	}
-	for _, extra := range []struct {
-		kind  string
-		given []string
-		deps  []string
-	}{{"interfaces", sortedKeys(p.Interfaces), sortedKeys(deps.Interfaces)}, {"integrations", sortedKeys(p.Integrations), sortedKeys(deps.Integrations)}} {
-		for _, k := range extra.given {
-			if !slices.Contains(extra.deps, k) {
-				return platform.Invalid(field+"."+extra.kind+"."+k, "the plugin %s@%s has no such dependency", plugin.Name, plugin.Version)
-			}
-		}
-	}
-	if bp.Interfaces, err = json.Marshal(interfaces); err != nil {
+			return e, nil
+		}); err != nil {
 		return err
 	}
-	bp.Integrations, err = json.Marshal(integrations)
+	bp.Integrations, err = s.backDependencies(ctx, b, plugin, field+".integrations", deps.Integrations, p.Integrations, bp.Integrations,
+		func(f string, in platform.BotIntegration, want platform.VersionRef, _ dependency) (map[string]string, error) {
+			if in.IntegrationID != want.ID {
+				if i, err := s.store.GetIntegration(ctx, in.IntegrationID); err != nil || i.Name != want.Name {
+					return nil, platform.Invalid(f, "installation %q is not of integration %s", in.Name, want.Name)
+				}
+			}
+			return map[string]string{"integrationId": in.IntegrationID, "integrationAlias": in.Name}, nil
+		})
 	return err
+}
+
+// backDependencies resolves the installations that back a plugin's
+// dependencies of one kind (field is plugins.<alias>.interfaces or
+// .integrations): those given are checked by bind, those not given keep
+// what an earlier update stored (an interface's only if it is still the
+// version depended on). The result is what the bot stores.
+func (s *Service) backDependencies(ctx context.Context, b *platform.Bot, plugin platform.Integration, field string, deps map[string]platform.VersionRef, given map[string]dependency, stored json.RawMessage,
+	bind func(f string, in platform.BotIntegration, want platform.VersionRef, m dependency) (map[string]string, error)) (json.RawMessage, error) {
+	var old map[string]map[string]string
+	_ = json.Unmarshal(stored, &old)
+	out := map[string]map[string]string{}
+	for _, name := range sortedKeys(deps) {
+		want, f := deps[name], field+"."+name
+		m, ok := given[name]
+		if !ok {
+			if o, kept := old[name]; kept && (o["interfaceId"] == "" || o["interfaceId"] == want.ID) {
+				out[name] = o
+				continue
+			}
+			return nil, platform.Invalid(f, "the plugin depends on %s@%s: name the bot's installation that backs it (integrationId, integrationAlias)", want.Name, want.Version)
+		}
+		in, err := s.backing(ctx, b, f, m.IntegrationID, m.IntegrationAlias)
+		if err != nil {
+			return nil, err
+		}
+		if out[name], err = bind(f, in, want, m); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range sortedKeys(given) {
+		if _, ok := deps[k]; !ok {
+			return nil, platform.Invalid(field+"."+k, "the plugin %s@%s has no such dependency", plugin.Name, plugin.Version)
+		}
+	}
+	return json.Marshal(out)
 }
 
 // checkPluginBacking checks that every integration the bot's plugins rely
@@ -242,15 +232,9 @@ func PluginCode(p platform.Integration, platformName string) (string, error) {
 // installedPlugins returns the plugin versions (without their code) the
 // bot installed, by id; what cannot be read is left out.
 func (s *Service) installedPlugins(ctx context.Context, b platform.Bot) map[string]platform.Integration {
-	out := map[string]platform.Integration{}
+	ids := make([]string, 0, len(b.Plugins))
 	for _, p := range b.Plugins {
-		if _, ok := out[p.PluginID]; ok {
-			continue
-		}
-		if v, err := s.store.GetPlugin(ctx, p.PluginID); err == nil {
-			v.Code = ""
-			out[v.ID] = v
-		}
+		ids = append(ids, p.PluginID)
 	}
-	return out
+	return versionsByID(ctx, s.store.ListPlugins, ids)
 }
