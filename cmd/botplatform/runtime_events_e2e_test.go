@@ -23,7 +23,7 @@ bot.on.message('*', async (args) => {
   if (text === 'schedule') {
     const r = await client.scheduleEvent({ type: 'later', payload: { k: 'v' }, conversationId: message.conversationId, userId: message.userId, delay: 100 })
     const solo = await client.scheduleEvent({ type: 'solo', payload: { alone: true }, delay: 0 })
-    const at = new Date(Date.now() + 150).toISOString()
+    const at = new Date(Date.now() + 1500).toISOString() // still ahead when the call arrives on a loaded machine
     const dated = await client.scheduleEvent({ type: 'dated', conversationId: message.conversationId, dateTime: at })
     await say(client, message.conversationId, JSON.stringify({ r, solo, at, dated }))
     return
