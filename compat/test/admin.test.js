@@ -547,6 +547,34 @@ describe('workspaces and account', () => {
     if (account.displayName !== undefined) assert.equal(typeof account.displayName, 'string')
   })
 
+  test('updateAccount changes the display name and picture; what is left out stays', async () => {
+    const before = (await client.getAccount({})).account
+    const picture = 'https://example.test/ada.png'
+    const { account } = await client.updateAccount({ displayName: '  Ada Lovelace ', profilePicture: picture, refresh: true })
+    assert.equal(account.id, before.id)
+    assert.equal(account.displayName, 'Ada Lovelace')
+    assert.equal(account.profilePicture, picture)
+    assertIsoDate(account.createdAt, 'account.createdAt')
+    // Read back, through a credential the server had cached before the update.
+    assert.deepEqual((await client.getAccount({})).account, account)
+    const { members } = await client.listWorkspaceMembers({})
+    assert.equal(members.find((m) => m.userId === before.id)?.displayName, 'Ada Lovelace')
+    assert.deepEqual((await client.updateAccount({ displayName: 'Ada' })).account, { ...account, displayName: 'Ada' })
+
+    for (const [body, field] of [
+      [{ displayName: 'x'.repeat(101) }, 'displayName'],
+      [{ profilePicture: 'javascript:alert(1)' }, 'profilePicture'],
+      [{ profilePicture: 'not a url' }, 'profilePicture'],
+    ]) {
+      const err = await rejectsWith(client.updateAccount(body), InvalidPayloadError, 'InvalidPayload')
+      assert.match(err.message, new RegExp(field), `the refusal of ${JSON.stringify(body)} names ${field}`)
+    }
+    assert.equal((await client.getAccount({})).account.displayName, 'Ada', 'a refused update changed nothing')
+
+    const { account: cleared } = await client.updateAccount({ displayName: before.displayName ?? '', profilePicture: '' })
+    assert.equal(cleared.profilePicture, undefined)
+  })
+
   test('getWorkspace and listWorkspaces return the bootstrap workspace (flat, not wrapped)', async () => {
     const ws = await client.getWorkspace({ id: server.workspaceId })
     assertWorkspaceShape(ws)

@@ -35,7 +35,6 @@ const notRouted = {
   deleteTask: 'tasks: not yet (not in @botpress/client 1.45.0)',
   listTasks: 'tasks: not yet (not in @botpress/client 1.45.0)',
   // Admin API: account and workspace
-  updateAccount: 'not yet',
   deleteAccount: 'not yet',
   getPublicWorkspace: 'not yet',
   listPublicWorkspaces: 'not yet; GET /workspaces/public reaches getWorkspace of a workspace "public" (404)',

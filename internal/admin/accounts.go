@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/mail"
+	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/botplatform/botplatform/internal/audit"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -70,4 +72,57 @@ func (s *Service) accountByEmail(ctx context.Context, email string, create bool)
 		return acc, err
 	}
 	return acc, nil
+}
+
+// AccountUpdate is updateAccount's body: a field left out stays.
+type AccountUpdate struct {
+	DisplayName    *string
+	ProfilePicture *string
+	// Refresh asks the hosted platform to read the profile again from the
+	// identity provider; accounts here have none, so it changes nothing.
+	Refresh *bool
+}
+
+// MaxDisplayName is the longest display name, in characters.
+const MaxDisplayName = 100
+
+// GetAccount is the caller's account as stored (not as its credential was
+// cached).
+func (s *Service) GetAccount(ctx context.Context, a *platform.Actor) (platform.Account, error) {
+	return s.store.GetAccount(ctx, a.Account.ID)
+}
+
+// UpdateAccount changes the caller's display name and picture.
+func (s *Service) UpdateAccount(ctx context.Context, a *platform.Actor, u AccountUpdate) (platform.Account, error) {
+	acc, err := s.store.GetAccount(ctx, a.Account.ID)
+	if err != nil {
+		return acc, err
+	}
+	if u.DisplayName != nil {
+		name := strings.TrimSpace(*u.DisplayName)
+		if utf8.RuneCountInString(name) > MaxDisplayName {
+			return acc, platform.Invalid("displayName", "at most %d characters", MaxDisplayName)
+		}
+		acc.DisplayName = name
+	}
+	if u.ProfilePicture != nil {
+		if p := *u.ProfilePicture; p != "" && !validPictureURL(p) {
+			return acc, platform.Invalid("profilePicture", "must be an http or https URL, or empty to remove the picture")
+		}
+		acc.ProfilePicture = *u.ProfilePicture
+	}
+	if u.DisplayName == nil && u.ProfilePicture == nil {
+		return acc, nil
+	}
+	defer s.auth.clear() // the cached credentials carry the account
+	return acc, s.store.UpdateAccount(ctx, acc)
+}
+
+// validPictureURL: an absolute http(s) URL of at most 2,048 bytes.
+func validPictureURL(s string) bool {
+	if len(s) > 2048 {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

@@ -38,6 +38,7 @@ type Store interface {
 	DeletePlugin(ctx context.Context, workspaceID, id string) error
 	DeleteWorkspace(ctx context.Context, id string) ([]string, error)
 	Empty(ctx context.Context) (bool, error)
+	GetAccount(ctx context.Context, id string) (platform.Account, error)
 	GetAccountByEmail(ctx context.Context, email string) (platform.Account, error)
 	GetBot(ctx context.Context, workspaceID, id string) (platform.Bot, error)
 	GetBotKeyByHash(ctx context.Context, hash []byte) (platform.Token, string, error)
@@ -71,6 +72,7 @@ type Store interface {
 	SaveBotVersion(ctx context.Context, workspaceID string, v platform.BotVersion, keep int, update *platform.Bot) (platform.BotVersion, error)
 	Secret(ctx context.Context, name string, value []byte) ([]byte, error)
 	SetPreference(ctx context.Context, o store.PreferenceOwner, key string, value json.RawMessage, now time.Time) error
+	UpdateAccount(ctx context.Context, a platform.Account) error
 	UpdateBot(ctx context.Context, b platform.Bot) error
 	UpdateIntegration(ctx context.Context, i platform.Integration) error
 	UpdateIntegrationStatus(ctx context.Context, botID string, ins []platform.BotIntegration) error

@@ -25,6 +25,7 @@ func (a *api) adminRoutes() *table {
 	}
 	t.handle("POST /v1/admin/workspaces/preferences/{key}", "setWorkspacePreference", setPreferenceSchema, a.workspace(setPreference(a.Admin.SetWorkspacePreference)))
 	t.handle("GET /v1/admin/account/me", "getAccount", nil, a.account(a.getAccount))
+	t.handle("PUT /v1/admin/account/me", "updateAccount", updateAccountSchema, a.account(a.updateAccount))
 	t.handle("POST /v1/admin/account/pats", "createPersonalAccessToken", createPATSchema, a.account(a.createPAT))
 	t.handle("GET /v1/admin/account/pats", "listPersonalAccessTokens", nil, a.account(a.listPATs))
 	t.handle("DELETE /v1/admin/account/pats/{id}", "deletePersonalAccessToken", emptyBodySchema, a.account(a.deletePAT))
@@ -162,17 +163,43 @@ func (a *api) withActor(needWorkspace bool, f actorFunc) http.Handler {
 }
 
 var (
-	emptyBodySchema = schema("empty-body.json", `{"type":"object","additionalProperties":false}`)
+	emptyBodySchema     = schema("empty-body.json", `{"type":"object","additionalProperties":false}`)
+	updateAccountSchema = schema("update-account.json", `{"type":"object","additionalProperties":false,"properties":{
+		"displayName":{"type":"string","maxLength":100},"profilePicture":{"type":"string"},"refresh":{"type":"boolean"}}}`)
 	createPATSchema = schema("create-pat.json", `{"type":"object","additionalProperties":false,"required":["note"],"properties":{"note":{"type":"string"}}}`)
 )
 
 func (a *api) getAccount(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
-	acc := act.Account
-	writeJSON(w, http.StatusOK, map[string]any{"account": map[string]any{
-		"id": acc.ID, "email": acc.Email, "displayName": acc.DisplayName, "emailVerified": true,
-		"createdAt": platform.FormatTime(acc.CreatedAt),
-	}})
+	acc, err := a.Admin.GetAccount(r.Context(), act)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"account": accountJSON(acc)})
 	return nil
+}
+
+func (a *api) updateAccount(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	var in admin.AccountUpdate
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	acc, err := a.Admin.UpdateAccount(r.Context(), act, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"account": accountJSON(acc)})
+	return nil
+}
+
+// accountJSON is the official Account (emailVerified: accounts here are
+// made by their owners or the operator).
+func accountJSON(acc platform.Account) map[string]any {
+	out := map[string]any{"id": acc.ID, "email": acc.Email, "displayName": acc.DisplayName, "emailVerified": true,
+		"createdAt": platform.FormatTime(acc.CreatedAt)}
+	if acc.ProfilePicture != "" {
+		out["profilePicture"] = acc.ProfilePicture
+	}
+	return out
 }
 
 func (a *api) createPAT(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {

@@ -15,6 +15,9 @@ var integrationListParams = []parameter{
 
 var _ = describe(map[string]op{
 	"getAccount": {summary: "The caller's account", result: wrap("account", ref("Account"))},
+	"updateAccount": {summary: "Change the caller's display name (at most 100 characters) or picture (an http or https URL; empty removes it)",
+		description: "Fields left out stay. refresh is accepted and changes nothing: accounts here have no identity provider to read again.",
+		result:      wrap("account", ref("Account"))},
 	"createPersonalAccessToken": {summary: "Create a personal access token", returns: "the token, with its value",
 		result: wrap("pat", ref("Token"))},
 	"listPersonalAccessTokens":  {summary: "The caller's personal access tokens", result: wrap("pats", array(ref("Token")))},

@@ -12,7 +12,7 @@ func schemas() obj {
 		"Meta":  props(obj{"nextToken": obj{"type": "string", "description": "absent on the last page"}}),
 
 		// Admin.
-		"Account": props(obj{"id": str, "email": str, "displayName": str, "emailVerified": boolean, "createdAt": date},
+		"Account": props(obj{"id": str, "email": str, "displayName": str, "emailVerified": boolean, "profilePicture": str, "createdAt": date},
 			"id", "email", "emailVerified", "createdAt"),
 		"Token": props(obj{"id": str, "createdAt": date, "note": str,
 			"value": obj{"type": "string", "description": "the token itself, shown only when it is created"}}, "id", "createdAt", "note"),

@@ -31,7 +31,9 @@ type Account struct {
 	ID          string
 	Email       string
 	DisplayName string
-	CreatedAt   time.Time
+	// ProfilePicture is the URL of the account's picture, as given.
+	ProfilePicture string
+	CreatedAt      time.Time
 }
 
 // Workspace groups bots, members and quotas.

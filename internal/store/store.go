@@ -28,6 +28,9 @@ type Store interface {
 
 	CreateAccount(ctx context.Context, a platform.Account) error
 	GetAccount(ctx context.Context, id string) (platform.Account, error)
+	// UpdateAccount sets the account's display name and picture
+	// (ErrNotFound when there is no such account).
+	UpdateAccount(ctx context.Context, a platform.Account) error
 	GetAccountByEmail(ctx context.Context, email string) (platform.Account, error)
 
 	CreatePAT(ctx context.Context, t platform.Token) error

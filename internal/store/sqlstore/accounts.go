@@ -12,8 +12,8 @@ func (s *Store) CreateAccount(ctx context.Context, a platform.Account) error {
 }
 
 func (s *Store) insertAccount(ctx context.Context, db querier, a platform.Account) error {
-	_, err := s.exec(ctx, db, `INSERT INTO accounts (id, email, display_name, created_at) VALUES (?, ?, ?, ?)`,
-		a.ID, a.Email, a.DisplayName, micros(a.CreatedAt))
+	_, err := s.exec(ctx, db, `INSERT INTO accounts (id, email, display_name, profile_picture, created_at) VALUES (?, ?, ?, ?, ?)`,
+		a.ID, a.Email, a.DisplayName, a.ProfilePicture, micros(a.CreatedAt))
 	return err
 }
 
@@ -28,10 +28,16 @@ func (s *Store) GetAccountByEmail(ctx context.Context, email string) (platform.A
 func (s *Store) getAccount(ctx context.Context, where string, arg any) (platform.Account, error) {
 	var a platform.Account
 	var created int64
-	err := s.queryRow(ctx, `SELECT id, email, display_name, created_at FROM accounts WHERE `+where, arg).
-		Scan(&a.ID, &a.Email, &a.DisplayName, &created)
+	err := s.queryRow(ctx, `SELECT id, email, display_name, profile_picture, created_at FROM accounts WHERE `+where, arg).
+		Scan(&a.ID, &a.Email, &a.DisplayName, &a.ProfilePicture, &created)
 	a.CreatedAt = fromMicros(created)
 	return a, noRows(err)
+}
+
+func (s *Store) UpdateAccount(ctx context.Context, a platform.Account) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return s.execOne(ctx, tx, `UPDATE accounts SET display_name = ?, profile_picture = ? WHERE id = ?`, a.DisplayName, a.ProfilePicture, a.ID)
+	})
 }
 
 func (s *Store) CreatePAT(ctx context.Context, t platform.Token) error {
@@ -94,11 +100,11 @@ func (s *Store) GetCredential(ctx context.Context, hash []byte, workspaceID stri
 	var mID, mRole sql.NullString
 	var tCreated, aCreated int64
 	var mCreated sql.NullInt64
-	err := s.queryRow(ctx, `SELECT p.id, p.note, p.hash, p.created_at, a.id, a.email, a.display_name, a.created_at, m.id, m.role, m.created_at
+	err := s.queryRow(ctx, `SELECT p.id, p.note, p.hash, p.created_at, a.id, a.email, a.display_name, a.profile_picture, a.created_at, m.id, m.role, m.created_at
 		FROM pats p JOIN accounts a ON a.id = p.account_id
 		LEFT JOIN members m ON m.account_id = a.id AND m.workspace_id = ?
 		WHERE p.hash = ?`, workspaceID, hash).
-		Scan(&t.ID, &t.Note, &t.Hash, &tCreated, &a.ID, &a.Email, &a.DisplayName, &aCreated, &mID, &mRole, &mCreated)
+		Scan(&t.ID, &t.Note, &t.Hash, &tCreated, &a.ID, &a.Email, &a.DisplayName, &a.ProfilePicture, &aCreated, &mID, &mRole, &mCreated)
 	if err != nil {
 		return t, a, nil, noRows(err)
 	}

@@ -479,6 +479,23 @@ func testAccounts(t *testing.T, e *env) {
 	wantErr(t, err, platform.ErrNotFound, "GetAccount unknown id")
 	_, err = e.s.GetAccountByEmail(e.ctx, "nobody@example.com")
 	wantErr(t, err, platform.ErrNotFound, "GetAccountByEmail unknown email")
+
+	// UpdateAccount sets the name and picture only; a PAT's credential reads them.
+	upd := a
+	upd.DisplayName, upd.ProfilePicture = "Alice L.", "https://example.com/alice.png"
+	upd.Email, upd.CreatedAt = "changed@example.com", upd.CreatedAt.Add(time.Hour)
+	must(t, e.s.UpdateAccount(e.ctx, upd), "UpdateAccount")
+	want := a
+	want.DisplayName, want.ProfilePicture = upd.DisplayName, upd.ProfilePicture
+	got, err = e.s.GetAccount(e.ctx, a.ID)
+	must(t, err, "GetAccount after UpdateAccount")
+	same(t, got, normAccount(want), "account after UpdateAccount")
+	tok := platform.Token{ID: platform.NewID(platform.PrefixPAT), OwnerID: a.ID, Note: "n", Hash: []byte("update-account-hash"), CreatedAt: e.now()}
+	must(t, e.s.CreatePAT(e.ctx, tok), "CreatePAT")
+	_, cred, _, err := e.s.GetCredential(e.ctx, tok.Hash, "")
+	must(t, err, "GetCredential")
+	same(t, cred, normAccount(want), "the credential's account after UpdateAccount")
+	wantErr(t, e.s.UpdateAccount(e.ctx, platform.Account{ID: "acc_unknown", DisplayName: "x"}), platform.ErrNotFound, "UpdateAccount unknown id")
 }
 
 func testCreateOwner(t *testing.T, e *env) {
