@@ -26,6 +26,7 @@ type Store interface {
 	// email is taken (another process bootstrapped first).
 	CreateOwner(ctx context.Context, a platform.Account, w platform.Workspace, m platform.Member, t platform.Token) error
 
+	// CreateAccount creates a, without a picture (UpdateAccount sets it).
 	CreateAccount(ctx context.Context, a platform.Account) error
 	GetAccount(ctx context.Context, id string) (platform.Account, error)
 	// UpdateAccount sets the account's display name and picture

@@ -11,9 +11,12 @@ func (s *Store) CreateAccount(ctx context.Context, a platform.Account) error {
 	return s.insertAccount(ctx, s.w, a)
 }
 
+// insertAccount creates a without a picture (UpdateAccount sets one), so
+// that it also works on the schemas before migration 0035, which the
+// migration tests build on.
 func (s *Store) insertAccount(ctx context.Context, db querier, a platform.Account) error {
-	_, err := s.exec(ctx, db, `INSERT INTO accounts (id, email, display_name, profile_picture, created_at) VALUES (?, ?, ?, ?, ?)`,
-		a.ID, a.Email, a.DisplayName, a.ProfilePicture, micros(a.CreatedAt))
+	_, err := s.exec(ctx, db, `INSERT INTO accounts (id, email, display_name, created_at) VALUES (?, ?, ?, ?)`,
+		a.ID, a.Email, a.DisplayName, micros(a.CreatedAt))
 	return err
 }
 
