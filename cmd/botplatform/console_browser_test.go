@@ -152,7 +152,7 @@ func (b *browser) text(sel string) string {
 // waitText waits until the text of sel contains want.
 func (b *browser) waitText(sel, want string) {
 	b.t.Helper()
-	deadline := time.Now().Add(60 * time.Second) // a hang guard, not a measure
+	deadline := time.Now().Add(signalTimeout) // a hang guard, not a measure: a bot's first event on a loaded machine took over a minute
 	for {
 		got := b.text(sel)
 		if strings.Contains(got, want) {
@@ -168,7 +168,7 @@ func (b *browser) waitText(sel, want string) {
 // waitFor waits until ok holds.
 func (b *browser) waitFor(what string, ok func() bool) {
 	b.t.Helper()
-	deadline := time.Now().Add(60 * time.Second) // a hang guard, not a measure
+	deadline := time.Now().Add(signalTimeout) // a hang guard, not a measure
 	for !ok() {
 		if time.Now().After(deadline) {
 			b.fail("waiting for %s: it never happened", what)

@@ -19,7 +19,7 @@ const hintAfterMs = 3000
 // hintRecheckMs and hintRechecks: how often, and how many times, the
 // tester looks again for the bot's failure while no reply comes.
 const hintRecheckMs = 2000
-const hintRechecks = 30
+const hintRechecks = 90
 
 // noCode says that the bot answers nothing, having no code, no url and not
 // being a `bp dev` bot; '' otherwise.
