@@ -4,13 +4,11 @@ package sandbox
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"syscall"
 	"unsafe"
 
@@ -35,12 +33,6 @@ func init() {
 	}
 }
 
-// launcherArgs is the launcher's command line: the count of descriptors from 3 on it passes to the init,
-// and the ids the sandbox runs as outside (the server's own, or nobody's for a root server).
-func launcherArgs(files, uid, gid int) []string {
-	return []string{LauncherName, strconv.Itoa(files), strconv.Itoa(uid), strconv.Itoa(gid)}
-}
-
 func runLauncher() int {
 	// The init's parent-death signal fires when the thread that started it ends: this one, locked.
 	runtime.LockOSThread()
@@ -52,20 +44,21 @@ func runLauncher() int {
 		return 127
 	}
 	var sp spec
-	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &sp); err != nil || len(os.Args) != 4 {
-		return fail(0, errors.New("bad launcher arguments"))
+	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &sp); err != nil {
+		return fail(0, fmt.Errorf("bad spec: %w", err))
 	}
-	n, err1 := strconv.Atoi(os.Args[1])
-	uid, err2 := strconv.Atoi(os.Args[2])
-	gid, err3 := strconv.Atoi(os.Args[3])
-	if err := errors.Join(err1, err2, err3); err != nil || n < 0 {
-		return fail(sp.CtlFD, errors.New("bad launcher arguments"))
+	// Outside, the sandbox is the server's own user (the launcher's), or nobody when that is root.
+	uid, gid := os.Getuid(), os.Getgid()
+	if uid == 0 {
+		uid, gid = nobody, nobody
 	}
 	// The server's end ends the launcher, and through it the sandbox.
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
 		return fail(sp.CtlFD, fmt.Errorf("parent-death signal: %w", err))
 	}
-	files := make([]*os.File, n)
+	// The descriptors from 3 on, in wrap's order: the program's own, the executable, the control socket,
+	// the files.
+	files := make([]*os.File, sp.Extra+2+len(sp.Files))
 	for i := range files {
 		files[i] = os.NewFile(uintptr(3+i), "")
 	}

@@ -106,13 +106,9 @@ func wrap(cmd *exec.Cmd, o Options, probe bool) (*Setup, error) {
 	// The server's own binary, through the link that needs no search permission on its directories: a
 	// root server's sandbox is already the unprivileged user when it executes. It starts as the launcher,
 	// which starts the init in the sandbox's namespaces (launch_linux.go).
-	uid, gid := os.Getuid(), os.Getgid()
-	if uid == 0 {
-		uid, gid = nobody, nobody
-	}
 	cmd.ExtraFiles = append(cmd.ExtraFiles, s.child...)
 	cmd.Path = "/proc/self/exe"
-	cmd.Args = launcherArgs(len(cmd.ExtraFiles), uid, gid)
+	cmd.Args = []string{LauncherName}
 	// GOTRACEBACK=none: should the init's runtime fail, its first words, not a dump of its goroutines,
 	// end the stderr the server keeps the last lines of.
 	cmd.Env = []string{specEnv + "=" + string(data), "GOTRACEBACK=none"}
