@@ -29,22 +29,22 @@ func start(t testing.TB, args ...string) (*exec.Cmd, *bufio.Reader) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Wrap(cmd, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	err = cmd.Start()
-	s.Started()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Wait(30 * time.Second); err != nil {
+	if _, err := startWrapped(t, cmd, Options{}); err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
 		t.Fatalf("sandbox: %v; stderr: %s", err, stderr.String())
 	}
 	return cmd, bufio.NewReader(out)
+}
+
+// startReady is start for a helper that says "ready" once it runs.
+func startReady(t testing.TB, args ...string) (*exec.Cmd, *bufio.Reader) {
+	t.Helper()
+	cmd, out := start(t, args...)
+	if l, err := out.ReadString('\n'); err != nil || l != "ready\n" {
+		t.Fatalf("helper: %q, %v", l, err)
+	}
+	return cmd, out
 }
 
 // readWithin reads r to its end, failing the test if that takes longer than a generous hang guard.
@@ -74,10 +74,7 @@ func TestSandboxExitStatusReachesTheServer(t *testing.T) {
 	}
 
 	// Killed from outside (as the kernel kills at a hard limit), the program's end is the server's to see.
-	cmd, out = start(t, "sleep")
-	if l, err := out.ReadString('\n'); err != nil || l != "ready\n" {
-		t.Fatalf("helper: %q, %v", l, err)
-	}
+	cmd, out = startReady(t, "sleep")
 	children, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
 	var program int
 	if _, err2 := fmt.Sscan(string(children), &program); err != nil || err2 != nil {
@@ -95,10 +92,7 @@ func TestSandboxExitStatusReachesTheServer(t *testing.T) {
 
 func TestSandboxGetsTheServersSignals(t *testing.T) {
 	needSandbox(t)
-	cmd, out := start(t, "await-usr1")
-	if l, err := out.ReadString('\n'); err != nil || l != "ready\n" {
-		t.Fatalf("helper: %q, %v", l, err)
-	}
+	cmd, out := startReady(t, "await-usr1")
 	if err := cmd.Process.Signal(syscall.SIGUSR1); err != nil {
 		t.Fatal(err)
 	}
@@ -112,10 +106,7 @@ func TestSandboxGetsTheServersSignals(t *testing.T) {
 
 func TestKillingASandboxEndsItsProgram(t *testing.T) {
 	needSandbox(t)
-	cmd, out := start(t, "sleep")
-	if l, err := out.ReadString('\n'); err != nil || l != "ready\n" {
-		t.Fatalf("helper: %q, %v", l, err)
-	}
+	cmd, out := startReady(t, "sleep")
 	cmd.Process.Kill()
 	// The program holds its stdout until it ends.
 	readWithin(t, out)

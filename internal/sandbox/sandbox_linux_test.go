@@ -175,17 +175,7 @@ func runWith(t *testing.T, o Options, ob *Outbound, args ...string) string {
 	cmd := helperCmd(t, args...)
 	var out, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &stderr
-	s, err := Wrap(cmd, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	err = cmd.Start()
-	s.Started()
-	if err != nil {
-		t.Fatal(err)
-	}
-	socks, werr := s.Wait(30 * time.Second)
+	socks, werr := startWrapped(t, cmd, o)
 	if werr == nil && ob != nil {
 		link := ob.Serve(socks, slog.New(slog.NewTextHandler(testWriter{t}, nil)))
 		defer link.Close()
@@ -217,6 +207,22 @@ func helperCmd(t testing.TB, args ...string) *exec.Cmd {
 	cmd.Args[0] = "helper"
 	cmd.Env = []string{helperEnv + "=1"}
 	return cmd
+}
+
+// startWrapped starts cmd in a sandbox of o and waits until its program runs.
+func startWrapped(t testing.TB, cmd *exec.Cmd, o Options) (*Sockets, error) {
+	t.Helper()
+	s, err := Wrap(cmd, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = cmd.Start()
+	s.Started()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Wait(30 * time.Second)
 }
 
 func needSandbox(t *testing.T) {
