@@ -134,7 +134,10 @@ func (d webhookDelivery) Webhook(ctx context.Context, webhookID string, admit fu
 
 // chatActions runs the actions of the built-in chat integration:
 // chat:sendEvent, a custom event from the bot to the conversation's
-// listeners (what `bots/echo` of the public repository calls).
+// listeners (what `bots/echo` of the public repository calls), and the
+// typing indicator's chat:startTypingIndicator and
+// chat:stopTypingIndicator (the typing-indicator interface's input:
+// conversationId, messageId, timeout in milliseconds).
 type chatActions struct {
 	rt   *runtimeapi.Service
 	chat *chat.Service
@@ -143,15 +146,33 @@ type chatActions struct {
 var _ dispatch.Integration = chatActions{}
 
 func (c chatActions) Action(ctx context.Context, b *dispatch.Bot, _ platform.BotIntegration, action string, input json.RawMessage) (json.RawMessage, error) {
-	if action != "sendEvent" {
-		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the chat integration's action is sendEvent", "chat:"+action)
-	}
 	var in struct {
 		ConversationID string          `json:"conversationId"`
 		Payload        json.RawMessage `json:"payload"`
+		Timeout        *float64        `json:"timeout"`
+	}
+	switch action {
+	case "sendEvent", "startTypingIndicator", "stopTypingIndicator":
+	default:
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the chat integration's actions are sendEvent, startTypingIndicator and stopTypingIndicator", "chat:"+action)
 	}
 	if err := json.Unmarshal(input, &in); err != nil || in.ConversationID == "" {
 		return nil, platform.Invalid("input.conversationId", "is required")
+	}
+	if action != "sendEvent" {
+		if in.Timeout != nil && (*in.Timeout < 0 || *in.Timeout > 600_000) {
+			return nil, platform.Invalid("input.timeout", "milliseconds from 0 to 600000")
+		}
+		conv, err := c.rt.Conversation(ctx, b.ID, in.ConversationID)
+		if err != nil {
+			return nil, err
+		}
+		timeout := 0
+		if in.Timeout != nil {
+			timeout = int(*in.Timeout)
+		}
+		c.chat.Typing(conv, action == "startTypingIndicator", timeout)
+		return json.RawMessage(`{}`), nil
 	}
 	var payload map[string]any
 	if json.Unmarshal(in.Payload, &payload) != nil || payload == nil {

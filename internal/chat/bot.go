@@ -130,6 +130,13 @@ func UserJSON(u platform.ChatUser) map[string]any {
 			out[k] = v
 		}
 	}
+	// The web chat's view of the same user: its data, its attributes.
+	if d := userData(u); d != nil {
+		out["data"] = d
+	}
+	if len(u.Attributes) > 0 {
+		out["attributes"] = u.Attributes
+	}
 	return out
 }
 

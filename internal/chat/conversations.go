@@ -168,6 +168,13 @@ func MessageJSON(m MessageView) map[string]any {
 	if m.Metadata != nil {
 		d["metadata"] = m.Metadata
 	}
+	if v := m.Tags[FeedbackTag]; v != "" {
+		fb := map[string]any{"value": v}
+		if c := m.Tags[FeedbackCommentTag]; c != "" {
+			fb["comment"] = c
+		}
+		d["feedback"] = fb
+	}
 	return d
 }
 

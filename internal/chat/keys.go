@@ -1,7 +1,9 @@
 package chat
 
 import (
+	"crypto/subtle"
 	"errors"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -13,6 +15,22 @@ import (
 // SignUserKey returns the user key for the user with foreign id fid.
 func SignUserKey(secret []byte, fid string) (string, error) {
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"id": fid}).SignedString(secret)
+}
+
+// SignUserKeyUntil is SignUserKey for a key that expires at exp (zero:
+// never).
+func SignUserKeyUntil(secret []byte, fid string, exp time.Time) (string, error) {
+	claims := jwt.MapClaims{"id": fid}
+	if !exp.IsZero() {
+		claims["exp"] = exp.Unix()
+	}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
+}
+
+// IsSecret tells whether s is the bot's secret, which the web chat sends
+// as its admin secret (x-admin-secret) to act for any user.
+func (b *Webhook) IsSecret(s string) bool {
+	return s != "" && subtle.ConstantTimeCompare([]byte(s), b.Key) == 1
 }
 
 // VerifyUserKey checks a user key and returns the id it names.

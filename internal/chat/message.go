@@ -58,7 +58,25 @@ type obj = map[string]any
 // MessageSchema is the body of createMessage: the payload union of
 // compat-notes §1.6, strings marked non-empty there with minLength 1.
 // Payloads may carry extra properties, as the client's types allow.
-var MessageSchema = func() *jsonbody.Schema {
+var MessageSchema = compileMessage("chat-message.json", []string{"payload", "conversationId"},
+	obj{"payload": payloadSchema, "conversationId": obj{"type": "string"}, "metadata": obj{"type": []string{"object", "null"}}})
+
+// UpdateMessageSchema is the body of the web chat's updateMessage: a new
+// payload, metadata, or both.
+var UpdateMessageSchema = compileMessage("chat-update-message.json", nil,
+	obj{"payload": payloadSchema, "metadata": obj{"type": []string{"object", "null"}}})
+
+func compileMessage(name string, required []string, props obj) *jsonbody.Schema {
+	body := obj{"type": "object", "additionalProperties": false, "properties": props}
+	if len(required) > 0 {
+		body["required"] = required
+	}
+	b, _ := json.Marshal(body)
+	return jsonbody.Compile(name, string(b))
+}
+
+// payloadSchema is a message's payload: one of the Chat API's types.
+var payloadSchema = func() obj {
 	ne := obj{"type": "string", "minLength": 1}
 	str := obj{"type": "string"}
 	num := obj{"type": "number"}
@@ -91,11 +109,7 @@ var MessageSchema = func() *jsonbody.Schema {
 		blocItems[t] = types[t]
 	}
 	types["bloc"] = loose(obj{"items": obj{"type": "array", "items": union(blocItems)}}, "items")
-	payload := union(types)
-	body := obj{"type": "object", "additionalProperties": false, "required": []string{"payload", "conversationId"},
-		"properties": obj{"payload": payload, "conversationId": str, "metadata": obj{"type": []string{"object", "null"}}}}
-	b, _ := json.Marshal(body)
-	return jsonbody.Compile("chat-message.json", string(b))
+	return union(types)
 }()
 
 // union is an object of one of the given types, named by its "type":

@@ -5,6 +5,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"regexp"
 	"strings"
@@ -158,16 +159,24 @@ func checkUserFID(id string) error {
 }
 
 // UserInput holds a user's descriptive fields; nil leaves one unchanged.
+// UserData and Attributes are the official web chat's (webchat.go).
 type UserInput struct {
-	ID         *string `json:"id"`
-	Name       *string `json:"name"`
-	PictureURL *string `json:"pictureUrl"`
-	Profile    *string `json:"profile"`
+	ID         *string         `json:"id"`
+	Name       *string         `json:"name"`
+	PictureURL *string         `json:"pictureUrl"`
+	Profile    *string         `json:"profile"`
+	UserData   json.RawMessage `json:"userData"`
+	Attributes json.RawMessage `json:"attributes"`
 }
 
-func (in UserInput) apply(u *platform.ChatUser) error {
+// apply sets in's fields on u; b's secret verifies a signed userData or
+// attributes.
+func (in UserInput) apply(b *Webhook, u *platform.ChatUser) error {
 	if in.Profile != nil && len(*in.Profile) > 1000 {
 		return platform.Invalid("profile", "at most 1000 characters")
+	}
+	if err := in.applyWebchat(b, u); err != nil {
+		return err
 	}
 	for _, f := range []struct {
 		v   *string
@@ -192,7 +201,7 @@ func (s *Service) CreateUser(ctx context.Context, b *Webhook, in UserInput) (pla
 		}
 		u.FID = *in.ID
 	}
-	if err := in.apply(&u); err != nil {
+	if err := in.apply(b, &u); err != nil {
 		return u, "", err
 	}
 	if err := s.store.CreateChatUser(ctx, u); err != nil {
@@ -279,8 +288,8 @@ func (s *Service) authenticated(ctx context.Context, b *Webhook, fid string, kno
 var errInvalidKey = platform.Errorf(platform.TypeUnauthorized, "Invalid user key")
 
 // UpdateUser changes the caller's descriptive fields.
-func (s *Service) UpdateUser(ctx context.Context, u platform.ChatUser, in UserInput) (platform.ChatUser, error) {
-	if err := in.apply(&u); err != nil {
+func (s *Service) UpdateUser(ctx context.Context, b *Webhook, u platform.ChatUser, in UserInput) (platform.ChatUser, error) {
+	if err := in.apply(b, &u); err != nil {
 		return u, err
 	}
 	u.UpdatedAt = s.clock.Now()

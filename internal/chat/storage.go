@@ -33,6 +33,7 @@ type Store interface {
 	ListParticipants(ctx context.Context, conversationID string, p store.Page) ([]platform.ChatUser, string, error)
 	RemoveParticipant(ctx context.Context, conversationID, userID string) error
 	UpdateChatUser(ctx context.Context, u platform.ChatUser) error
+	UpdateMessage(ctx context.Context, m platform.Message, botID string) error
 }
 
 var _ Store = store.Store(nil)

@@ -44,6 +44,7 @@ func (a *api) chatRoutes(prefix string) *table {
 	t.handle("DELETE "+p+"/messages/{id}", "chatDeleteMessage", emptyBodySchema, a.chatUser(a.deleteMessage))
 	t.handle("POST "+p+"/events", "chatCreateEvent", createEventSchema, a.chatUser(a.createEvent))
 	t.handle("GET "+p+"/events/{id}", "chatGetEvent", nil, a.chatUser(a.getEvent))
+	a.webchatClientRoutes(t, p)
 	return t
 }
 
@@ -105,7 +106,7 @@ func (a *api) cors(prefix string, next http.Handler) http.Handler {
 		h.Set("Access-Control-Allow-Credentials", "true")
 		if preflight {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Content-Type, x-user-key, Accept, Cache-Control, Last-Event-ID")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, x-user-key, x-admin-secret, timeout, Accept, Cache-Control, Last-Event-ID")
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -152,14 +153,15 @@ func (a *api) chatHello(w http.ResponseWriter, r *http.Request, b *chat.Webhook)
 }
 
 var (
-	userProps                     = `"name":{"type":"string"},"pictureUrl":{"type":"string"},"profile":{"type":"string","maxLength":1000}`
+	userProps = `"name":{"type":"string"},"pictureUrl":{"type":"string"},"profile":{"type":"string","maxLength":1000},` +
+		`"userData":{"type":["object","string","null"]},"attributes":{"type":["object","string"],"additionalProperties":{"type":["string","null"]}}`
 	createUserSchema              = schema("create-user.json", `{"type":"object","additionalProperties":false,"properties":{"id":{"type":"string"},`+userProps+`}}`)
 	updateUserSchema              = schema("update-user.json", `{"type":"object","additionalProperties":false,"properties":{`+userProps+`}}`)
 	createConversationSchema      = schema("create-conversation.json", `{"type":"object","additionalProperties":false,"properties":{"id":{"type":"string"}}}`)
 	getOrCreateConversationSchema = schema("get-or-create-conversation.json", `{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string"}}}`)
 	addParticipantSchema          = schema("add-participant.json", `{"type":"object","additionalProperties":false,"required":["userId"],"properties":{"userId":{"type":"string"}}}`)
 	createEventSchema             = schema("create-event.json", `{"type":"object","additionalProperties":false,"required":["payload","conversationId"],
-		"properties":{"payload":{"type":"object"},"conversationId":{"type":"string"}}}`)
+		"properties":{"payload":{"type":"object"},"conversationId":{"type":"string"},"bindConversation":{"type":"boolean"},"bindUser":{"type":"boolean"}}}`)
 )
 
 func (a *api) createUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook) error {
@@ -180,9 +182,9 @@ func (a *api) getOrCreateUser(w http.ResponseWriter, r *http.Request, b *chat.We
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	if in.Name != nil || in.PictureURL != nil || in.Profile != nil {
+	if in.Name != nil || in.PictureURL != nil || in.Profile != nil || in.UserData != nil || in.Attributes != nil {
 		var err error
-		if u, err = a.Chat.UpdateUser(r.Context(), u, in); err != nil {
+		if u, err = a.Chat.UpdateUser(r.Context(), b, u, in); err != nil {
 			return err
 		}
 	}
@@ -200,7 +202,7 @@ func (a *api) updateUser(w http.ResponseWriter, r *http.Request, b *chat.Webhook
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	u, err := a.Chat.UpdateUser(r.Context(), u, in)
+	u, err := a.Chat.UpdateUser(r.Context(), b, u, in)
 	if err != nil {
 		return err
 	}
@@ -390,6 +392,9 @@ func (a *api) createEvent(w http.ResponseWriter, r *http.Request, b *chat.Webhoo
 	var in struct {
 		Payload        json.RawMessage
 		ConversationID string
+		// The web chat's; events are always of the conversation and the
+		// user here.
+		BindConversation, BindUser *bool
 	}
 	if err := decode(r, &in); err != nil {
 		return err
@@ -398,7 +403,13 @@ func (a *api) createEvent(w http.ResponseWriter, r *http.Request, b *chat.Webhoo
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"event": chat.EventJSON(e)})
+	out := chat.EventJSON(e)
+	if started, err := a.Chat.ConversationStarted(r.Context(), e); err != nil {
+		return err
+	} else if started != nil {
+		out["payload"] = started
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"event": out})
 	return nil
 }
 
@@ -427,13 +438,15 @@ func (a *api) listen(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u 
 	if err != nil {
 		return err
 	}
-	return a.stream(w, r, sub)
+	return a.stream(w, r, sub, nil, nil)
 }
 
 // stream sends sub's signals as Server-Sent Events until the request or
 // the subscription ends: each signal a default `message` event, and
-// `data: ping` when nothing else was sent for the ping interval.
-func (a *api) stream(w http.ResponseWriter, r *http.Request, sub *chat.Subscription) error {
+// `data: ping` when nothing else was sent for the ping interval. first,
+// if any, is sent before them; each frame goes through each (nil: as is;
+// each returning nil: not sent).
+func (a *api) stream(w http.ResponseWriter, r *http.Request, sub *chat.Subscription, first []byte, each func([]byte) []byte) error {
 	defer sub.Close()
 	defer a.Metrics.StreamOpened()()
 	// A stream has no end time, but each write has one: a listener that
@@ -464,12 +477,16 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sub *chat.Subscript
 	interval := a.PingInterval
 	ping := time.NewTimer(interval)
 	defer ping.Stop()
+	if first != nil && !sendFrame(w, rc, deadline, first) {
+		return nil
+	}
 	send := func(frame []byte) bool {
-		deadline()
-		if _, err := w.Write(append(append([]byte("event: message\ndata: "), frame...), '\n', '\n')); err != nil {
-			return false
+		if each != nil {
+			if frame = each(frame); frame == nil {
+				return true
+			}
 		}
-		return rc.Flush() == nil
+		return sendFrame(w, rc, deadline, frame)
 	}
 	for {
 		var frame []byte
@@ -498,4 +515,13 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sub *chat.Subscript
 		}
 		ping.Reset(interval)
 	}
+}
+
+// sendFrame writes one signal of a stream: false when the listener is gone.
+func sendFrame(w http.ResponseWriter, rc *http.ResponseController, deadline func(), frame []byte) bool {
+	deadline()
+	if _, err := w.Write(append(append([]byte("event: message\ndata: "), frame...), '\n', '\n')); err != nil {
+		return false
+	}
+	return rc.Flush() == nil
 }

@@ -127,6 +127,14 @@ func chatIntegration() map[string]any {
 		"input": map[string]any{"schema": map[string]any{"type": "object", "required": []string{"conversationId", "payload"},
 			"properties": map[string]any{"conversationId": str, "payload": map[string]any{"type": "object"}}}},
 		"output": map[string]any{"schema": map[string]any{"type": "object"}}}
+	typing := func(title string) map[string]any {
+		return map[string]any{"title": title, "description": "The typing-indicator interface's action: the web chat shows or hides that the bot is writing",
+			"input": map[string]any{"schema": map[string]any{"type": "object", "required": []string{"conversationId"},
+				"properties": map[string]any{"conversationId": str, "messageId": str, "timeout": map[string]any{"type": "number"}}}},
+			"output": map[string]any{"schema": map[string]any{"type": "object"}}}
+	}
+	actions := map[string]any{"sendEvent": sendEvent, "startTypingIndicator": typing("Start typing indicator"),
+		"stopTypingIndicator": typing("Stop typing indicator")}
 	return map[string]any{
 		"id": admin.ChatIntegrationID, "name": "chat", "version": chatVersion, "title": "Chat",
 		"description": "The built-in Chat API: users talk to the bot over HTTP and server-sent events.",
@@ -136,7 +144,7 @@ func chatIntegration() map[string]any {
 		"configurations": empty, "channels": map[string]any{"channel": map[string]any{"title": "Chat", "messages": messages,
 			"conversation": map[string]any{"tags": empty, "creation": map[string]any{"enabled": false, "requiredTags": []string{}}},
 			"message":      map[string]any{"tags": empty}}},
-		"states": empty, "events": map[string]any{"custom": map[string]any{"schema": map[string]any{"type": "object"}}}, "actions": map[string]any{"sendEvent": sendEvent},
+		"states": empty, "events": map[string]any{"custom": map[string]any{"schema": map[string]any{"type": "object"}}}, "actions": actions,
 		"user":     map[string]any{"tags": empty, "creation": map[string]any{"enabled": false, "requiredTags": []string{}}},
 		"entities": empty, "interfaces": empty, "secrets": empty, "meta": map[string]any{"installs": 0, "views": 0},
 		"ownerWorkspace": map[string]any{"id": "", "handle": "botplatform", "name": "botplatform"},

@@ -28,7 +28,7 @@ func (a *api) watchConversation(w http.ResponseWriter, r *http.Request, act *pla
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	go a.whileAllowed(ctx, cancel, r, b.ID)
-	return a.stream(w, r.WithContext(ctx), sub)
+	return a.stream(w, r.WithContext(ctx), sub, nil, nil)
 }
 
 // whileAllowed checks again, every ping interval, that r's caller may still

@@ -46,4 +46,20 @@ var _ = describe(map[string]op{
 	"chatDeleteMessage": {summary: "Delete a message the caller sent", result: empty},
 	"chatCreateEvent":   {summary: "Send a custom event to a conversation", status: 201, result: wrap("event", ref("ChatEvent"))},
 	"chatGetEvent":      {summary: "An event", result: wrap("event", ref("ChatEvent"))},
+
+	// The official web chat's (docs/webchat.md#the-official-web-chat).
+	"chatInitialize": {summary: "Open the web chat: a conversation's signals, the first of which is init",
+		description: "init carries {conversation, messages (newest first), participants, user with its userKey}. Without x-user-key " +
+			"a new user is created; with x-admin-secret (the bot's encryption key), userId names the user. A conversationId the " +
+			"user takes part in is reopened; one that names no conversation starts a new one. Then the conversation's signals: " +
+			"message_created, message_updated, typing_started, typing_stopped, participant_added, participant_removed, custom.",
+		params: []parameter{query("conversationId", str, "the conversation to reopen"), query("userId", str, "the user to open it for (with x-admin-secret)")},
+		media:  "text/event-stream", result: str, returns: "the stream", errs: []int{401, 403}},
+	"chatGenerateUserKey": {summary: "A user key for the user of that id (x-admin-secret: the bot's encryption key)",
+		result: props(obj{"key": str}, "key"), errs: []int{401}},
+	"chatUpdateMessage": {summary: "Change the payload or metadata of a message the caller sent; signals message_updated",
+		result: wrap("message", ref("ChatMessage")), errs: []int{403}},
+	"chatAddMessageFeedback": {summary: "Give feedback on a message (positive or negative, with a comment); the bot reads it in the message's tags chat:feedback and chat:feedbackComment",
+		result: empty},
+	"chatRemoveMessageFeedback": {summary: "Remove the feedback on a message", result: empty},
 })

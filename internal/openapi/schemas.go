@@ -67,11 +67,13 @@ func schemas() obj {
 		"KnowledgeBase": props(obj{"id": str, "name": str, "tags": tagMap, "createdAt": date}, "id", "name", "createdAt"),
 
 		// Chat API.
-		"ChatUser": props(obj{"id": str, "name": str, "pictureUrl": str, "profile": str, "createdAt": date, "updatedAt": date},
+		"ChatUser": props(obj{"id": str, "name": str, "pictureUrl": str, "profile": str, "data": object,
+			"attributes": obj{"type": "object", "additionalProperties": str}, "createdAt": date, "updatedAt": date},
 			"id", "createdAt", "updatedAt"),
 		"ChatConversation": props(obj{"id": str, "createdAt": date, "updatedAt": date}, "id", "createdAt", "updatedAt"),
 		"ChatMessage": props(obj{"id": str, "createdAt": date, "payload": object, "userId": str, "conversationId": str,
-			"metadata": object}, "id", "createdAt", "payload", "userId", "conversationId"),
+			"metadata": object, "feedback": props(obj{"value": obj{"enum": []string{"positive", "negative"}}, "comment": str}, "value")},
+			"id", "createdAt", "payload", "userId", "conversationId"),
 		"ChatEvent": props(obj{"id": str, "createdAt": date, "payload": object, "conversationId": str, "userId": str},
 			"id", "createdAt", "payload", "conversationId", "userId"),
 

@@ -227,7 +227,9 @@ func (s *Service) UpdateMessage(ctx context.Context, botID, id string, in Messag
 	if err := s.store.UpdateMessage(ctx, m, botID); err != nil {
 		return chat.MessageView{}, notFound(err, "message", id)
 	}
-	return s.view(ctx, botID, c, m), nil
+	v := s.view(ctx, botID, c, m)
+	s.chat.MessageUpdated(c, v) // a bot editing its answer: listeners see it change
+	return v, nil
 }
 
 // DeleteMessage deletes a message of the bot, signalling it to listeners.

@@ -20,6 +20,7 @@ type Chat interface {
 	SendMessage(ctx context.Context, c platform.Conversation, u platform.ChatUser, m platform.Message, after time.Time) (chat.MessageView, error)
 	RemoveMessage(ctx context.Context, c platform.Conversation, m platform.Message) error
 	DeleteUser(ctx context.Context, u platform.ChatUser) error
+	MessageUpdated(c platform.Conversation, m chat.MessageView)
 }
 
 var _ Chat = (*chat.Service)(nil)

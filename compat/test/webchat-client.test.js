@@ -1,0 +1,266 @@
+// The official web chat's client, @botpress/webchat-client 0.7.3, against a
+// bot's Chat API (apiUrl = the Chat API's base, clientId = the bot's chat
+// webhook id): the initialize stream, users and their data, messages with
+// their updates and feedback, events, typing, user keys made with the admin
+// secret, and the refusals (docs/webchat.md#the-official-web-chat).
+
+import { test, describe, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client } from '@botpress/client'
+import { initialize, createClient, generateUserKey } from '@botpress/webchat-client'
+import jwt from 'jsonwebtoken'
+import { startServer, backends } from '../support/server.js'
+
+for (const k of Object.keys(process.env)) {
+  if (k.startsWith('BP_')) delete process.env[k]
+}
+
+const WAIT_MS = 60_000 // a hang guard
+
+// The bot shows that it is writing, then echoes, then edits its answer.
+const code = `bot.on.message('*', async ({ message, client }) => {
+  const text = message.payload.text
+  await client.callAction({ type: 'chat:startTypingIndicator', input: { conversationId: message.conversationId, messageId: message.id, timeout: 4000 } })
+  const { message: answer } = await client.createMessage({ conversationId: message.conversationId, payload: { type: 'text', text: 'echo: ' + text } })
+  await client.callAction({ type: 'chat:stopTypingIndicator', input: { conversationId: message.conversationId, messageId: message.id } })
+  if (text === 'edit') {
+    await client.updateMessage({ id: answer.id, tags: {}, payload: { text: 'edited' } })
+  }
+  if (text === 'event') {
+    await client.callAction({ type: 'chat:sendEvent', input: { conversationId: message.conversationId, payload: { kind: 'confetti' } } })
+  }
+})
+`
+
+// signals records every signal of a subscribable and waits for one.
+function signals(sub) {
+  const seen = []
+  const waiters = []
+  for (const type of ['init', 'message_created', 'message_updated', 'typing_started', 'typing_stopped', 'custom',
+    'participant_added', 'participant_removed', 'message_status_changed', 'error']) {
+    sub.on(type, (data) => {
+      seen.push({ type, data })
+      for (const w of [...waiters]) w()
+    })
+  }
+  const next = (type, pred = () => true) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${type} signal within ${WAIT_MS} ms; seen ${JSON.stringify(seen.map((s) => s.type))}`)), WAIT_MS)
+      const check = () => {
+        const i = seen.findIndex((s) => s.type === type && pred(s.data))
+        if (i >= 0) {
+          const [s] = seen.splice(i, 1)
+          clearTimeout(timer)
+          waiters.splice(waiters.indexOf(check), 1)
+          resolve(s.data)
+        }
+      }
+      waiters.push(check)
+      check()
+    })
+  return { next, seen }
+}
+
+for (const backend of backends()) {
+  describe(`the official web chat's client (${backend})`, () => {
+    let server, admin, bot, apiUrl, clientId, secret
+
+    before(async () => {
+      server = await startServer({ backend })
+      admin = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
+      ;({ bot } = await admin.createBot({ name: 'official web chat', code }))
+      const chat = bot.integrations.chat
+      clientId = chat.webhookId
+      apiUrl = chat.webhookUrl.slice(0, -(clientId.length + 1))
+      secret = chat.configuration.encryptionKey
+    })
+
+    after(async () => {
+      await server?.stop()
+    })
+
+    async function open(params = {}) {
+      const sub = initialize({ apiUrl, clientId, ...params })
+      const s = signals(sub)
+      const init = await s.next('init')
+      return { sub, ...s, init, client: createClient({ apiUrl, clientId, userKey: init.user.userKey }) }
+    }
+
+    test(`initialize opens a conversation for a new user; messages, typing, updates, events and feedback arrive on it`, async () => {
+      const w = await open()
+      try {
+        const { init, client } = w
+        assert.match(init.conversation.id, /\S/)
+        assert.match(init.user.id, /\S/)
+        assert.equal(typeof init.user.userKey, 'string')
+        assert.deepEqual(init.messages, [])
+        assert.deepEqual(init.participants.map((p) => p.id), [init.user.id])
+
+        // The widget's first call: conversation_started, answered with whether it is new.
+        const { event } = await client.createEvent({ conversationId: init.conversation.id, payload: { type: 'conversation_started', data: {} } })
+        assert.equal(event.payload.type, 'conversation_started')
+        assert.deepEqual(event.payload.data.status, { isInitial: true })
+
+        // A message as the widget sends it: its clientMessageId comes back on the signal.
+        const { message } = await client.createMessage({ conversationId: init.conversation.id, payload: { type: 'text', text: 'hi' }, metadata: { clientMessageId: 'cm-1' } })
+        assert.equal(message.metadata.clientMessageId, 'cm-1')
+        const mine = await w.next('message_created', (m) => m.id === message.id)
+        assert.equal(mine.metadata.clientMessageId, 'cm-1')
+        assert.equal(mine.userId, init.user.id)
+
+        const typing = await w.next('typing_started')
+        assert.equal(typing.timeout, 4000)
+        const answer = await w.next('message_created', (m) => m.userId !== init.user.id)
+        assert.deepEqual(answer.payload, { type: 'text', text: 'echo: hi' })
+        await w.next('typing_stopped')
+
+        // The bot edits its answer: message_updated.
+        await client.createMessage({ conversationId: init.conversation.id, payload: { type: 'text', text: 'edit' } })
+        const edited = await w.next('message_updated', (m) => m.payload.text === 'edited')
+        assert.notEqual(edited.userId, init.user.id)
+
+        // The bot's custom event: custom.
+        await client.createMessage({ conversationId: init.conversation.id, payload: { type: 'text', text: 'event' } })
+        const custom = await w.next('custom')
+        assert.deepEqual(custom.event, { kind: 'confetti' })
+
+        // The user edits its own message.
+        const { message: updated } = await client.updateMessage({ messageId: message.id, payload: { type: 'text', text: 'hi!' } })
+        assert.equal(updated.payload.text, 'hi!')
+        assert.equal((await w.next('message_updated', (m) => m.id === message.id)).payload.text, 'hi!')
+
+        // Feedback on the bot's answer: kept with the message, which the bot reads in its tags.
+        assert.deepEqual(await client.addMessageFeedback({ messageId: answer.id, value: 'negative', comment: 'too short' }), {})
+        assert.deepEqual((await client.getMessage({ messageId: answer.id })).message.feedback, { value: 'negative', comment: 'too short' })
+        assert.deepEqual((await w.next('message_updated', (m) => m.id === answer.id)).feedback, { value: 'negative', comment: 'too short' })
+        const botClient = new Client({ apiUrl: server.apiUrl, token: server.token, botId: bot.id })
+        const seenByBot = await botClient.getMessage({ id: answer.id })
+        assert.equal(seenByBot.message.tags['chat:feedback'], 'negative')
+        assert.equal(seenByBot.message.tags['chat:feedbackComment'], 'too short')
+        assert.deepEqual(await client.removeMessageFeedback({ messageId: answer.id }), {})
+        assert.equal((await client.getMessage({ messageId: answer.id })).message.feedback, undefined)
+
+        // Participants come and go: the web chat gets the participant itself.
+        const guest = await open()
+        guest.sub.disconnect()
+        await client.updateUser({ name: 'Owner' })
+        await guest.client.updateUser({ name: 'Guest' })
+        await client.addParticipant({ conversationId: init.conversation.id, userId: guest.init.user.id })
+        const added = await w.next('participant_added')
+        assert.equal(added.conversationId, init.conversation.id)
+        assert.equal(added.participant.id, guest.init.user.id)
+        assert.equal(added.participant.name, 'Guest')
+        await client.removeParticipant({ conversationId: init.conversation.id, userId: guest.init.user.id })
+        assert.equal((await w.next('participant_removed')).participantId, guest.init.user.id)
+
+        // Reopening with the key and the conversation finds the history, newest first.
+        const again = await open({ userToken: init.user.userKey, conversationId: init.conversation.id })
+        try {
+          assert.equal(again.init.conversation.id, init.conversation.id)
+          assert.equal(again.init.user.id, init.user.id)
+          const texts = again.init.messages.map((m) => m.payload.text)
+          assert.equal(texts.at(-1), 'hi!')
+          assert.ok(texts.indexOf('echo: hi') < texts.indexOf('hi!'), texts.join(', '))
+          const { event: later } = await again.client.createEvent({ conversationId: init.conversation.id, payload: { type: 'conversation_started', data: {} } })
+          assert.deepEqual(later.payload.data.status, { isInitial: false })
+        } finally {
+          again.sub.disconnect()
+        }
+      } finally {
+        w.sub.disconnect()
+      }
+    })
+
+    test(`user data and attributes: objects or tokens signed with the bot secret`, async () => {
+      const w = await open()
+      try {
+        const { client } = w
+        let { user } = await client.updateUser({ name: 'Ada', userData: { plan: 'pro', seats: 3 }, attributes: { locale: 'en' } })
+        assert.equal(user.name, 'Ada')
+        assert.deepEqual(user.data, { plan: 'pro', seats: 3 })
+        assert.deepEqual(user.attributes, { locale: 'en' })
+        ;({ user } = await client.getUser())
+        assert.deepEqual(user.data, { plan: 'pro', seats: 3 })
+
+        const token = jwt.sign({ plan: 'enterprise' }, secret, { algorithm: 'HS256' })
+        ;({ user } = await client.updateUser({ userData: token, attributes: { locale: null, team: 'core' } }))
+        assert.deepEqual(user.data, { plan: 'enterprise' })
+        assert.deepEqual(user.attributes, { team: 'core' })
+
+        await assert.rejects(client.updateUser({ userData: jwt.sign({ plan: 'free' }, 'not the secret', { algorithm: 'HS256' }) }), (err) => {
+          assert.match(err.message, /userData/)
+          return true
+        })
+        await assert.rejects(client.updateUser({ userData: { big: 'x'.repeat(5000) } }), (err) => {
+          assert.match(err.message, /userData: at most 4096 bytes/)
+          return true
+        })
+        assert.deepEqual((await client.getUser()).user.data, { plan: 'enterprise' }, 'nothing changed by a refusal')
+      } finally {
+        w.sub.disconnect()
+      }
+    })
+
+    test(`user keys made with the admin secret; refusals`, async () => {
+      const { key } = await generateUserKey({ apiUrl, clientId, adminSecret: secret, userId: 'crm-42', expiresAt: Date.now() + 3_600_000 })
+      const w = await open({ userToken: key })
+      try {
+        assert.equal(w.init.user.id, 'crm-42')
+
+        // Another user's conversation is refused, in the standard error body.
+        const other = await open()
+        try {
+          await other.client.createMessage({ conversationId: other.init.conversation.id, payload: { type: 'text', text: 'private' } })
+          const res = await fetch(`${apiUrl}/${clientId}/initialize?conversationId=${other.init.conversation.id}`, {
+            headers: { 'x-user-key': key, accept: 'text/event-stream' },
+          })
+          assert.equal(res.status, 403)
+          const body = await res.json()
+          assert.equal(body.type, 'Forbidden')
+          assert.match(body.message, /not a participant/)
+          // Naming a user needs the admin secret.
+          const named = await fetch(`${apiUrl}/${clientId}/initialize?userId=crm-42`, { headers: { accept: 'text/event-stream' } })
+          assert.equal(named.status, 401)
+          assert.match((await named.json()).message, /^userId: /)
+        } finally {
+          other.sub.disconnect()
+        }
+
+        // Another user's message cannot be changed.
+        const { message } = await w.client.createMessage({ conversationId: w.init.conversation.id, payload: { type: 'text', text: 'mine' } })
+        const intruder = await open()
+        try {
+          await assert.rejects(intruder.client.updateMessage({ messageId: message.id, payload: { type: 'text', text: 'theirs' } }), (err) => {
+            assert.match(err.message, /participant|sender/)
+            return true
+          })
+          await assert.rejects(intruder.client.addMessageFeedback({ messageId: message.id, value: 'positive' }))
+        } finally {
+          intruder.sub.disconnect()
+        }
+        assert.equal((await w.client.getMessage({ messageId: message.id })).message.payload.text, 'mine')
+
+        // A wrong admin secret, a bad key, a bad payload.
+        await assert.rejects(generateUserKey({ apiUrl, clientId, adminSecret: 'nope', userId: 'crm-43', expiresAt: Date.now() + 60_000 }), (err) => {
+          assert.match(err.message, /x-admin-secret/)
+          return true
+        })
+        const bad = createClient({ apiUrl, clientId, userKey: 'not-a-key' })
+        await assert.rejects(bad.getUser(), (err) => {
+          assert.match(err.message, /Invalid user key/)
+          return true
+        })
+        await assert.rejects(w.client.updateMessage({ messageId: message.id, payload: { type: 'image' } }), (err) => {
+          assert.match(err.message, /payload/)
+          return true
+        })
+        await assert.rejects(w.client.addMessageFeedback({ messageId: message.id, value: 'meh' }), (err) => {
+          assert.match(err.message, /value/)
+          return true
+        })
+      } finally {
+        w.sub.disconnect()
+      }
+    })
+  })
+}
