@@ -201,6 +201,77 @@ for (const backend of backends()) {
       }
     })
 
+    test(`attachments: a file uploaded as the web chat does, within the rules for chat users`, async () => {
+      const w = await open()
+      try {
+        const { client, init } = w
+        const botClient = new Client({ apiUrl: server.apiUrl, token: server.token, botId: bot.id })
+        const { file: botsOwn } = await botClient.uploadFile({ key: 'photo.png', content: 'the bot\'s own file' })
+
+        const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4d60000000049454e44ae426082', 'hex')
+        const expiresAt = new Date(Date.now() + 7 * 24 * 3600_000).toISOString()
+        const { file } = await client.createFile({
+          key: 'abc123-photo.png', size: png.length, accessPolicies: ['public_content'], index: false,
+          tags: { source: 'integration', integrationName: 'webchat', conversation: init.conversation.id, user: 'someone-else' }, expiresAt,
+        })
+        assert.equal(file.contentType, 'image/png')
+        assert.equal(file.status, 'upload_pending')
+        assert.equal(file.tags.user, init.user.id, 'the uploader is who the key says')
+        assert.match(file.uploadUrl, /^http/)
+
+        // A page of another origin may upload: the upload URL is its own permission.
+        const pre = await fetch(file.uploadUrl, { method: 'OPTIONS', headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,x-amz-tagging' } })
+        assert.equal(pre.status, 204)
+        assert.equal(pre.headers.get('access-control-allow-origin'), '*')
+        assert.match(pre.headers.get('access-control-allow-headers'), /x-amz-tagging/)
+        const put = await fetch(file.uploadUrl, { method: 'PUT', headers: { 'x-amz-tagging': 'public=true', 'content-type': file.contentType, origin: 'https://shop.example.com' }, body: png })
+        assert.equal(put.status, 200, await put.text())
+        assert.equal(put.headers.get('access-control-allow-origin'), '*')
+
+        const got = await fetch(file.url)
+        assert.equal(got.status, 200)
+        assert.deepEqual(Buffer.from(await got.arrayBuffer()), png)
+        assert.equal(got.headers.get('content-type'), 'image/png')
+        assert.equal(got.headers.get('x-content-type-options'), 'nosniff')
+        assert.equal(got.headers.get('content-security-policy'), 'sandbox')
+
+        // The image message the widget then sends.
+        const { message } = await client.createMessage({ conversationId: init.conversation.id, payload: { type: 'image', imageUrl: file.url } })
+        assert.equal(message.payload.imageUrl, file.url)
+
+        // The bot's own file of the same key is untouched; the bot sees the user's file, owned by the user.
+        const { file: still } = await botClient.getFile({ id: botsOwn.id })
+        assert.equal(still.size, botsOwn.size ?? 'the bot\'s own file'.length)
+        const { file: seen } = await botClient.getFile({ id: file.id })
+        assert.deepEqual(seen.owner, { type: 'user', id: init.user.id })
+        assert.ok(Math.abs(Date.parse(seen.expiresAt) - Date.parse(expiresAt)) < 60_000, `expires ${seen.expiresAt}, asked ${expiresAt}`)
+
+        // The user's file goes with them: exported, then erased with them.
+        const auth = { authorization: `Bearer ${server.token}`, 'x-workspace-id': server.workspaceId }
+        const exported = await (await fetch(`${server.apiUrl}/v1/admin/bots/${bot.id}/users/${init.user.id}/export`, { headers: auth })).json()
+        assert.ok(JSON.stringify(exported).includes(file.id), 'the export holds the uploaded file')
+
+        // Refusals: too big, a page or a script, indexing, more bytes than declared.
+        await assert.rejects(client.createFile({ key: 'big.mp4', size: 26 * 1024 * 1024 }), (err) => {
+          assert.match(err.message, /^size: a chat user's file is at most 26214400 bytes/)
+          return true
+        })
+        for (const key of ['page.html', 'logo.svg', 'app.js']) {
+          await assert.rejects(client.createFile({ key, size: 10 }), (err) => {
+            assert.match(err.message, /^contentType: a chat user may not upload/, key)
+            return true
+          })
+        }
+        await assert.rejects(client.createFile({ key: 'x.txt', size: 10, contentType: 'text/html; charset=utf-8' }), /contentType/)
+        await assert.rejects(client.createFile({ key: 'doc.pdf', size: 10, index: true }), /^Error: index|index: /)
+        const { file: small } = await client.createFile({ key: 'note.txt', size: 4 })
+        const over = await fetch(small.uploadUrl, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'more than four bytes' })
+        assert.equal(over.status, 413)
+      } finally {
+        w.sub.disconnect()
+      }
+    })
+
     test(`user keys made with the admin secret; refusals`, async () => {
       const { key } = await generateUserKey({ apiUrl, clientId, adminSecret: secret, userId: 'crm-42', expiresAt: Date.now() + 3_600_000 })
       const w = await open({ userToken: key })

@@ -360,3 +360,39 @@ func (s *Service) ConversationStarted(ctx context.Context, e EventView) (map[str
 	p.Data["status"] = map[string]any{"isInitial": len(ms) == 0}
 	return map[string]any{"type": p.Type, "data": p.Data}, nil
 }
+
+// MaxUpload is the largest file a chat user may upload (the workspace's
+// file size limit and quota apply too).
+const MaxUpload = 25 << 20
+
+// UploadExpiry is how long a chat user's file is kept when its upload
+// names no expiry; none is kept longer than files.MaxExpiry.
+const UploadExpiry = 30 * 24 * time.Hour
+
+// uploadTypes are the content types a chat user may upload: media and
+// documents that browsers show or download, never a page or a script that
+// would run on this server's origin.
+var uploadTypes = map[string]bool{
+	"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true, "image/avif": true, "image/bmp": true,
+	"image/heic": true, "image/heif": true, "application/pdf": true, "text/plain": true, "text/csv": true,
+	"application/octet-stream": true, "application/zip": true, "application/msword": true, "application/vnd.ms-excel": true,
+	"application/vnd.ms-powerpoint": true, "application/vnd.oasis.opendocument.text": true,
+	"application/vnd.oasis.opendocument.spreadsheet": true, "application/vnd.oasis.opendocument.presentation": true,
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document":   true,
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":         true,
+	"application/vnd.openxmlformats-officedocument.presentationml.presentation": true,
+}
+
+// CheckUpload checks what a chat user asks to upload: its size and its
+// content type (audio and video of any kind; see uploadTypes).
+func CheckUpload(size int64, contentType string) error {
+	if size > MaxUpload {
+		return platform.Errorf(platform.TypePayloadTooLarge, "size: a chat user's file is at most %d bytes (got %d)", MaxUpload, size)
+	}
+	t, _, _ := strings.Cut(strings.ToLower(contentType), ";")
+	t = strings.TrimSpace(t)
+	if uploadTypes[t] || strings.HasPrefix(t, "audio/") || strings.HasPrefix(t, "video/") {
+		return nil
+	}
+	return platform.Invalid("contentType", "a chat user may not upload %q: images, audio, video, PDF, text and office documents only", contentType)
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/botplatform/botplatform/internal/chat"
+	"github.com/botplatform/botplatform/internal/files"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -19,11 +20,16 @@ func (a *api) webchatClientRoutes(t *table, p string) {
 	t.handle("PUT "+p+"/messages/{id}", "chatUpdateMessage", chat.UpdateMessageSchema, a.chatUser(a.updateMessage))
 	t.handle("PUT "+p+"/messages/{id}/feedback", "chatAddMessageFeedback", feedbackSchema, a.chatUser(a.addFeedback))
 	t.handle("DELETE "+p+"/messages/{id}/feedback", "chatRemoveMessageFeedback", emptyBodySchema, a.chatUser(a.removeFeedback))
+	t.handle("POST "+p+"/files", "chatCreateFile", chatFileSchema, a.chatUser(a.createChatFile))
 }
 
 var (
 	generateUserKeySchema = schema("generate-user-key.json", `{"type":"object","additionalProperties":false,"required":["id"],
 		"properties":{"id":{"type":"string","minLength":1},"expiresAt":{"type":"number"}}}`)
+	chatFileSchema = schema("chat-create-file.json", `{"type":"object","additionalProperties":false,"required":["key","size"],
+		"properties":{"key":{"type":"string","minLength":1},"size":{"type":"integer","minimum":0},
+		"accessPolicies":{"type":"array","items":{"enum":["integrations","public_content"]}},"index":{"type":"boolean"},
+		"contentType":{"type":"string"},"tags":{"type":"object","additionalProperties":{"type":"string"}},"expiresAt":{"type":"string"}}}`)
 	feedbackSchema = schema("message-feedback.json", `{"type":"object","additionalProperties":false,"required":["value"],
 		"properties":{"value":{"enum":["positive","negative"]},"comment":{"type":"string"}}}`)
 )
@@ -145,5 +151,49 @@ func (a *api) removeFeedback(w http.ResponseWriter, r *http.Request, b *chat.Web
 		return err
 	}
 	writeJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+// createChatFile creates a file for a chat user to upload (the web chat's
+// attachments): {file} with its uploadUrl, to which the content is PUT, and
+// its url. The file belongs to the bot, in the chat integration's
+// namespace under the user's own prefix (chat/<user>/<key>), owned by the
+// user (exported and erased with them); chat.CheckUpload decides what may
+// be uploaded, it is never indexed, and it expires (30 days unless
+// sooner).
+func (a *api) createChatFile(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
+	var in files.UpsertInput
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	if in.Index {
+		return platform.Invalid("index", "a chat user's file is not indexed")
+	}
+	if in.ContentType == "" {
+		in.ContentType = files.ContentTypeOf(in.Key)
+	}
+	if err := chat.CheckUpload(in.Size, in.ContentType); err != nil {
+		return err
+	}
+	if in.ExpiresAt == nil {
+		exp := platform.FormatTime(a.Clock.Now().Add(chat.UploadExpiry))
+		in.ExpiresAt = &exp
+	}
+	if in.Tags == nil {
+		in.Tags = map[string]string{}
+	}
+	in.Tags["user"] = u.FID
+	in.Key = "chat/" + u.ID + "/" + in.Key
+	ws, err := a.Store.GetBotWorkspace(r.Context(), b.ID)
+	if err != nil {
+		return err
+	}
+	c := &files.Caller{BotID: b.ID, WorkspaceID: ws, CanWrite: true, Integration: true, Scope: "integration:" + platform.ChatIntegrationID,
+		Owner: platform.FileOwner{Type: "user", ID: u.FID}}
+	f, err := a.Files.Upsert(r.Context(), c, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"file": a.toFile(f, c)})
 	return nil
 }

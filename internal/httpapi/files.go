@@ -42,10 +42,33 @@ func (a *api) filesRoutes() *table {
 // carry no credentials and are limited by quotas, not by the 1 MB limit.
 func (a *api) contentRoutes() *table {
 	t := newTable("Content")
-	t.handle("PUT /v1/files/upload/{id}", "uploadFileContent", nil, a.h(a.uploadContent))
+	t.handle("PUT /v1/files/upload/{id}", "uploadFileContent", nil, anyOrigin(a.h(a.uploadContent)))
 	t.handle("GET /v1/files/content/{id}", "getFileContent", nil, a.h(a.signedContent))
-	t.handle("GET /v1/files/public/{id}", "getPublicFileContent", nil, a.h(a.publicContent))
+	t.handle("GET /v1/files/public/{id}", "getPublicFileContent", nil, anyOrigin(a.h(a.publicContent)))
 	return t
+}
+
+// anyOrigin lets pages of any origin use a URL that is its own permission
+// (a signed upload URL, a public file's): no credentials are involved.
+func anyOrigin(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") != "" {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			w.Header().Set("Access-Control-Expose-Headers", "ETag")
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// capabilityPreflight answers a browser's preflight of an upload: pages
+// upload with a PUT that carries headers (the web chat's attachments).
+func capabilityPreflight(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Allow-Methods", "PUT")
+	h.Set("Access-Control-Allow-Headers", "Content-Type, x-amz-tagging")
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 type callerFunc func(w http.ResponseWriter, r *http.Request, c *files.Caller) error
@@ -354,6 +377,10 @@ func redirectTo(w http.ResponseWriter, r *http.Request, loc string, err error) e
 func serve(w http.ResponseWriter, r *http.Request, f platform.File, rd blob.Reader) {
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(transferDeadline))
 	w.Header().Set("Content-Type", f.ContentType)
+	// The content is shown as its type says, never sniffed, and a page
+	// among it runs in a sandbox of its own origin, not this server's.
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Security-Policy", "sandbox")
 	if f.SHA256 != "" {
 		w.Header().Set("ETag", `"`+f.SHA256+`"`)
 	}

@@ -166,6 +166,7 @@ func build(d Deps) server {
 	// copyFile of a file whose key is "public", are Files API calls.
 	content := a.contentRoutes()
 	root.mount(a.routed(content.mux), content.patterns...)
+	root.mount(http.HandlerFunc(capabilityPreflight), "OPTIONS /v1/files/upload/{id}")
 	rt := a.runtimeRoutes()
 	root.mount(limit(RuntimeLimit, a.routed(rt.mux)), "/v1/chat/")
 	tbl := a.tablesRoutes()

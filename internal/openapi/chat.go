@@ -62,4 +62,6 @@ var _ = describe(map[string]op{
 	"chatAddMessageFeedback": {summary: "Give feedback on a message (positive or negative, with a comment); the bot reads it in the message's tags chat:feedback and chat:feedbackComment",
 		result: empty},
 	"chatRemoveMessageFeedback": {summary: "Remove the feedback on a message", result: empty},
+	"chatCreateFile": {summary: "A file for the caller to upload (PUT its content to uploadUrl): images, audio, video, PDF, text or office documents, at most 25 MB, never indexed, expiring (30 days unless sooner)",
+		status: 201, result: wrap("file", ref("File")), errs: []int{413}},
 })
