@@ -5,6 +5,9 @@
 //   const viewerToken = await server.issueToken('viewer@example.com')
 //   await server.stop()
 //
+// A restart on the same address and data: await server.stop({ keepData: true }),
+// then startServer({ dataDir: server.dataDir, addr: new URL(server.apiUrl).host }).
+//
 // The binary comes from BOTPLATFORM_BIN (the Makefile's test-compat target sets
 // it). Every server gets a fresh temporary data directory, so the first start
 // bootstraps an owner account, a workspace and a token into bootstrap.json.
@@ -105,14 +108,15 @@ async function postgresSchema() {
  * Options: env (extra environment variables), args (extra serve flags),
  * timeoutMs (startup timeout), backend ('sqlite', the default, or 'postgres').
  */
-export async function startServer({ env = {}, args = [], timeoutMs = STARTUP_TIMEOUT_MS, backend = 'sqlite' } = {}) {
+export async function startServer({ env = {}, args = [], timeoutMs = STARTUP_TIMEOUT_MS, backend = 'sqlite', dataDir: reuse, addr = '127.0.0.1:0' } = {}) {
   const bin = serverBinary()
+  if (reuse && backend !== 'sqlite') throw new Error('startServer: dataDir is reused on SQLite only')
   const schema = backend === 'postgres' ? await postgresSchema() : null
-  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'botplatform-compat-'))
+  const dataDir = reuse ?? (await fsp.mkdtemp(path.join(os.tmpdir(), 'botplatform-compat-')))
   const logFile = path.join(dataDir, 'server.log')
   const log = fs.createWriteStream(logFile, { flags: 'a' })
 
-  const serveArgs = ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, ...(schema ? ['--database-url', schema.url] : []), ...args]
+  const serveArgs = ['serve', '--addr', addr, '--data', dataDir, ...(schema ? ['--database-url', schema.url] : []), ...args]
   const child = spawn(bin, serveArgs, {
     env: serverEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -198,7 +202,9 @@ export async function startServer({ env = {}, args = [], timeoutMs = STARTUP_TIM
   }
 
   let stopping = null
-  const stop = () => {
+  // stop({ keepData: true }) leaves the data directory for a restart:
+  // startServer({ dataDir: server.dataDir, addr: new URL(server.apiUrl).host }).
+  const stop = ({ keepData = false } = {}) => {
     stopping ??= (async () => {
       if (!exited) {
         child.kill('SIGTERM')
@@ -211,7 +217,7 @@ export async function startServer({ env = {}, args = [], timeoutMs = STARTUP_TIM
       if (exited.code !== 0) {
         console.error(`botplatform server exited with code ${exited.code} signal ${exited.signal}; last lines of ${logFile}:\n${await tail(logFile)}`)
       }
-      if (!process.env.BOTPLATFORM_KEEP_DATA && exited.code === 0) {
+      if (!keepData && !process.env.BOTPLATFORM_KEEP_DATA && exited.code === 0) {
         await fsp.rm(dataDir, { recursive: true, force: true })
         await schema?.drop()
       }

@@ -274,6 +274,9 @@ func (s *Service) CreateEvent(ctx context.Context, b *Webhook, u platform.ChatUs
 	if err != nil {
 		return EventView{}, err
 	}
+	if payload, err = s.conversationStarted(ctx, c, payload); err != nil {
+		return EventView{}, err
+	}
 	e := platform.ChatEvent{ID: platform.NewID("evt_"), ConversationID: c.ID, UserID: u.ID, Payload: payload}
 	unlock := s.lock(c.ID)
 	defer unlock()

@@ -339,18 +339,19 @@ func (s *Service) WebchatFrames(ctx context.Context, botID string) func([]byte) 
 	}
 }
 
-// ConversationStarted is the payload the web chat's conversation_started
-// event is answered with: its data with status.isInitial, true while the
-// conversation has no message yet. nil for other events.
-func (s *Service) ConversationStarted(ctx context.Context, e EventView) (map[string]any, error) {
+// conversationStarted completes the web chat's conversation_started
+// event (other payloads are returned as they are): its data gets
+// status.isInitial, true while the conversation has no message, so that
+// the widget and the bot tell a new conversation from a reopened one.
+func (s *Service) conversationStarted(ctx context.Context, c platform.Conversation, payload json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		Type string         `json:"type"`
 		Data map[string]any `json:"data"`
 	}
-	if json.Unmarshal(e.Payload, &p) != nil || p.Type != "conversation_started" {
-		return nil, nil
+	if json.Unmarshal(payload, &p) != nil || p.Type != "conversation_started" {
+		return payload, nil
 	}
-	ms, _, err := s.store.ListMessages(ctx, e.ConversationID, store.Page{Limit: 1})
+	ms, _, err := s.store.ListMessages(ctx, c.ID, store.Page{Limit: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +359,7 @@ func (s *Service) ConversationStarted(ctx context.Context, e EventView) (map[str
 		p.Data = map[string]any{}
 	}
 	p.Data["status"] = map[string]any{"isInitial": len(ms) == 0}
-	return map[string]any{"type": p.Type, "data": p.Data}, nil
+	return json.Marshal(map[string]any{"type": p.Type, "data": p.Data})
 }
 
 // MaxUpload is the largest file a chat user may upload (the workspace's

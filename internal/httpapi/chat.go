@@ -403,13 +403,7 @@ func (a *api) createEvent(w http.ResponseWriter, r *http.Request, b *chat.Webhoo
 	if err != nil {
 		return err
 	}
-	out := chat.EventJSON(e)
-	if started, err := a.Chat.ConversationStarted(r.Context(), e); err != nil {
-		return err
-	} else if started != nil {
-		out["payload"] = started
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"event": out})
+	writeJSON(w, http.StatusCreated, map[string]any{"event": chat.EventJSON(e)})
 	return nil
 }
 
