@@ -71,7 +71,7 @@ $(VERSITYGW):
 # compat/upstream the dependencies of the public repository's integrations
 # of that time (test/upstream.test.js builds them from ../shared/upstream).
 test-compat: build embeddings-server
-	cd compat && npm ci --no-audit --no-fund --loglevel=error && (cd llm-bot && npm ci --no-audit --no-fund --loglevel=error) && (cd integrations && npm ci --no-audit --no-fund --loglevel=error) && (cd upstream && npm ci --no-audit --no-fund --loglevel=error) && (cd webchat-page && npm ci --no-audit --no-fund --loglevel=error) && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1 test/*.test.js && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node chat-e2e/run.mjs
+	cd compat && npm ci --no-audit --no-fund --loglevel=error && (cd llm-bot && npm ci --no-audit --no-fund --loglevel=error) && (cd integrations && npm ci --no-audit --no-fund --loglevel=error) && (cd upstream && npm ci --no-audit --no-fund --loglevel=error) && (cd webchat-page && npm ci --no-audit --no-fund --loglevel=error) && (cd ../scripts/webchat-official && npm ci --no-audit --no-fund --loglevel=error) && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1 test/*.test.js && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node chat-e2e/run.mjs
 
 # The local embeddings model of docs/indexing.md (its test is in compat/).
 embeddings-server:

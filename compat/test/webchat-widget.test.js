@@ -82,9 +82,15 @@ function squarePNG(size, [r, g, b]) {
 }
 
 // A static server for the page: another origin than the bot's server.
-function servePage(dir) {
+function servePage(dir, embeds) {
   const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
   const srv = http.createServer((req, res) => {
+    const embed = embeds.get(new URL(req.url, 'http://x').pathname)
+    if (embed) {
+      res.writeHead(200, { 'content-type': 'text/html' })
+      res.end(`<!doctype html><html><head><meta charset="utf-8"><title>A shop</title></head><body><h1>A shop</h1>${embed}</body></html>`)
+      return
+    }
     const p = path.join(dir, path.normalize(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '') || 'index.html')
     if (!p.startsWith(dir) || !fs.existsSync(p) || fs.statSync(p).isDirectory()) {
       res.writeHead(404).end()
@@ -98,12 +104,13 @@ function servePage(dir) {
 
 describe('the official web chat in a browser', () => {
   let server, admin, bot, browser, page, pageSrv, origin, apiUrl, clientId, pageURL
+  const embeds = new Map() // path on the page server → HTML the body holds
   const consoleLines = []
 
   before(async () => {
     const { buildPage } = await import(path.join(pageDir, 'build.mjs'))
     const dist = await buildPage()
-    pageSrv = await servePage(dist)
+    pageSrv = await servePage(dist, embeds)
     // Another origin than the server's: localhost rather than 127.0.0.1.
     origin = `http://localhost:${pageSrv.address().port}`
     server = await startServer()
@@ -202,6 +209,39 @@ describe('the official web chat in a browser', () => {
       await shot('failure')
       err.message += `\nbrowser console:\n${consoleLines.slice(-30).join('\n')}`
       throw err
+    }
+  })
+
+  test('the official web chat served by this server, embedded with getBotWebchat\'s code: a bubble, then the chat', async () => {
+    const res = await fetch(`${server.apiUrl}/v1/admin/bots/${bot.id}/webchat?type=preconfigured&widget=official`, {
+      headers: { authorization: `Bearer ${server.token}`, 'x-workspace-id': server.workspaceId },
+    })
+    assert.equal(res.status, 200)
+    const { code } = await res.json()
+    assert.match(code, /\/webchat\/official\/v1\/inject\.js/)
+    embeds.set('/embed.html', code)
+    const p = await browser.newPage({ viewport: { width: 900, height: 760 } })
+    const violations = []
+    p.on('console', (m) => /Content Security Policy|Refused to/.test(m.text()) && violations.push(m.text()))
+    p.setDefaultTimeout(WAIT_MS)
+    try {
+      await p.goto(`${origin}/embed.html`)
+      await p.getByRole('button', { name: 'Chat with Shop assistant' }).click()
+      const chat = p.frameLocator('iframe[title="Chat with Shop assistant"]')
+      await chat.getByText('Welcome to the shop!').first().waitFor({ state: 'visible' })
+      const box = chat.getByPlaceholder(/./).first()
+      await box.fill('from the bubble')
+      await box.press('Enter')
+      await chat.getByText('You said: from the bubble').first().waitFor({ state: 'visible' })
+      if (ARTIFACTS) await p.screenshot({ path: path.join(ARTIFACTS, 'official-bubble.png') })
+      assert.deepEqual(violations, [], 'no Content-Security-Policy violation')
+
+      // The licences of what the script holds are served beside it.
+      const notices = await fetch(`${server.apiUrl}/webchat/official/v1/NOTICES.txt`)
+      assert.equal(notices.status, 200)
+      assert.match(await notices.text(), /@botpress\/webchat 4\.5\.2 \(MIT\)/)
+    } finally {
+      await p.close()
     }
   })
 

@@ -75,6 +75,9 @@ func (s *Service) UploadURL(f platform.File) string {
 	return s.signedURL("upload", f, s.cfg.UploadURLTTL, "")
 }
 
+// BaseURL is the address upload and content URLs start with.
+func (s *Service) BaseURL() string { return s.cfg.PublicURL }
+
 // ContentURL is the file's url: permanent for public content, otherwise
 // signed and short-lived.
 func (s *Service) ContentURL(f platform.File) string {

@@ -53,14 +53,17 @@ type Page struct {
 	Frames    []string // the origins that may show the page in a frame (the bot's allowed origins)
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
+// pageHead starts the pages of a bot's chat, up to the end of their head.
+const pageHead = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Chat with {{.BotName}}</title>
-</head>
+`
+
+var pageTemplate = template.Must(template.New("page").Parse(pageHead + `</head>
 <body>
 <script src="{{.ScriptURL}}" data-chat-url="{{.ChatURL}}" data-bot-name="{{.BotName}}" data-mode="fullscreen"></script>
 </body>
@@ -70,22 +73,22 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 // ServePage answers a bot's full-page chat. The page runs only the
 // widget's script (no inline script) and talks only to the Chat API.
 func ServePage(w http.ResponseWriter, r *http.Request, p Page) error {
+	return servePage(w, pageTemplate, p, "default-src 'none'; script-src "+origin(p.ScriptURL)+"; connect-src "+origin(p.ChatURL)+
+		"; img-src https: http: data:; media-src https: http:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors "+
+		frameAncestors(p.Frames))
+}
+
+// servePage answers a page of a bot's chat made of t and data, under the
+// Content-Security-Policy csp.
+func servePage(w http.ResponseWriter, t *template.Template, data any, csp string) error {
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, p); err != nil {
+	if err := t.Execute(&buf, data); err != nil {
 		return err
-	}
-	frames := "'none'"
-	if len(p.Frames) > 0 {
-		frames = "'self'"
-		for _, o := range p.Frames {
-			frames += " " + o // checked origins: no spaces or quotes
-		}
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src "+origin(p.ScriptURL)+"; connect-src "+origin(p.ChatURL)+
-		"; img-src https: http: data:; media-src https: http:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors "+frames)
+	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	_, err := w.Write(buf.Bytes())

@@ -113,3 +113,50 @@ func TestScriptAndPage(t *testing.T) {
 		t.Errorf("the page does not escape the bot's name:\n%s", w.Body)
 	}
 }
+
+// The official web chat's codes, page and files: the bot's name escaped,
+// the page framed only by the bot's origins, running only the served
+// script, its files public.
+func TestOfficial(t *testing.T) {
+	e := Embed{ScriptURL: "https://bots.example/webchat/official/v1/inject.js", ChatURL: "https://bots.example/chat/hook1",
+		PageURL: "https://bots.example/webchat/official/hook1", BotName: `Shop "<b>"</script>`, Official: true}
+	for _, kind := range Kinds {
+		code := Code(kind, e)
+		if code == "" || strings.Contains(code, "<b>") || strings.Contains(code, `"</script>`) || strings.Contains(code, "/webchat/v1/") {
+			t.Errorf("%s:\n%s", kind, code)
+		}
+	}
+	if c := Code("configurable", e); !strings.Contains(c, "window.botplatformOfficialWebchat.init(") {
+		t.Errorf("configurable: %s", c)
+	}
+	if c := Code("fullscreen", e); !strings.Contains(c, `<iframe src="https://bots.example/webchat/official/hook1"`) {
+		t.Errorf("fullscreen: %s", c)
+	}
+
+	w := httptest.NewRecorder()
+	err := ServeOfficialPage(w, httptest.NewRequest("GET", OfficialPagePath+"hook1", nil), OfficialPage{BotName: "<i>x</i>",
+		APIURL: "https://chat.example/chat", ClientID: "hook1", AssetsURL: "https://bots.example/webchat/official/v1/",
+		UploadURL: "https://bots.example", Frames: nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	csp := w.Header().Get("Content-Security-Policy")
+	for _, want := range []string{"script-src https://bots.example;", "connect-src https://chat.example https://bots.example;", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "script-src 'unsafe-inline'") || strings.Contains(w.Body.String(), "<i>") {
+		t.Errorf("page %q:\n%s", csp, w.Body)
+	}
+	for _, name := range []string{"inject.js", "webchat.js", "webchat.css", "NOTICES.txt"} {
+		w := httptest.NewRecorder()
+		if err := ServeOfficialAsset(w, httptest.NewRequest("GET", OfficialAssetsPath+name, nil), name); err != nil || w.Code != 200 ||
+			w.Header().Get("Access-Control-Allow-Origin") != "*" || w.Body.Len() == 0 {
+			t.Errorf("%s: %v %d %v", name, err, w.Code, w.Header())
+		}
+	}
+	if err := ServeOfficialAsset(httptest.NewRecorder(), httptest.NewRequest("GET", OfficialAssetsPath+"x", nil), "../official.go"); err == nil {
+		t.Errorf("another file is served")
+	}
+}

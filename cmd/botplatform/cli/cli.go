@@ -44,7 +44,7 @@ Client commands (talk to a running server; see docs/cli.md):
   botplatform bots ls | create NAME [--code FILE.js] | deploy BOT FILE.js | logs BOT [-f] | rm BOT
   botplatform bots versions BOT | save BOT NAME [--description TEXT] | rollback BOT VERSION
   botplatform bots export BOT -o FILE [--secrets] | import FILE [--name NAME]
-  botplatform bots webchat BOT [--type preconfigured] [--allow ORIGIN,…]   a website's chat widget
+  botplatform bots webchat BOT [--type preconfigured] [--widget official] [--allow ORIGIN,…]   a website's chat widget
   botplatform files put BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]
   botplatform files ls BOT [--tag k=v]… | get BOT KEY [-o PATH] | rm BOT KEY | search BOT QUERY [--limit N]
   botplatform chat BOT
@@ -158,7 +158,7 @@ func init() {
 		"bots rollback": {"BOT VERSION", "deploys a saved version again", 2, 2, noFlags, botsRollback},
 		"bots export":   {"BOT -o FILE [--secrets]", "writes the bot and its data to an archive", 1, 1, botsExportFlags, botsExport},
 		"bots import":   {"FILE [--name NAME]", "creates a bot from an archive bots export wrote", 1, 1, botsImportFlags, botsImport},
-		"bots webchat":  {"BOT [--type preconfigured] [--allow ORIGIN,…]", "prints the embed code of the bot's chat widget for websites", 1, 1, botsWebchatFlags, botsWebchat},
+		"bots webchat":  {"BOT [--type preconfigured] [--widget official] [--allow ORIGIN,…]", "prints the embed code of the bot's chat widget for websites", 1, 1, botsWebchatFlags, botsWebchat},
 		"files put":     {"BOT PATH… [--index] [--tag k=v]… [--wait] [--prefix P]", "uploads files or folders for the bot; --index makes them searchable", 2, -1, filesPutFlags, filesPut},
 		"files ls":      {"BOT [--tag k=v]…", "lists the bot's files", 1, 1, filesListFlags, filesList},
 		"files get":     {"BOT KEY [-o PATH]", "downloads a file", 2, 2, filesGetFlags, filesGet},
@@ -203,7 +203,7 @@ type env struct {
 // options are the leaf commands' own flags.
 type options struct {
 	code, since, level, prefix, output string
-	kind, origins                      string // bots webchat
+	kind, origins, widget              string // bots webchat
 	name                               string
 	description                        string
 	follow, index, wait, yes, secrets  bool

@@ -10,6 +10,7 @@ import (
 
 func botsWebchatFlags(fs *flag.FlagSet, e *env) {
 	fs.StringVar(&e.opts.kind, "type", "preconfigured", "the embed code: preconfigured, configurable, fullscreen or sharableUrl")
+	fs.StringVar(&e.opts.widget, "widget", "botplatform", "the chat the code shows: botplatform (this server's widget) or official (the official web chat)")
 	fs.StringVar(&e.opts.origins, "allow", "", "first set the origins allowed to use the bot's chat from a browser: comma-separated (https://shop.example.com), * for any, none for none")
 }
 
@@ -51,7 +52,7 @@ func botsWebchat(ctx context.Context, e *env, args []string) error {
 		Code           string   `json:"code"`
 		AllowedOrigins []string `json:"allowedOrigins,omitempty"`
 	}
-	q := url.Values{"type": {e.opts.kind}}
+	q := url.Values{"type": {e.opts.kind}, "widget": {e.opts.widget}}
 	if err := e.cl.do(ctx, call{method: "GET", path: "/v1/admin/bots/" + esc(b.ID) + "/webchat", query: q, out: &out}); err != nil {
 		return err
 	}
