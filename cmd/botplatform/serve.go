@@ -195,7 +195,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			&http.Client{Timeout: time.Minute, Transport: mx.Upstream("embeddings", nil)})
 	}
 	// AI-assisted indexing: an OpenAI-compatible model server, if set.
-	aiCfg := ai.Config{URL: cfg.AIURL, Key: cfg.AIKey, Models: cfg.AIModels, Prices: cfg.AIPrices, Timeout: cfg.AITimeout}
+	aiCfg := ai.Config{URL: cfg.AIURL, Key: cfg.AIKey, Models: cfg.AIModels, Aliases: cfg.AIModelMap, Prices: cfg.AIPrices, Timeout: cfg.AITimeout}
+	for name, srv := range cfg.AIServers {
+		if aiCfg.Servers == nil {
+			aiCfg.Servers = map[string]ai.Server{}
+		}
+		aiCfg.Servers[name] = ai.Server{URL: srv.URL, Key: srv.Key}
+	}
 	var model ai.Model
 	cognitiveCfg := cognitive.Config{AI: aiCfg, PerBot: cfg.AIBotConcurrency, Log: log}
 	if cfg.AIURL != "" {

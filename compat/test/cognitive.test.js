@@ -146,3 +146,41 @@ test('a call without credentials is refused', async () => {
   const beta = new CognitiveBeta({ apiUrl: server.apiUrl, botId })
   await assert.rejects(beta.generateText({ messages: [{ role: 'user', content: 'hi' }] }), (err) => err.response?.status === 401)
 })
+
+test('several model servers and the model map: each id goes to the model and the server the operator chose', async () => {
+  const gpu = await startModelServer((body) => `gpu says ${body.model}`)
+  const second = await startServer({
+    args: ['--ai-url', model.url, '--ai-model', SMALL, '--ai-model-accurate', 'qwen:32b@gpu', '--ai-servers', `gpu=${gpu.url}`,
+      '--ai-model-map', JSON.stringify({ 'openai:gpt-4o': 'qwen:32b@gpu', 'openai:gpt-4o-mini': SMALL }),
+      '--ai-prices', JSON.stringify({ 'qwen:32b@gpu': { input: 1, output: 2 } })],
+    env: { BOTPLATFORM_AI_KEY_GPU: 'gpu-secret' },
+  })
+  try {
+    const a = new Client({ apiUrl: second.apiUrl, token: second.token, workspaceId: second.workspaceId })
+    const { bot } = await a.createBot({ name: 'mapped' })
+    const beta = new CognitiveBeta({ apiUrl: second.apiUrl, token: second.token, botId: bot.id })
+    const before = { main: model.requests.length }
+
+    for (const id of ['best', 'openai:gpt-4o']) {
+      const ans = await beta.generateText({ model: id, messages: [{ role: 'user', content: 'hi' }] })
+      assert.equal(ans.output, 'gpu says qwen:32b', id)
+      assert.equal(ans.metadata.model, 'qwen:32b@gpu', id)
+      assert.deepEqual(ans.metadata.warnings ?? [], [], id)
+      assert.equal(ans.metadata.cost, (1 * PROMPT_TOKENS + 2 * COMPLETION_TOKENS) / 1e6, id)
+    }
+    const small = await beta.generateText({ model: 'openai:gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+    assert.equal(small.metadata.model, SMALL)
+    assert.equal(small.output, 'answer to hi')
+
+    // The gpu server got its own model name and key; the main one the rest.
+    assert.equal(gpu.requests.length, 2)
+    assert.deepEqual(gpu.requests.map((r) => r.model), ['qwen:32b', 'qwen:32b'])
+    assert.deepEqual(model.requests.slice(before.main).map((r) => r.model), [SMALL])
+
+    const models = await beta.listModels()
+    assert.deepEqual(models.map((m) => [m.id, m.aliases]), [['qwen:32b@gpu', ['best', 'openai:gpt-4o']], [SMALL, ['auto', 'fast', 'openai:gpt-4o-mini']]])
+  } finally {
+    await second.stop()
+    await gpu.close()
+  }
+})

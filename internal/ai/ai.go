@@ -53,11 +53,22 @@ type Price = platform.ModelPrice
 
 // Config configures the OpenAI-compatible client.
 type Config struct {
-	URL     string            // API base, e.g. http://127.0.0.1:11434/v1
-	Key     string            // bearer token; empty for servers that need none
-	Models  map[string]string // model type -> model name
-	Prices  map[string]Price  // model name -> price
-	Timeout time.Duration     // per HTTP request; 0: --ai-timeout's default
+	URL    string            // API base, e.g. http://127.0.0.1:11434/v1
+	Key    string            // bearer token; empty for servers that need none
+	Models map[string]string // model type -> model name
+	// Servers are more model servers by name: a model name ending in
+	// @<name> is that server's model (the part before the @).
+	Servers map[string]Server
+	// Aliases map the model ids bots ask for (the LLM API's) to model
+	// names, beyond best, auto and fast.
+	Aliases map[string]string
+	Prices  map[string]Price // model name (as configured, @server included) -> price
+	Timeout time.Duration    // per HTTP request; 0: --ai-timeout's default
+}
+
+// Server is a model server beside Config.URL's.
+type Server struct {
+	URL, Key string
 }
 
 // Nanodollars is an amount of US dollars × 10^9 (AI Spend is counted in

@@ -131,7 +131,9 @@ type chatAnswerWire struct {
 // "model server: ".
 func (o *OpenAI) Chat(ctx context.Context, r ChatRequest) (ChatAnswer, error) {
 	r.Stream, r.StreamOptions = false, nil
-	b, err := PostJSON(ctx, o.client, o.url, o.key, r, Retry{Attempts: Attempts, Backoff: o.Backoff, Timeout: o.timeout, MaxBody: DefaultMaxBody})
+	model := r.Model
+	srv := o.route(&r)
+	b, err := PostJSON(ctx, o.client, srv.url, srv.key, r, Retry{Attempts: Attempts, Backoff: o.Backoff, Timeout: o.timeout, MaxBody: DefaultMaxBody})
 	if err != nil {
 		return ChatAnswer{}, fmt.Errorf("model server: %w", err)
 	}
@@ -151,7 +153,7 @@ func (o *OpenAI) Chat(ctx context.Context, r ChatRequest) (ChatAnswer, error) {
 		return ChatAnswer{}, fmt.Errorf("model server: decoding the answer: %w", err)
 	}
 	return ChatAnswer{Content: text, Reasoning: c.Message.ReasoningContent + c.Message.Reasoning, ToolCalls: c.Message.ToolCalls,
-		FinishReason: c.FinishReason, Model: r.Model, InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}, nil
+		FinishReason: c.FinishReason, Model: model, InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}, nil
 }
 
 type chatChunkWire struct {
@@ -190,6 +192,8 @@ const maxStreamLine = 4 << 20
 // each returns ends the stream with that error.
 func (o *OpenAI) ChatStream(ctx context.Context, r ChatRequest, each func(ChatDelta) error) (ChatAnswer, error) {
 	r.Stream, r.StreamOptions = true, &StreamOptions{IncludeUsage: true}
+	model := r.Model
+	srv := o.route(&r)
 	body, err := json.Marshal(r)
 	if err != nil {
 		return ChatAnswer{}, fmt.Errorf("model server: encoding the request: %w", err)
@@ -201,14 +205,14 @@ func (o *OpenAI) ChatStream(ctx context.Context, r ChatRequest, each func(ChatDe
 	err = retrying(ctx, Retry{Attempts: Attempts, Backoff: o.Backoff}, func() (bool, error) {
 		var again bool
 		var err error
-		resp, again, err = o.openStream(ctx, body)
+		resp, again, err = o.openStream(ctx, srv, body)
 		return again, err
 	})
 	if err != nil {
 		return ChatAnswer{}, fmt.Errorf("model server: %w", err)
 	}
 	defer resp.Body.Close()
-	ans := ChatAnswer{Model: r.Model}
+	ans := ChatAnswer{Model: model}
 	var text, reasoning strings.Builder
 	calls := map[int]*ToolCall{}
 	var order []int
@@ -281,15 +285,15 @@ func (o *OpenAI) ChatStream(ctx context.Context, r ChatRequest, each func(ChatDe
 // openStream posts a streaming request and returns the response once its
 // status is 2xx; retry tells whether a failure may pass on a later
 // attempt.
-func (o *OpenAI) openStream(ctx context.Context, body []byte) (*http.Response, bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.url, bytes.NewReader(body))
+func (o *OpenAI) openStream(ctx context.Context, srv server, body []byte) (*http.Response, bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	if o.key != "" {
-		req.Header.Set("Authorization", "Bearer "+o.key)
+	if srv.key != "" {
+		req.Header.Set("Authorization", "Bearer "+srv.key)
 	}
 	resp, err := o.client.Do(req)
 	if err != nil {

@@ -105,3 +105,42 @@ func TestChatStreamRetriesBeforeTheFirstEvent(t *testing.T) {
 		t.Errorf("a 400: %v after %d requests", err, len(srv.Requests())-n)
 	}
 }
+
+// A model name ending in @<server> goes to that server, with its key and
+// the name before the @; the answer names the model as configured. Other
+// names, and an @ naming no server, go to the main server.
+func TestChatRoutesToTheModelsServer(t *testing.T) {
+	main, gpu := aitest.New(t), aitest.New(t)
+	o, err := ai.New(ai.Config{URL: main.URL(), Key: "main-key", Models: models,
+		Servers: map[string]ai.Server{"gpu": {URL: gpu.URL(), Key: "gpu-key"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, srv := range []*aitest.Server{main, gpu} {
+		srv.Respond(func(r aitest.Recorded) aitest.Reply { return aitest.Reply{Text: "ok " + r.Model} })
+	}
+	ans, err := o.Chat(t.Context(), ai.ChatRequest{Model: "big:32b@gpu", Messages: []ai.ChatMessage{{Role: "user", Content: "hi"}}})
+	if err != nil || ans.Content != "ok big:32b" || ans.Model != "big:32b@gpu" {
+		t.Fatalf("chat: %+v %v", ans, err)
+	}
+	streamed, err := o.ChatStream(t.Context(), ai.ChatRequest{Model: "big:32b@gpu", Messages: []ai.ChatMessage{{Role: "user", Content: "hi"}}},
+		func(ai.ChatDelta) error { return nil })
+	if err != nil || streamed.Content != "ok big:32b" || streamed.Model != "big:32b@gpu" {
+		t.Fatalf("stream: %+v %v", streamed, err)
+	}
+	for _, name := range []string{"small", "name@nowhere"} {
+		if ans, err := o.Chat(t.Context(), ai.ChatRequest{Model: name, Messages: []ai.ChatMessage{{Role: "user", Content: "hi"}}}); err != nil || ans.Content != "ok "+name {
+			t.Fatalf("%s: %+v %v", name, ans, err)
+		}
+	}
+	got := gpu.Requests()
+	if len(got) != 2 || got[0].Model != "big:32b" || got[0].Authorization != "Bearer gpu-key" || !got[1].Stream {
+		t.Errorf("the gpu server got %+v", got)
+	}
+	if got := main.Requests(); len(got) != 2 || got[0].Authorization != "Bearer main-key" || got[1].Model != "name@nowhere" {
+		t.Errorf("the main server got %+v", got)
+	}
+	if _, err := ai.New(ai.Config{URL: main.URL(), Models: models, Servers: map[string]ai.Server{"x": {URL: "ftp://x"}}}, nil); err == nil {
+		t.Error("a server with an ftp URL was accepted")
+	}
+}

@@ -28,8 +28,8 @@ type OpenAI struct {
 	// the first Complete.
 	Backoff time.Duration
 
-	url     string // {URL}/chat/completions
-	key     string
+	server
+	servers map[string]server // by name (Config.Servers)
 	models  map[string]string
 	timeout time.Duration
 	client  *http.Client
@@ -66,14 +66,41 @@ func New(c Config, client *http.Client) (*OpenAI, error) {
 	if client == nil {
 		client = &http.Client{}
 	}
+	servers := map[string]server{}
+	for name, srv := range c.Servers {
+		u, err := url.Parse(srv.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("ai: the URL %q of model server %s is not an absolute http(s) URL", srv.URL, name)
+		}
+		servers[name] = server{strings.TrimRight(srv.URL, "/") + "/chat/completions", srv.Key}
+	}
 	return &OpenAI{
 		Backoff: DefaultBackoff,
-		url:     strings.TrimRight(c.URL, "/") + "/chat/completions",
-		key:     c.Key,
+		server:  server{strings.TrimRight(c.URL, "/") + "/chat/completions", c.Key},
+		servers: servers,
 		models:  models,
 		timeout: timeout,
 		client:  client,
 	}, nil
+}
+
+// server is where a model's requests go: {URL}/chat/completions, with
+// its key.
+type server struct {
+	url, key string
+}
+
+// route is the server of r.Model, which it turns into the name that
+// server knows: a model name ending in @<server> (Config.Servers) is that
+// server's model; any other, the main server's.
+func (o *OpenAI) route(r *ChatRequest) server {
+	if i := strings.LastIndexByte(r.Model, '@'); i > 0 {
+		if srv, ok := o.servers[r.Model[i+1:]]; ok {
+			r.Model = r.Model[:i]
+			return srv
+		}
+	}
+	return o.server
 }
 
 // ModelName is the model name configured for modelType ("" is Balanced),

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -381,8 +382,13 @@ func (s *Service) resolve(ids []string) (string, []Warning) {
 	return name, []Warning{{"fallback_used", fmt.Sprintf("%s: not served here; this server's balanced model, %s, answered instead", strings.Join(ids, ", "), name)}}
 }
 
-// modelFor is the configured model id names, or "".
+// modelFor is the configured model id names, or "": the operator's
+// model map first, then best, auto and fast, then a configured model's
+// own name, with or without a provider.
 func (s *Service) modelFor(id string) string {
+	if name, ok := s.cfg.AI.Aliases[id]; ok {
+		return name
+	}
 	switch id {
 	case "best":
 		return s.cfg.AI.Models[ai.Accurate]
@@ -394,6 +400,11 @@ func (s *Service) modelFor(id string) string {
 	for _, candidate := range []string{id, id[strings.IndexByte(id, ':')+1:]} {
 		for _, t := range []string{ai.Inexpensive, ai.Balanced, ai.Accurate} {
 			if s.cfg.AI.Models[t] == candidate {
+				return candidate
+			}
+		}
+		for _, name := range s.cfg.AI.Aliases {
+			if name == candidate {
 				return candidate
 			}
 		}
@@ -574,14 +585,24 @@ const (
 )
 
 // Models lists the configured models, each once, with the aliases that
-// map to it (best, auto, fast) and its price.
+// map to it (best, auto, fast, and the model map's ids) and its price.
 func (s *Service) Models() []Model {
 	if s.cfg.Model == nil {
 		return []Model{}
 	}
-	var out []Model
+	type alias struct{ name, alias, tag string }
+	var aliases []alias
 	for _, t := range []struct{ typ, alias, tag string }{{ai.Accurate, "best", "recommended"}, {ai.Balanced, "auto", "general-purpose"}, {ai.Inexpensive, "fast", "low-cost"}} {
-		name := s.cfg.AI.Models[t.typ]
+		if _, mapped := s.cfg.AI.Aliases[t.alias]; !mapped { // the map decides
+			aliases = append(aliases, alias{s.cfg.AI.Models[t.typ], t.alias, t.tag})
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.cfg.AI.Aliases)) {
+		aliases = append(aliases, alias{s.cfg.AI.Aliases[id], id, "general-purpose"})
+	}
+	var out []Model
+	for _, t := range aliases {
+		name := t.name
 		i := slices.IndexFunc(out, func(m Model) bool { return m.ID == name })
 		if i < 0 {
 			p := s.cfg.AI.Prices[name]

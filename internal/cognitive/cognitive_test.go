@@ -1,6 +1,7 @@
 package cognitive
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +36,44 @@ func TestResolve(t *testing.T) {
 				t.Errorf("resolve(%q): warning %+v", tc.ids, w)
 			}
 		}
+	}
+}
+
+// The operator's model map comes first, then best, auto and fast; a
+// mapped model is also reached by its own name; the models list names the
+// map's ids as aliases.
+func TestResolveWithTheModelMap(t *testing.T) {
+	s := New(nil, platform.SystemClock{}, Config{AI: ai.Config{Models: map[string]string{ai.Inexpensive: "small", ai.Balanced: "mid", ai.Accurate: "big@gpu"},
+		Aliases: map[string]string{"openai:gpt-4o": "big@gpu", "best": "mid", "cerebras:gpt-oss-120b": "oss@cpu"}}})
+	for _, tc := range []struct {
+		ids      []string
+		want     string
+		warnings int
+	}{
+		{[]string{"openai:gpt-4o"}, "big@gpu", 0},
+		{[]string{"best"}, "mid", 0}, // the map before the types
+		{[]string{"cerebras:gpt-oss-120b"}, "oss@cpu", 0},
+		{[]string{"oss@cpu"}, "oss@cpu", 0},
+		{[]string{"anthropic:claude", "openai:gpt-4o"}, "big@gpu", 1},
+	} {
+		got, warnings := s.resolve(tc.ids)
+		if got != tc.want || len(warnings) != tc.warnings {
+			t.Errorf("resolve(%q) = %s, %v; want %s with %d warnings", tc.ids, got, warnings, tc.want, tc.warnings)
+		}
+	}
+	s.cfg.Model = &ai.OpenAI{}
+	aliases := map[string][]string{}
+	for _, m := range s.Models() {
+		aliases[m.ID] = m.Aliases
+	}
+	if got := aliases["big@gpu"]; !slices.Equal(got, []string{"openai:gpt-4o"}) {
+		t.Errorf("big@gpu's aliases: %v (models %v)", got, aliases)
+	}
+	if got := aliases["mid"]; !slices.Equal(got, []string{"auto", "best"}) {
+		t.Errorf("mid's aliases: %v", got)
+	}
+	if got := aliases["oss@cpu"]; !slices.Equal(got, []string{"cerebras:gpt-oss-120b"}) {
+		t.Errorf("oss@cpu's aliases: %v", got)
 	}
 }
 

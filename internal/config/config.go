@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,11 +88,18 @@ type Config struct {
 	EmbeddingsModel string
 	EmbeddingsKey   string
 	// The model server of AI-assisted indexing (OpenAI-compatible).
-	AIURL     string
-	AIModels  map[string]string // model type -> name
-	AIKey     string
-	AIPrices  map[string]platform.ModelPrice // model name -> price
-	AITimeout time.Duration                  // per request to the model server
+	AIURL    string
+	AIModels map[string]string // model type -> name
+	// AIServers are more model servers by name (--ai-servers), each with
+	// its key (BOTPLATFORM_AI_KEY_<NAME>): a model name ending in
+	// @<name> is served by that one (ai.Config.Servers).
+	AIServers map[string]AIServer
+	// AIModelMap maps the model ids bots ask for to model names
+	// (--ai-model-map), beyond best, auto and fast.
+	AIModelMap map[string]string
+	AIKey      string
+	AIPrices   map[string]platform.ModelPrice // model name -> price
+	AITimeout  time.Duration                  // per request to the model server
 	// AIBotConcurrency is how many model calls of the LLM API one bot makes
 	// at once; more wait for one of them to end.
 	AIBotConcurrency int
@@ -155,11 +163,18 @@ type setting struct {
 	set                   func(s setting, v string) error
 }
 
+// AIServer is a model server beside --ai-url's.
+type AIServer struct {
+	URL, Key string
+}
+
 // pending holds what several settings decide together, after all are read.
 type pending struct {
-	aiModel  string
-	aiTypes  map[string]string
-	aiPrices string
+	aiModel    string
+	aiTypes    map[string]string
+	aiPrices   string
+	aiServers  string
+	aiModelMap string
 }
 
 // settings is every setting of serve, in the order of its help and checks.
@@ -186,6 +201,8 @@ func settings(c *Config, p *pending) []setting {
 	list = append(list, []setting{
 		{env: "AI_KEY", usage: "the model server's API key", set: text(&c.AIKey)},
 		{flag: "ai-prices", env: "AI_PRICES", usage: `AI Spend price table, JSON {"model": {"input": USD per 1M tokens, "output": …}} or @file`, set: text(&p.aiPrices)},
+		{flag: "ai-servers", env: "AI_SERVERS", usage: "more model servers, name=URL,…: a model name ending in @name is served by that one (its key: BOTPLATFORM_AI_KEY_<NAME>); needs --ai-url", set: text(&p.aiServers)},
+		{flag: "ai-model-map", env: "AI_MODEL_MAP", usage: `model ids bots ask for mapped to your models, JSON {"openai:gpt-4o": "qwen2.5:32b@gpu"} or @file; needs --ai-url`, set: text(&p.aiModelMap)},
 		{flag: "debug-addr", env: "DEBUG_ADDR", usage: "loopback address (127.0.0.1:PORT) of the debug endpoints /debug/runtime and /debug/pprof/; empty: none", set: text(&c.DebugAddr)},
 		{flag: "metrics-token", env: "METRICS_TOKEN", usage: "bearer token that GET /metrics (Prometheus) requires; empty: /metrics answers anyone who reaches the server", set: text(&c.MetricsToken)},
 		{flag: "log-format", env: "LOG_FORMAT", def: "text", usage: "text or json", set: text(&c.LogFormat)},
@@ -417,15 +434,15 @@ func (p *pending) apply(c *Config) error {
 			}
 		}
 	}
+	if err := p.applyServers(c); err != nil {
+		return err
+	}
 	if p.aiPrices == "" {
 		return nil
 	}
-	b := []byte(p.aiPrices)
-	if name, ok := strings.CutPrefix(p.aiPrices, "@"); ok {
-		var err error
-		if b, err = os.ReadFile(name); err != nil {
-			return fmt.Errorf("ai-prices: %v", err)
-		}
+	b, err := jsonSetting("ai-prices", p.aiPrices)
+	if err != nil {
+		return err
 	}
 	if err := json.Unmarshal(b, &c.AIPrices); err != nil {
 		return fmt.Errorf(`ai-prices: must be JSON such as {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}: %v`, err)
@@ -436,6 +453,92 @@ func (p *pending) apply(c *Config) error {
 		}
 	}
 	return nil
+}
+
+// jsonSetting is the JSON of a setting given inline or as @file.
+func jsonSetting(flag, v string) ([]byte, error) {
+	name, ok := strings.CutPrefix(v, "@")
+	if !ok {
+		return []byte(v), nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", flag, err)
+	}
+	return b, nil
+}
+
+var serverNameRe = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+
+// applyServers reads --ai-servers and --ai-model-map, and checks that
+// every model name ending in @name names a server.
+func (p *pending) applyServers(c *Config) error {
+	if c.AIURL == "" {
+		if p.aiServers != "" || p.aiModelMap != "" {
+			return fmt.Errorf("ai-servers, ai-model-map: need a model server (--ai-url)")
+		}
+		return nil
+	}
+	for entry := range strings.SplitSeq(p.aiServers, ",") {
+		if entry = strings.TrimSpace(entry); entry == "" {
+			continue
+		}
+		name, u, ok := strings.Cut(entry, "=")
+		name = strings.TrimSpace(name)
+		if !ok || !serverNameRe.MatchString(name) {
+			return fmt.Errorf("ai-servers: %q: want name=URL, the name lower-case letters, digits and dashes", entry)
+		}
+		if pu, err := url.Parse(strings.TrimSpace(u)); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return fmt.Errorf("ai-servers: %s: must be an absolute http(s) URL", name)
+		}
+		if c.AIServers == nil {
+			c.AIServers = map[string]AIServer{}
+		}
+		if _, dup := c.AIServers[name]; dup {
+			return fmt.Errorf("ai-servers: %s: named twice", name)
+		}
+		c.AIServers[name] = AIServer{URL: strings.TrimSpace(u), Key: env("AI_KEY_"+strings.ToUpper(strings.ReplaceAll(name, "-", "_")), "")}
+	}
+	if p.aiModelMap != "" {
+		b, err := jsonSetting("ai-model-map", p.aiModelMap)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &c.AIModelMap); err != nil {
+			return fmt.Errorf(`ai-model-map: must be JSON such as {"openai:gpt-4o": "qwen2.5:32b"}: %v`, err)
+		}
+	}
+	check := func(flag, model string) error {
+		if strings.TrimSpace(model) == "" {
+			return fmt.Errorf("%s: a model name must not be empty", flag)
+		}
+		if _, server, ok := cutServer(model); ok {
+			if _, known := c.AIServers[server]; !known {
+				return fmt.Errorf("%s: %s: no model server %q in --ai-servers", flag, model, server)
+			}
+		}
+		return nil
+	}
+	for _, t := range platform.ModelTypes {
+		if err := check("ai-model-"+t, c.AIModels[t]); err != nil {
+			return err
+		}
+	}
+	for id, model := range c.AIModelMap {
+		if err := check("ai-model-map: "+id, model); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cutServer splits a model name of the form name@server.
+func cutServer(model string) (name, server string, ok bool) {
+	i := strings.LastIndexByte(model, '@')
+	if i <= 0 || i == len(model)-1 {
+		return model, "", false
+	}
+	return model[:i], model[i+1:], true
 }
 
 func (c *Config) validate() error {

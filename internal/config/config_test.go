@@ -48,7 +48,21 @@ func TestAIFlags(t *testing.T) {
 		{[]string{"--ai-timeout", "10ms"}, "ai-timeout: must be a duration of at least 1s", nil},
 		{[]string{"--ai-prices", `{"m": {"input": -1}}`}, "must not be negative", nil},
 		{[]string{"--ai-prices", `not json`}, "ai-prices: must be JSON", nil},
+		{[]string{"--ai-url", "http://127.0.0.1:1/v1", "--ai-model", "m", "--ai-model-accurate", "big@gpu", "--ai-servers", "gpu=http://10.0.0.2:8000/v1, cpu-2=https://cpu.example/v1",
+			"--ai-model-map", `{"openai:gpt-4o": "big@gpu", "gpt-4o-mini": "m"}`}, "", func(c Config) bool {
+			return c.AIServers["gpu"].URL == "http://10.0.0.2:8000/v1" && c.AIServers["gpu"].Key == "gpu-secret" && c.AIServers["cpu-2"].URL == "https://cpu.example/v1" &&
+				c.AIModelMap["openai:gpt-4o"] == "big@gpu" && c.AIModels["accurate"] == "big@gpu"
+		}},
+		{[]string{"--ai-url", "http://127.0.0.1:1/v1", "--ai-model", "m@gpu"}, `ai-model-inexpensive: m@gpu: no model server "gpu" in --ai-servers`, nil},
+		{[]string{"--ai-url", "http://127.0.0.1:1/v1", "--ai-model", "m", "--ai-model-map", `{"x": "big@tpu"}`, "--ai-servers", "gpu=http://10.0.0.2/v1"}, `ai-model-map: x: big@tpu: no model server "tpu"`, nil},
+		{[]string{"--ai-url", "http://127.0.0.1:1/v1", "--ai-model", "m", "--ai-model-map", `{"x": ""}`}, "ai-model-map: x: a model name must not be empty", nil},
+		{[]string{"--ai-url", "http://127.0.0.1:1/v1", "--ai-model", "m", "--ai-servers", "GPU=http://x/v1"}, `ai-servers: "GPU=http://x/v1": want name=URL`, nil},
+		{[]string{"--ai-url", "http://127.0.0.1:1/v1", "--ai-model", "m", "--ai-servers", "gpu=ftp://x"}, "ai-servers: gpu: must be an absolute http(s) URL", nil},
+		{[]string{"--ai-url", "http://127.0.0.1:1/v1", "--ai-model", "m", "--ai-servers", "gpu=http://a/v1,gpu=http://b/v1"}, "ai-servers: gpu: named twice", nil},
+		{[]string{"--ai-model-map", `{"x": "m"}`}, "ai-servers, ai-model-map: need a model server (--ai-url)", nil},
+		{[]string{"--ai-url", "http://127.0.0.1:1/v1", "--ai-model", "m", "--ai-model-map", `[1]`}, "ai-model-map: must be JSON", nil},
 	}
+	t.Setenv("BOTPLATFORM_AI_KEY_GPU", "gpu-secret")
 	for _, c := range cases {
 		got, err := Parse("serve", c.args, io.Discard)
 		if c.wantErr != "" {
