@@ -391,52 +391,100 @@ func TestLLMIntegration(t *testing.T) {
 // goes through at once.
 func TestCognitivePerBotShare(t *testing.T) {
 	t.Parallel()
-	model := aitest.New(t)
-	held := make(chan struct{})
-	model.Respond(func(r aitest.Recorded) aitest.Reply {
-		if strings.HasPrefix(r.Prompt, "hold") {
-			<-held
-		}
-		return aitest.Echo(r)
-	})
-	s := startBackendWith(t, "sqlite", "--ai-url", model.URL(), "--ai-model", "m-1", "--ai-bot-concurrency", "2")
+	h := holdingModel(t)
+	s := startBackendWith(t, "sqlite", "--ai-url", h.model.URL(), "--ai-model", "m-1", "--ai-bot-concurrency", "2")
 	owner := s.owner(t)
 	busy := owner.createBot(map[string]any{"name": "busy"})["id"].(string)
 	other := owner.createBot(map[string]any{"name": "other"})["id"].(string)
-	ask := func(bot, text string) *response {
-		return owner.raw(http.MethodPost, "/v2/cognitive/generate-text", map[string]any{"messages": []any{map[string]any{"role": "user", "content": text}}}, "x-bot-id", bot)
-	}
-	waitRequests := func(n int) {
-		t.Helper()
-		deadline := time.Now().Add(time.Minute) // a hang guard
-		for len(model.Requests()) < n {
-			if time.Now().After(deadline) {
-				t.Fatalf("the model server got %d requests, want %d", len(model.Requests()), n)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	answers := make(chan int, 3)
 	for i := range 2 {
-		go func() { answers <- ask(busy, fmt.Sprint("hold ", i)).Status }()
+		h.ask(owner, busy, fmt.Sprint("hold ", i))
 	}
-	waitRequests(2) // the busy bot's two slots are taken
-	go func() { answers <- ask(busy, "hold 2").Status }()
+	h.waitRequests(2) // the busy bot's two slots are taken
+	h.ask(owner, busy, "hold 2")
+	h.through(owner, other, "the other bot's", "its third call")
+}
+
+// TestCognitivePerWorkspaceShare: the bots of one workspace make
+// --ai-workspace-concurrency model calls at once in all; the next one, of
+// any of its bots, waits, while a bot of another workspace goes through.
+func TestCognitivePerWorkspaceShare(t *testing.T) {
+	t.Parallel()
+	h := holdingModel(t)
+	s := startBackendWith(t, "sqlite", "--ai-url", h.model.URL(), "--ai-model", "m-1", "--ai-bot-concurrency", "2", "--ai-workspace-concurrency", "2")
+	owner := s.owner(t)
+	first := owner.createBot(map[string]any{"name": "first"})["id"].(string)
+	second := owner.createBot(map[string]any{"name": "second"})["id"].(string)
+	elsewhere := s.newWorkspace(t, "another team")
+	outside := elsewhere.createBot(map[string]any{"name": "outside"})["id"].(string)
+	h.ask(owner, first, "hold 1")
+	h.ask(owner, second, "hold 2")
+	h.waitRequests(2) // the workspace's two slots are taken, one by each bot
+	h.ask(owner, second, "hold 3")
+	h.through(elsewhere, outside, "the other workspace's", "the second bot's second call")
+}
+
+// holding is a stand-in model server whose answers to prompts starting
+// with "hold" wait, and the calls made to it in the background.
+type holding struct {
+	t       *testing.T
+	model   *aitest.Server
+	held    chan struct{}
+	answers chan int
+	calls   int
+}
+
+func holdingModel(t *testing.T) *holding {
+	h := &holding{t: t, model: aitest.New(t), held: make(chan struct{}), answers: make(chan int, 8)}
+	h.model.Respond(func(r aitest.Recorded) aitest.Reply {
+		if strings.HasPrefix(r.Prompt, "hold") {
+			<-h.held
+		}
+		return aitest.Echo(r)
+	})
+	return h
+}
+
+func (h *holding) call(c client, bot, text string) *response {
+	return c.raw(http.MethodPost, "/v2/cognitive/generate-text", map[string]any{"messages": []any{map[string]any{"role": "user", "content": text}}}, "x-bot-id", bot)
+}
+
+// ask calls in the background.
+func (h *holding) ask(c client, bot, text string) {
+	h.calls++
+	go func() { h.answers <- h.call(c, bot, text).Status }()
+}
+
+func (h *holding) waitRequests(n int) {
+	h.t.Helper()
+	deadline := time.Now().Add(time.Minute) // a hang guard
+	for len(h.model.Requests()) < n {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the model server got %d requests, want %d", len(h.model.Requests()), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// through checks that bot's call is answered while the held calls hold
+// their slots and the last one asked (waiting) has not reached the model
+// server; then it lets them all end.
+func (h *holding) through(c client, bot, whose, waiting string) {
+	h.t.Helper()
 	var out struct{ Output string }
-	ask(other, "free").decode(&out)
+	h.call(c, bot, "free").decode(&out)
 	if out.Output != "echo: free" {
-		t.Errorf("the other bot's answer: %q", out.Output)
+		h.t.Errorf("%s answer: %q", whose, out.Output)
 	}
-	if n := len(model.Requests()); n != 3 {
-		t.Errorf("the model server got %d requests while the busy bot's two slots were taken, want 3 (its third call waits)", n)
+	if n := len(h.model.Requests()); n != h.calls {
+		h.t.Errorf("the model server got %d requests while the slots were taken, want %d (%s waits)", n, h.calls, waiting)
 	}
-	close(held)
-	for range 3 {
-		if status := <-answers; status != 200 {
-			t.Errorf("a held call answered %d", status)
+	close(h.held)
+	for range h.calls {
+		if status := <-h.answers; status != 200 {
+			h.t.Errorf("a held call answered %d", status)
 		}
 	}
-	if n := len(model.Requests()); n != 4 {
-		t.Errorf("the model server got %d requests in all, want 4", n)
+	if n := len(h.model.Requests()); n != h.calls+1 {
+		h.t.Errorf("the model server got %d requests in all, want %d", n, h.calls+1)
 	}
 }

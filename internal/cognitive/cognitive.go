@@ -58,7 +58,12 @@ type Config struct {
 	// more wait for one to end, so that a bot never waits behind another
 	// bot's calls.
 	PerBot int
-	Log    *slog.Logger
+	// PerWorkspace is how many model calls the bots of one workspace make
+	// at once (default 16): a bot first waits for one of its own slots,
+	// then for one of its workspace's, so that one workspace cannot take
+	// the whole model server.
+	PerWorkspace int
+	Log          *slog.Logger
 }
 
 // Service answers the /v2/cognitive API.
@@ -67,7 +72,7 @@ type Service struct {
 	clock platform.Clock
 	cfg   Config
 	log   *slog.Logger
-	slots sync.Map // bot id -> chan struct{} of PerBot slots
+	slots sync.Map // bot id -> chan struct{} of PerBot slots, workspace id -> PerWorkspace slots
 }
 
 // New returns the service.
@@ -78,13 +83,31 @@ func New(st Store, clock platform.Clock, cfg Config) *Service {
 	if cfg.PerBot <= 0 {
 		cfg.PerBot = 4
 	}
+	if cfg.PerWorkspace <= 0 {
+		cfg.PerWorkspace = 16
+	}
 	return &Service{store: st, clock: clock, cfg: cfg, log: cfg.Log}
 }
 
-// slot waits for one of the bot's slots and returns its release; it fails
-// when ctx ends first (the caller left).
-func (s *Service) slot(ctx context.Context, botID string) (func(), error) {
-	v, _ := s.slots.LoadOrStore(botID, make(chan struct{}, s.cfg.PerBot))
+// slot waits for one of the caller's bot's slots, then for one of its
+// workspace's, and returns their release; it fails when ctx ends first
+// (the caller left).
+func (s *Service) slot(ctx context.Context, c Caller) (func(), error) {
+	bot, err := s.take(ctx, "bot:"+c.BotID, s.cfg.PerBot)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := s.take(ctx, "workspace:"+c.WorkspaceID, s.cfg.PerWorkspace)
+	if err != nil {
+		bot()
+		return nil, err
+	}
+	return func() { ws(); bot() }, nil
+}
+
+// take waits for one of n slots named key.
+func (s *Service) take(ctx context.Context, key string, n int) (func(), error) {
+	v, _ := s.slots.LoadOrStore(key, make(chan struct{}, n))
 	ch := v.(chan struct{})
 	select {
 	case ch <- struct{}{}:
@@ -224,7 +247,7 @@ func (s *Service) generateText(ctx context.Context, c Caller, req Request, via s
 	if err != nil {
 		return Response{}, err
 	}
-	release, err := s.slot(ctx, c.BotID)
+	release, err := s.slot(ctx, c)
 	if err != nil {
 		return Response{}, err
 	}
@@ -247,7 +270,7 @@ func (s *Service) GenerateTextStream(ctx context.Context, c Caller, req Request,
 	if err != nil {
 		return err
 	}
-	release, err := s.slot(ctx, c.BotID)
+	release, err := s.slot(ctx, c)
 	if err != nil {
 		return err
 	}
