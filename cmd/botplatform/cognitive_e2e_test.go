@@ -488,3 +488,21 @@ func (h *holding) through(c client, bot, whose, waiting string) {
 		h.t.Errorf("the model server got %d requests in all, want %d", n, h.calls+1)
 	}
 }
+
+// TestCognitiveLogPrompts: with --ai-log-prompts, a call's line in the
+// bot's logs shows its messages and the answer.
+func TestCognitiveLogPrompts(t *testing.T) {
+	t.Parallel()
+	model := aitest.New(t)
+	s := startBackendWith(t, "sqlite", "--ai-url", model.URL(), "--ai-model", "m-1", "--ai-log-prompts")
+	owner := s.owner(t)
+	bot := owner.createBot(map[string]any{"name": "logged"})["id"].(string)
+	owner.raw(http.MethodPost, "/v2/cognitive/generate-text", map[string]any{"systemPrompt": "You are terse.",
+		"messages": []any{map[string]any{"role": "user", "content": "what is 2+2?"}}}, "x-bot-id", bot).ok()
+	logs := string(owner.get("/v1/admin/bots/" + bot + "/logs?timeStart=2000-01-01T00:00:00Z").Body)
+	for _, want := range []string{`LLM call (generate-text): model m-1`, `prompt:\n  system: You are terse.\n  user: what is 2+2?`, `answer: echo: what is 2+2?`} {
+		if !strings.Contains(logs, strings.ReplaceAll(want, "\n", `\n`)) {
+			t.Errorf("the bot's logs have no %q:\n%s", want, logs)
+		}
+	}
+}

@@ -203,7 +203,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		aiCfg.Servers[name] = ai.Server{URL: srv.URL, Key: srv.Key}
 	}
 	var model ai.Model
-	cognitiveCfg := cognitive.Config{AI: aiCfg, PerBot: cfg.AIBotConcurrency, PerWorkspace: cfg.AIWorkspaceConcurrency, Log: log}
+	cognitiveCfg := cognitive.Config{AI: aiCfg, PerBot: cfg.AIBotConcurrency, PerWorkspace: cfg.AIWorkspaceConcurrency, LogPrompts: cfg.AILogPrompts, Log: log}
 	if cfg.AIURL != "" {
 		m, err := ai.New(aiCfg, &http.Client{Transport: mx.Upstream("model", nil)})
 		if err != nil {

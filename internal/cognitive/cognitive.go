@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/botplatform/botplatform/internal/ai"
 	"github.com/botplatform/botplatform/internal/aispend"
@@ -63,8 +64,15 @@ type Config struct {
 	// then for one of its workspace's, so that one workspace cannot take
 	// the whole model server.
 	PerWorkspace int
-	Log          *slog.Logger
+	// LogPrompts puts each call's messages and answer in its line of the
+	// bot's logs (--ai-log-prompts), each cut at MaxLoggedText bytes.
+	LogPrompts bool
+	Log        *slog.Logger
 }
+
+// MaxLoggedText bounds the prompt and the answer a line of the bot's logs
+// shows with LogPrompts.
+const MaxLoggedText = 8 << 10
 
 // Service answers the /v2/cognitive API.
 type Service struct {
@@ -497,7 +505,7 @@ func (s *Service) answered(ctx context.Context, c Caller, call *call, ans ai.Cha
 	u := platform.AIUsage{ID: platform.NewID("aiu_"), WorkspaceID: c.WorkspaceID, BotID: c.BotID, Purpose: Purpose, Model: ans.Model,
 		InputTokens: ans.InputTokens, OutputTokens: ans.OutputTokens, Cost: cost, Latency: took, CreatedAt: s.clock.Now()}
 	line := fmt.Sprintf("LLM call (%s): model %s, %d + %d tokens, $%.6f, %s", call.via, ans.Model, ans.InputTokens, ans.OutputTokens,
-		aispend.Dollars(cost), took.Round(time.Millisecond))
+		aispend.Dollars(cost), took.Round(time.Millisecond)) + s.transcript(call, &ans)
 	if err := s.record(ctx, u, "info", line); err != nil {
 		// The call was made and answered: its answer is given; the spend
 		// goes unrecorded.
@@ -527,7 +535,7 @@ func (s *Service) answered(ctx context.Context, c Caller, call *call, ans ai.Cha
 func (s *Service) failed(ctx context.Context, c Caller, call *call, took time.Duration, err error) error {
 	u := platform.AIUsage{ID: platform.NewID("aiu_"), WorkspaceID: c.WorkspaceID, BotID: c.BotID, Purpose: Purpose, Model: call.chat.Model,
 		Latency: took, Failed: true, CreatedAt: s.clock.Now()}
-	line := fmt.Sprintf("LLM call (%s): model %s failed after %s: %v", call.via, call.chat.Model, took.Round(time.Millisecond), err)
+	line := fmt.Sprintf("LLM call (%s): model %s failed after %s: %v", call.via, call.chat.Model, took.Round(time.Millisecond), err) + s.transcript(call, nil)
 	if rerr := s.record(ctx, u, "error", line); rerr != nil {
 		s.log.Warn("cognitive: recording a failed model call", "bot", c.BotID, "err", rerr)
 	}
@@ -553,6 +561,63 @@ func (s *Service) failed(ctx context.Context, c Caller, call *call, took time.Du
 
 // UpstreamFailed is the metadata.subtype of an error of the model server.
 const UpstreamFailed = "UPSTREAM_PROVIDER_FAILED"
+
+// transcript is what a call's log line shows of its messages and of the
+// answer (nil: none) when the operator asked for prompts in the logs:
+// each turn as "role: text", tool calls by name, each side cut at
+// MaxLoggedText bytes.
+func (s *Service) transcript(call *call, ans *ai.ChatAnswer) string {
+	if !s.cfg.LogPrompts {
+		return ""
+	}
+	var prompt strings.Builder
+	for _, m := range call.chat.Messages {
+		prompt.WriteString("\n  " + m.Role + ": " + messageText(m.Content))
+		for _, tc := range m.ToolCalls {
+			prompt.WriteString(" [calls " + tc.Function.Name + "]")
+		}
+	}
+	out := "\nprompt:" + cut(prompt.String(), MaxLoggedText)
+	if ans != nil {
+		answer := ans.Content
+		for _, tc := range ans.ToolCalls {
+			answer += " [calls " + tc.Function.Name + " " + tc.Function.Arguments + "]"
+		}
+		out += "\nanswer: " + cut(answer, MaxLoggedText)
+	}
+	return out
+}
+
+// messageText is the text of a chat message's content: a string, or its
+// text parts (an image shows as [image]).
+func messageText(content any) string {
+	switch c := content.(type) {
+	case string:
+		return c
+	case []ai.ContentPart:
+		var b strings.Builder
+		for _, p := range c {
+			if p.Type == "text" {
+				b.WriteString(p.Text)
+			} else {
+				b.WriteString("[" + strings.TrimSuffix(p.Type, "_url") + "]")
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// cut is s cut to n bytes (at a rune boundary), marked when cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes more)", len(s)-n)
+}
 
 // record writes a call's usage and its line in the bot's logs, in one
 // transaction.

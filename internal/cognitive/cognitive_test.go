@@ -85,3 +85,14 @@ func TestStopReason(t *testing.T) {
 		}
 	}
 }
+
+// A long prompt or answer is cut at a rune boundary, and says so.
+func TestCut(t *testing.T) {
+	if got := cut("short", 10); got != "short" {
+		t.Errorf("cut(short) = %q", got)
+	}
+	got := cut("ééé", 3) // 6 bytes; byte 3 is inside the second é
+	if !strings.HasPrefix(got, "é…") || !strings.Contains(got, "(4 bytes more)") {
+		t.Errorf("cut = %q", got)
+	}
+}

@@ -106,6 +106,9 @@ type Config struct {
 	// AIWorkspaceConcurrency is how many model calls the bots of one
 	// workspace make at once.
 	AIWorkspaceConcurrency int
+	// AILogPrompts puts the messages and the answer of each LLM API call
+	// in the bot's logs.
+	AILogPrompts bool
 	// AISearchRewrite has the model turn each search's question into
 	// search terms first (needs AIURL).
 	AISearchRewrite bool
@@ -231,6 +234,7 @@ func settings(c *Config, p *pending) []setting {
 		{flag: "ai-timeout", env: "AI_TIMEOUT", def: "2m", usage: "longest wait for one answer of the model server (each attempt)", set: duration(&c.AITimeout, time.Second)},
 		{flag: "ai-bot-concurrency", env: "AI_BOT_CONCURRENCY", def: "4", usage: "model calls one bot makes at once through the LLM API (docs/llm.md); more wait for one to end, so that a bot never waits behind another bot's calls", set: whole(&c.AIBotConcurrency, 1)},
 		{flag: "ai-workspace-concurrency", env: "AI_WORKSPACE_CONCURRENCY", def: "16", usage: "model calls the bots of one workspace make at once through the LLM API (docs/llm.md); more wait, so that one workspace cannot take the whole model server", set: whole(&c.AIWorkspaceConcurrency, 1)},
+		{flag: "ai-log-prompts", env: "AI_LOG_PROMPTS", def: "false", isBool: true, usage: "put the messages and the answer of each LLM API call in the bot's logs (8 KB of each at most); off: only the model, tokens, cost and time", set: boolean(&c.AILogPrompts)},
 		{flag: "bot-workers", env: "BOT_WORKERS", def: "64", usage: "how many bot events run at once (one at a time per conversation)", set: whole(&c.BotWorkers, 1)},
 		{flag: "bot-state-limit", env: "BOT_STATE_LIMIT", def: "131072", usage: "largest event.state scope (bot, user, conversation) in bytes of JSON", set: whole(&c.BotStateLimit, 2)},
 		{flag: "streams-per-user", env: "STREAMS_PER_USER", def: "32", usage: "open conversation streams one chat user may hold on this process; 0: no limit", set: whole(&c.StreamsPerUser, 0)},
