@@ -136,15 +136,17 @@ func TestMetrics(t *testing.T) {
 			e.s.as(t, "", "").raw(http.MethodGet, "/v1/no-such-route/"+e.botID, nil).fail(404, "ResourceNotFound")
 			stream.close()
 
-			// The event's job ends after its reply is sent, and the stream
-			// after the client went away: wait for both.
+			// The event's job ends after its reply is sent, the stream after
+			// the client went away, and the indexing job is counted after
+			// the file's status changed: wait for all three.
 			eventually(t, "the metrics after the traffic", func() bool {
 				_, mfs = scrape(t, s, token)
 				ev, _ := sample(mfs, "botplatform_bot_events_total", map[string]string{"type": "message", "outcome": "ok"})
 				open, _ := sample(mfs, "botplatform_event_streams_open", nil)
 				// The stream's request is counted once its handler returned.
 				listens, _ := sample(mfs, "botplatform_http_requests_total", map[string]string{"route": "/chat/{webhook}/conversations/{id}/listen"})
-				return ev == 1 && open == 0 && listens == 1
+				indexed, _ := sample(mfs, "botplatform_indexing_duration_seconds", map[string]string{"format": "text/markdown"})
+				return ev == 1 && open == 0 && listens == 1 && indexed == 1
 			})
 			for _, c := range []struct {
 				name   string

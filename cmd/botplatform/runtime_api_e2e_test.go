@@ -206,6 +206,12 @@ func testRuntimeMessages(t *testing.T, s *testServer) {
 	wantEqual(t, up["payload"], map[string]any{"text": "edited"}, "updateMessage's payload")
 	wantEqual(t, up["tags"], map[string]any{"kind": "greeting", "edited": "yes"}, "updateMessage's tags")
 	wantEqual(t, field(t, e.do(http.MethodGet, "/messages/"+id, nil).ok(), "message"), up, "getMessage after the update")
+	// Listeners see the bot's edit (the web chat's message_updated).
+	if sig := st.expect(t, "message_updated"); sig["id"] != id {
+		t.Errorf("message_updated signal %v, want %s", sig, id)
+	} else {
+		wantEqual(t, sig["payload"], map[string]any{"type": "text", "text": "edited"}, "the updated chat payload")
+	}
 	e.do(http.MethodPut, "/messages/"+id, map[string]any{"payload": map[string]any{"markdown": "x"}}).fail(400, "InvalidPayload", "text")
 
 	e.do(http.MethodDelete, "/messages/"+id, nil).ok()
