@@ -874,3 +874,24 @@ describe('errors', () => {
     assert.ok(errorFrom(body) instanceof ResourceNotFoundError)
   })
 })
+
+test('a bot sets its own tags with updateBot and its API key (the agent kit keeps its bot\'s tags so), and nothing else', async () => {
+  const { bot } = await client.createBot({ name: 'tagged by itself', tags: { team: 'support' } })
+  const { bot: other } = await client.createBot({ name: 'another' })
+  const bak = await client.createBotApiKey({ botId: bot.id, note: unique('own tags') })
+  const asBot = new Client({ apiUrl: server.apiUrl, token: bak.value, botId: bot.id })
+
+  const { bot: updated } = await asBot.updateBot({ id: bot.id, tags: { stage: 'beta', team: null } })
+  assert.deepEqual(updated.tags, { stage: 'beta' })
+  assert.deepEqual((await client.getBot({ id: bot.id })).bot.tags, { stage: 'beta' })
+
+  await assert.rejects(asBot.updateBot({ id: bot.id, name: 'renamed' }), (err) => {
+    assert.equal(err.type, 'Forbidden')
+    assert.match(err.message, /^name: a bot API key may change its bot's tags only/)
+    return true
+  })
+  await assert.rejects(asBot.updateBot({ id: other.id, tags: { x: 'y' } }), (err) => err.type === 'Forbidden')
+  const { bot: after } = await client.getBot({ id: bot.id })
+  assert.equal(after.name, 'tagged by itself')
+  assert.deepEqual((await client.getBot({ id: other.id })).bot.tags, {})
+})

@@ -154,6 +154,15 @@ func (s *Service) GetBot(ctx context.Context, a *platform.Actor, id string) (pla
 	return b, notFound(err, "bot", id)
 }
 
+// UpdateOwnBotTags sets tags of a bot for its own API key (keyID, of the
+// bot's workspace): what the agent kit's runtime saves with updateBot. Only
+// tags: the key changes nothing else of its bot. The change is audited and
+// versioned as the key's.
+func (s *Service) UpdateOwnBotTags(ctx context.Context, keyID, workspaceID, botID string, tags map[string]*string) (platform.Bot, error) {
+	a := &platform.Actor{Account: platform.Account{ID: keyID}, Member: platform.Member{WorkspaceID: workspaceID, Role: platform.RoleDeveloper}}
+	return s.UpdateBot(ctx, a, botID, BotInput{Tags: tags})
+}
+
 func (s *Service) UpdateBot(ctx context.Context, a *platform.Actor, id string, in BotInput) (platform.Bot, error) {
 	if err := require(a, platform.RoleDeveloper, "updating a bot"); err != nil {
 		return platform.Bot{}, err

@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 
 	"github.com/botplatform/botplatform/internal/admin"
@@ -48,7 +51,7 @@ func (a *api) adminRoutes() *table {
 	t.handle("POST /v1/admin/bots", "createBot", createBotSchema, a.workspace(a.createBot))
 	t.handle("GET /v1/admin/bots", "listBots", nil, a.workspace(a.listBots))
 	t.handle("GET /v1/admin/bots/{id}", "getBot", nil, a.ownBot(a.getBot))
-	t.handle("PUT /v1/admin/bots/{id}", "updateBot", updateBotSchema, a.workspace(a.updateBot))
+	t.handle("PUT /v1/admin/bots/{id}", "updateBot", updateBotSchema, a.ownBotTags(a.workspace(a.updateBot)))
 	t.handle("DELETE /v1/admin/bots/{id}", "deleteBot", emptyBodySchema, a.workspace(a.deleteBot))
 	t.handle("GET /v1/admin/bots/{id}/logs", "getBotLogs", nil, a.workspace(a.getBotLogs))
 	t.handle("GET /v1/admin/bots/{id}/analytics", "getBotAnalytics", nil, a.workspace(a.getBotAnalytics))
@@ -121,7 +124,7 @@ func (a *api) authenticate(r *http.Request, needWorkspace bool) (*platform.Actor
 func (a *api) ownBot(f actorFunc) http.Handler {
 	members := a.workspace(f)
 	return secured{a.h(func(w http.ResponseWriter, r *http.Request) error {
-		key, ws, isKey, err := a.Admin.AuthenticateBotKey(r.Context(), bearer(r))
+		_, ws, isKey, err := a.ownKey(w, r, "reads its own bot only")
 		if !isKey {
 			members.ServeHTTP(w, r)
 			return nil
@@ -129,14 +132,58 @@ func (a *api) ownBot(f actorFunc) http.Handler {
 		if err != nil {
 			return err
 		}
-		if key.OwnerID != r.PathValue("id") || (r.Header.Get("x-bot-id") != "" && r.Header.Get("x-bot-id") != key.OwnerID) {
-			return platform.Errorf(platform.TypeForbidden, "a bot API key reads its own bot only")
+		return f(w, r, &platform.Actor{Member: platform.Member{WorkspaceID: ws, Role: platform.RoleViewer}})
+	}), openapi.Workspace}
+}
+
+// ownKey authenticates the bot API key r carries, which must be of the bot
+// r's path names (else 403: it "refused"), and counts the request against
+// its limits. isKey is false when r carries no bot API key.
+func (a *api) ownKey(w http.ResponseWriter, r *http.Request, refused string) (key platform.Token, workspaceID string, isKey bool, err error) {
+	key, ws, isKey, err := a.Admin.AuthenticateBotKey(r.Context(), bearer(r))
+	if !isKey || err != nil {
+		return key, ws, isKey, err
+	}
+	if key.OwnerID != r.PathValue("id") || (r.Header.Get("x-bot-id") != "" && r.Header.Get("x-bot-id") != key.OwnerID) {
+		return key, ws, true, platform.Errorf(platform.TypeForbidden, "a bot API key %s", refused)
+	}
+	noteCaller(r, ws, key.OwnerID)
+	return key, ws, true, a.admit(w, who{token: bearer(r), bot: key.OwnerID})
+}
+
+// ownBotTags serves updateBot for a bot's own API key, which may set the
+// bot's tags and nothing else (the agent kit's runtime keeps its bot's
+// tags so); members go on to members.
+func (a *api) ownBotTags(members http.Handler) http.Handler {
+	return secured{a.h(func(w http.ResponseWriter, r *http.Request) error {
+		key, ws, isKey, err := a.ownKey(w, r, "changes its own bot only")
+		if !isKey {
+			members.ServeHTTP(w, r)
+			return nil
 		}
-		noteCaller(r, ws, key.OwnerID)
-		if err := a.admit(w, who{token: bearer(r), bot: key.OwnerID}); err != nil {
+		if err != nil {
 			return err
 		}
-		return f(w, r, &platform.Actor{Member: platform.Member{WorkspaceID: ws, Role: platform.RoleViewer}})
+		var body map[string]json.RawMessage
+		if err := decode(r, &body); err != nil {
+			return err
+		}
+		for _, k := range slices.Sorted(maps.Keys(body)) {
+			if k != "tags" {
+				return platform.Errorf(platform.TypeForbidden, "%s: a bot API key may change its bot's tags only", k)
+			}
+		}
+		var tags map[string]*string
+		if err := json.Unmarshal(body["tags"], &tags); err != nil && len(body["tags"]) > 0 {
+			return platform.Invalid("tags", "must be an object of strings")
+		}
+		b, err := a.Admin.UpdateOwnBotTags(r.Context(), key.ID, ws, key.OwnerID, tags)
+		if err != nil {
+			return err
+		}
+		act := &platform.Actor{Member: platform.Member{WorkspaceID: ws, Role: platform.RoleViewer}}
+		writeJSON(w, http.StatusOK, map[string]any{"bot": toBot(act, b, a.Admin, byAlias(r), a.Admin.Installed(r.Context(), b))})
+		return nil
 	}), openapi.Workspace}
 }
 
