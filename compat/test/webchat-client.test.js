@@ -235,6 +235,15 @@ for (const backend of backends()) {
         assert.equal(got.headers.get('x-content-type-options'), 'nosniff')
         assert.equal(got.headers.get('content-security-policy'), 'sandbox')
 
+        // A PDF opens in the browser's viewer, which refuses sandboxed documents: it alone goes without the sandbox.
+        const pdf = Buffer.from('%PDF-1.4\n%%EOF\n')
+        const { file: doc } = await client.createFile({ key: 'terms.pdf', size: pdf.length, accessPolicies: ['public_content'] })
+        assert.equal((await fetch(doc.uploadUrl, { method: 'PUT', headers: { 'content-type': doc.contentType }, body: pdf })).status, 200)
+        const shown = await fetch(doc.url)
+        assert.equal(shown.headers.get('content-type'), 'application/pdf')
+        assert.equal(shown.headers.get('x-content-type-options'), 'nosniff')
+        assert.equal(shown.headers.get('content-security-policy'), null)
+
         // The image message the widget then sends.
         const { message } = await client.createMessage({ conversationId: init.conversation.id, payload: { type: 'image', imageUrl: file.url } })
         assert.equal(message.payload.imageUrl, file.url)

@@ -72,7 +72,8 @@ func (a *api) initialize(w http.ResponseWriter, r *http.Request, b *chat.Webhook
 	if err != nil {
 		return err
 	}
-	// Messages sent between reading them and subscribing arrive as signals.
+	// A message sent between reading them and subscribing comes again:
+	// a new stream gets the last second's messages replayed (chat.Hub).
 	first, err := json.Marshal(chat.InitSignal(in))
 	if err != nil {
 		sub.Close()

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"path"
@@ -378,9 +379,13 @@ func serve(w http.ResponseWriter, r *http.Request, f platform.File, rd blob.Read
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(transferDeadline))
 	w.Header().Set("Content-Type", f.ContentType)
 	// The content is shown as its type says, never sniffed, and a page
-	// among it runs in a sandbox of its own origin, not this server's.
+	// among it runs in a sandbox of its own origin, not this server's. PDF
+	// is left out: browsers' viewers refuse sandboxed documents, and run a
+	// PDF's scripts apart from the page's origin anyway.
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Content-Security-Policy", "sandbox")
+	if mt, _, _ := mime.ParseMediaType(f.ContentType); mt != "application/pdf" {
+		w.Header().Set("Content-Security-Policy", "sandbox")
+	}
 	if f.SHA256 != "" {
 		w.Header().Set("ETag", `"`+f.SHA256+`"`)
 	}
