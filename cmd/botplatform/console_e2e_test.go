@@ -164,6 +164,22 @@ func TestConsoleBrowser(t *testing.T) {
 	b.waitText("#chat-hint", "the bot failed: ")
 	b.waitText("#chat-hint", "the handler broke")
 
+	// A bot that streams its answer (sends it, then changes it as it comes):
+	// the tester shows the change in place, one reply.
+	streams := str(t, adm.createBot(map[string]any{"name": "streams", "code": `bot.on.message('*', async ({ message, client }) => {
+  const { message: m } = await client.createMessage({ conversationId: message.conversationId, payload: { type: 'text', text: 'The answer' } })
+  await client.updateMessage({ id: m.id, tags: {}, payload: { text: 'The answer is 42.' } })
+})`}), "id")
+	b.goTo("/bots/" + streams + "/chat")
+	b.waitText("#bot-title", "streams")
+	b.waitText("#chat-status", "Connected")
+	b.setValue("#chat-text", "the question")
+	b.click("#chat-send")
+	b.waitText("#messages .from-bot .text", "The answer is 42.")
+	if n := b.eval(`document.querySelectorAll('#messages .from-bot').length`); n != "1" {
+		t.Errorf("the streamed answer shows as %s replies; want 1", n)
+	}
+
 	// The logs show the bot's lines, and a new one appears without reload.
 	b.goTo("/bots/" + botID)
 	b.waitText("#logs", "echo heard: hello")
@@ -216,7 +232,12 @@ func TestConsoleBrowser(t *testing.T) {
 	b.waitText("#logs", "echo heard: live line")
 
 	// Roll back to v1: the editor shows its code, and it is the running one.
-	b.click(`#versions tr[data-version="v1"] button`)
+	// The button is pressed once the page has loaded the code (the editor,
+	// taller than its "Loading…", moves the versions down as it appears),
+	// and by the element itself, not by where it was when measured.
+	b.do("loading the code", chromedp.WaitVisible(chromedp.CSS("#code")))
+	b.waitText(`#versions tr[data-version="v1"]`, "v1")
+	b.eval(`(document.querySelector('#versions tr[data-version="v1"] button').click(), true)`)
 	b.waitText("#deploy-notice", "Deployed version v1.")
 	b.waitText(`#versions tr[data-version="v1"]`, "running")
 	if code := b.eval(`document.querySelector('#code').value`); !strings.Contains(code, "got a message") {

@@ -51,6 +51,7 @@ export function ChatPage({ botId }) {
   const [status, setStatus] = useState('')
   const [round, setRound] = useState(0) // a new conversation each time
   const [hint, setHint] = useState('') // why no reply may come
+  const [typing, setTyping] = useState(false) // the bot said it is writing
   const list = useRef()
   const replies = useRef(0) // the bot's messages so far
 
@@ -64,11 +65,13 @@ export function ChatPage({ botId }) {
       if (m.isBot) {
         replies.current++
         setHint('')
+        setTyping(false)
       }
       setMessages((old) => (old.some((o) => o.id === m.id) ? old : old.concat(m)))
     }
     setMessages([])
     setHint('')
+    setTyping(false)
     setConv(null)
     setError(null)
     setStatus('Connecting…')
@@ -79,6 +82,11 @@ export function ChatPage({ botId }) {
       setStatus('Connected as a new user.')
       await listen(base, key, conversation.id, (s) => {
         if (s.type === 'message_created') add(s.data)
+        // A bot that streams its answer sends it, then changes it as it
+        // comes (updateMessage): the tester shows each change in place.
+        else if (s.type === 'message_updated') setMessages((old) => old.map((o) => (o.id === s.data.id ? { ...o, payload: s.data.payload } : o)))
+        else if (s.type === 'typing_started') setTyping(true)
+        else if (s.type === 'typing_stopped') setTyping(false)
       }, abort.signal)
       setStatus('The stream ended.')
     })().catch((err) => {
@@ -138,6 +146,7 @@ export function ChatPage({ botId }) {
           <span class="text">${textOf(m.payload)}</span>
           <time datetime=${m.createdAt}>${when(m.createdAt)}</time>
         </li>`)}
+        ${typing && html`<li class="typing muted" id="chat-typing"><span class="who">bot</span> <span class="text">is writing…</span></li>`}
       </ol>
       <form class="inline send" onSubmit=${send}>
         <label for="chat-text" class="sr">Message</label>
