@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/admin"
@@ -132,12 +134,13 @@ func (d webhookDelivery) Webhook(ctx context.Context, webhookID string, admit fu
 	return httpapi.WebhookAnswer{Status: ans.Status, Header: ans.Header, Body: ans.Body}, nil
 }
 
-// chatActions runs the actions of the built-in chat integration:
-// chat:sendEvent, a custom event from the bot to the conversation's
-// listeners (what `bots/echo` of the public repository calls), and the
-// typing indicator's chat:startTypingIndicator and
-// chat:stopTypingIndicator (the typing-indicator interface's input:
-// conversationId, messageId, timeout in milliseconds).
+// chatActions runs the actions of the built-in chat and webchat
+// integrations: chat:sendEvent, a custom event from the bot to the
+// conversation's listeners (what `bots/echo` of the public repository
+// calls), and the typing indicator's startTypingIndicator and
+// stopTypingIndicator (the typing-indicator interface's input:
+// conversationId, messageId, timeout in milliseconds); and the webchat
+// integration's own (webchatActions).
 type chatActions struct {
 	rt   *runtimeapi.Service
 	chat *chat.Service
@@ -145,45 +148,103 @@ type chatActions struct {
 
 var _ dispatch.Integration = chatActions{}
 
-func (c chatActions) Action(ctx context.Context, b *dispatch.Bot, _ platform.BotIntegration, action string, input json.RawMessage) (json.RawMessage, error) {
-	var in struct {
+func (c chatActions) Action(ctx context.Context, b *dispatch.Bot, in platform.BotIntegration, action string, input json.RawMessage) (json.RawMessage, error) {
+	var args struct {
 		ConversationID string          `json:"conversationId"`
 		Payload        json.RawMessage `json:"payload"`
 		Timeout        *float64        `json:"timeout"`
 	}
-	switch action {
-	case "sendEvent", "startTypingIndicator", "stopTypingIndicator":
+	switch {
+	case action == "sendEvent", action == "startTypingIndicator", action == "stopTypingIndicator":
+	case in.IntegrationID == platform.WebchatIntegrationID:
+		return c.webchat(ctx, b, action, input)
 	default:
 		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the chat integration's actions are sendEvent, startTypingIndicator and stopTypingIndicator", "chat:"+action)
 	}
-	if err := json.Unmarshal(input, &in); err != nil || in.ConversationID == "" {
+	if err := json.Unmarshal(input, &args); err != nil || args.ConversationID == "" {
 		return nil, platform.Invalid("input.conversationId", "is required")
 	}
 	if action != "sendEvent" {
-		if in.Timeout != nil && (*in.Timeout < 0 || *in.Timeout > 600_000) {
+		if args.Timeout != nil && (*args.Timeout < 0 || *args.Timeout > 600_000) {
 			return nil, platform.Invalid("input.timeout", "milliseconds from 0 to 600000")
 		}
-		conv, err := c.rt.Conversation(ctx, b.ID, in.ConversationID)
+		conv, err := c.rt.Conversation(ctx, b.ID, args.ConversationID)
 		if err != nil {
 			return nil, err
 		}
 		timeout := 0
-		if in.Timeout != nil {
-			timeout = int(*in.Timeout)
+		if args.Timeout != nil {
+			timeout = int(*args.Timeout)
 		}
 		c.chat.Typing(conv, action == "startTypingIndicator", timeout)
 		return json.RawMessage(`{}`), nil
 	}
 	var payload map[string]any
-	if json.Unmarshal(in.Payload, &payload) != nil || payload == nil {
+	if json.Unmarshal(args.Payload, &payload) != nil || payload == nil {
 		return nil, platform.Invalid("input.payload", "must be an object")
 	}
-	conv, err := c.rt.Conversation(ctx, b.ID, in.ConversationID)
+	conv, err := c.rt.Conversation(ctx, b.ID, args.ConversationID)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.chat.BotEvent(ctx, conv, platform.NewID("evt_"), in.Payload, time.Time{}); err != nil {
+	if _, err := c.chat.BotEvent(ctx, conv, platform.NewID("evt_"), args.Payload, time.Time{}); err != nil {
 		return nil, err
+	}
+	return json.RawMessage(`{}`), nil
+}
+
+// webchatActions are the webchat integration's own actions (webchat@0.3's):
+// getUserData {userId} → {userData}; showWebchat, hideWebchat,
+// toggleWebchat {conversationId}; configWebchat {conversationId, config: a
+// JSON object as a string}; customEvent {conversationId, event: JSON as a
+// string}.
+var webchatActions = []string{"getUserData", "showWebchat", "hideWebchat", "toggleWebchat", "configWebchat", "customEvent"}
+
+func (c chatActions) webchat(ctx context.Context, b *dispatch.Bot, action string, input json.RawMessage) (json.RawMessage, error) {
+	var args struct {
+		UserID         string `json:"userId"`
+		ConversationID string `json:"conversationId"`
+		Config         string `json:"config"`
+		Event          string `json:"event"`
+	}
+	if !slices.Contains(webchatActions, action) {
+		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the webchat integration's actions are sendEvent, startTypingIndicator, stopTypingIndicator, %s", "webchat:"+action, strings.Join(webchatActions, ", "))
+	}
+	if err := json.Unmarshal(input, &args); err != nil {
+		return nil, platform.Invalid("input", "must be an object of strings")
+	}
+	if action == "getUserData" {
+		if args.UserID == "" {
+			return nil, platform.Invalid("input.userId", "is required")
+		}
+		data, err := c.chat.WebchatUserData(ctx, b.ID, args.UserID)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]any{"userData": data})
+	}
+	if args.ConversationID == "" {
+		return nil, platform.Invalid("input.conversationId", "is required")
+	}
+	conv, err := c.rt.Conversation(ctx, b.ID, args.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	switch action {
+	case "showWebchat", "hideWebchat", "toggleWebchat":
+		c.chat.WebchatVisibility(conv, strings.TrimSuffix(action, "Webchat"))
+	case "configWebchat":
+		var config map[string]any
+		if json.Unmarshal([]byte(args.Config), &config) != nil || config == nil {
+			return nil, platform.Invalid("input.config", "must be a JSON object, as a string")
+		}
+		c.chat.WebchatConfig(conv, config)
+	case "customEvent":
+		var event any
+		if json.Unmarshal([]byte(args.Event), &event) != nil {
+			return nil, platform.Invalid("input.event", "must be JSON, as a string")
+		}
+		c.chat.WebchatCustom(conv, event)
 	}
 	return json.RawMessage(`{}`), nil
 }

@@ -280,7 +280,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rt := dispatch.New(st, platform.SystemClock{}, dispatch.Config{
 		Workers: cfg.BotWorkers, Timeout: cfg.BotTimeout, MaxTimeout: cfg.BotTimeoutMax, Poll: cfg.BotPoll, Lease: cfg.JobLease,
 		StopTimeout: cfg.ShutdownTimeout, Node: node, ReleaseAtStart: cfg.DatabaseURL == "", Log: log, Metrics: mx, States: rtAPI,
-		Integrations: map[string]dispatch.Integration{platform.LLMIntegrationID: llmActions{cognitiveSvc}, platform.ChatIntegrationID: chatActions{rtAPI, chatSvc}},
+		Integrations: map[string]dispatch.Integration{platform.LLMIntegrationID: llmActions{cognitiveSvc}, platform.ChatIntegrationID: chatActions{rtAPI, chatSvc}, platform.WebchatIntegrationID: chatActions{rtAPI, chatSvc}},
 		Deployed:     deployedActions{integrations},
 	}, sdkbot.NewExecutor(sdk, rtAPI, st, platform.SystemClock{}, log), vm)
 	tablesSvc := tables.New(st, fsvc, platform.SystemClock{})

@@ -37,7 +37,7 @@ function signals(sub) {
   const seen = []
   const waiters = []
   for (const type of ['init', 'message_created', 'message_updated', 'typing_started', 'typing_stopped', 'custom',
-    'participant_added', 'participant_removed', 'message_status_changed', 'error']) {
+    'participant_added', 'participant_removed', 'message_status_changed', 'webchat_visibility', 'webchat_config', 'error']) {
     sub.on(type, (data) => {
       seen.push({ type, data })
       for (const w of [...waiters]) w()
@@ -341,6 +341,121 @@ for (const backend of backends()) {
       } finally {
         w.sub.disconnect()
       }
+    })
+  })
+
+  // The webchat integration agents install (webchat@0.3.0): a webhook of its
+  // own, whose conversations are the bot's webchat channel; the web chat's
+  // events reach the bot as webchat:conversationStarted and webchat:trigger;
+  // the bot answers with its actions (getUserData, show/hide/toggle,
+  // configWebchat, customEvent).
+  describe(`the webchat integration (${backend})`, () => {
+    let server, admin, bot, apiUrl, clientId
+
+    const agent = `bot.on.event('webchat:conversationStarted', async ({ event, client }) => {
+  await client.createMessage({ conversationId: event.conversationId, payload: { type: 'text', text: 'welcome ' + event.payload.userId } })
+})
+bot.on.event('webchat:trigger', async ({ event, client }) => {
+  const p = event.payload
+  await client.createMessage({ conversationId: p.conversationId, payload: { type: 'text', text: 'trigger ' + p.origin + ' ' + p.userId + ' ' + JSON.stringify(p.payload) } })
+})
+bot.on.message('*', async ({ message, client }) => {
+  const text = message.payload.text
+  const conversationId = message.conversationId
+  const say = (t) => client.createMessage({ conversationId, payload: { type: 'text', text: t } })
+  if (text === 'data') {
+    const { output } = await client.callAction({ type: 'webchat:getUserData', input: { userId: message.userId } })
+    await say('data ' + JSON.stringify(output.userData))
+  } else if (text === 'window') {
+    await client.callAction({ type: 'webchat:showWebchat', input: { conversationId } })
+    await client.callAction({ type: 'webchat:toggleWebchat', input: { conversationId } })
+    await client.callAction({ type: 'webchat:configWebchat', input: { conversationId, config: JSON.stringify({ botName: 'Agent' }) } })
+    await client.callAction({ type: 'webchat:customEvent', input: { conversationId, event: JSON.stringify({ kind: 'confetti' }) } })
+    await client.callAction({ type: 'webchat:hideWebchat', input: { conversationId } })
+  } else if (text === 'bad') {
+    try {
+      await client.callAction({ type: 'webchat:configWebchat', input: { conversationId, config: 'not json' } })
+    } catch (err) {
+      await say('refused ' + err.message)
+    }
+  }
+})
+`
+
+    before(async () => {
+      server = await startServer({ backend })
+      admin = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
+      ;({ bot } = await admin.createBot({ name: 'agent with the webchat', code: agent }))
+      // As an agent's deployment installs it: the hub's definition, then the bot's integrations.
+      const { integration } = await admin.getPublicIntegration({ name: 'webchat', version: '0.3.0' })
+      assert.equal(integration.version, '0.3.0')
+      assert.deepEqual(Object.keys(integration.events).sort(), ['conversationStarted', 'trigger'])
+      assert.ok(integration.actions.getUserData && integration.actions.configWebchat)
+      ;({ bot } = await admin.updateBot({ id: bot.id, integrations: { webchat: { integrationId: integration.id, enabled: true } } }))
+      const webchat = bot.integrations.webchat
+      assert.equal(webchat.status, 'registered')
+      assert.notEqual(webchat.webhookId, bot.integrations.chat.webhookId)
+      clientId = webchat.webhookId
+      apiUrl = webchat.webhookUrl.slice(0, -(clientId.length + 1))
+    })
+
+    after(async () => {
+      await server?.stop()
+    })
+
+    test(`conversations are the webchat channel; events and actions are the webchat integration's`, async () => {
+      const sub = initialize({ apiUrl, clientId })
+      const w = signals(sub)
+      try {
+        const init = await w.next('init')
+        const client = createClient({ apiUrl, clientId, userKey: init.user.userKey })
+        const conversationId = init.conversation.id
+        const from = (text) => (m) => m.userId !== init.user.id && m.payload.text.startsWith(text)
+
+        await client.createEvent({ conversationId, payload: { type: 'conversation_started', data: {} } })
+        assert.equal((await w.next('message_created', from('welcome'))).payload.text, `welcome ${init.user.id}`)
+
+        await client.createEvent({ conversationId, payload: { type: 'custom', data: { type: 'upsertAnalyzer', id: 'a1' } } })
+        assert.equal((await w.next('message_created', from('trigger'))).payload.text,
+          `trigger website ${init.user.id} {"type":"upsertAnalyzer","id":"a1"}`)
+
+        // The bot sees the webchat channel, tagged with its user (the agent kit routes by integration.channel).
+        const botClient = new Client({ apiUrl: server.apiUrl, token: server.token, botId: bot.id })
+        const { conversation } = await botClient.getConversation({ id: conversationId })
+        assert.equal(`${conversation.integration}.${conversation.channel}`, 'webchat.channel')
+        assert.equal(conversation.tags['webchat:userId'], init.user.id)
+
+        await client.updateUser({ userData: { email: 'ada@example.com', seats: 3 } })
+        await client.createMessage({ conversationId, payload: { type: 'text', text: 'data' } })
+        assert.equal((await w.next('message_created', from('data'))).payload.text, 'data {"email":"ada@example.com","seats":"3"}')
+
+        await client.createMessage({ conversationId, payload: { type: 'text', text: 'window' } })
+        assert.equal((await w.next('webchat_visibility')).visibility, 'show')
+        assert.equal((await w.next('webchat_visibility')).visibility, 'toggle')
+        assert.deepEqual((await w.next('webchat_config')).config, { botName: 'Agent' })
+        assert.deepEqual((await w.next('custom')).event, { kind: 'confetti' })
+        assert.equal((await w.next('webchat_visibility')).visibility, 'hide')
+
+        await client.createMessage({ conversationId, payload: { type: 'text', text: 'bad' } })
+        assert.match((await w.next('message_created', from('refused'))).payload.text, /input\.config: must be a JSON object/)
+
+        // The bot's other channel does not see this conversation, nor this user's key.
+        const chatHook = bot.integrations.chat.webhookId
+        const res = await fetch(`${apiUrl}/${chatHook}/conversations/${conversationId}`, { headers: { 'x-user-key': init.user.userKey } })
+        assert.ok(res.status === 401 || res.status === 404, `the chat webhook answered ${res.status}`)
+        const { conversations } = await client.listConversations({})
+        assert.deepEqual(conversations.map((c) => c.id), [conversationId])
+      } finally {
+        sub.disconnect()
+      }
+    })
+
+    test(`the webchat integration is removed as agents remove it, and then its webhook is gone`, async () => {
+      const { bot: without } = await admin.updateBot({ id: bot.id, integrations: { webchat: null } })
+      assert.equal(without.integrations.webchat, undefined)
+      assert.ok(without.integrations.chat)
+      const res = await fetch(`${apiUrl}/${clientId}/users/me`, { headers: { 'x-user-key': 'x' } })
+      assert.equal(res.status, 404)
     })
   })
 }

@@ -421,9 +421,22 @@ func (s *Service) applyIntegration(ctx context.Context, b *platform.Bot, key str
 		return platform.Invalid(field, "must be an object")
 	}
 	builtin := func(id string) bool {
-		return id == ChatIntegrationID || id == platform.LLMIntegrationID || id == platform.LLMIntegration
+		return platform.ServesChatAPI(id) || id == platform.LLMIntegrationID || id == platform.LLMIntegration
 	}
 	switch {
+	case at < 0 && (key == platform.WebchatIntegrationID || p.IntegrationID != nil && *p.IntegrationID == platform.WebchatIntegrationID):
+		// An installation of the built-in webchat integration: a Chat API
+		// webhook of its own, whose conversations are the webchat channel.
+		if key != platform.WebchatIntegrationID {
+			return platform.Invalid(field, "the %s integration is installed under its name, %q, the alias its actions are called by", platform.WebchatIntegrationID, platform.WebchatIntegrationID)
+		}
+		b.Integrations = append(b.Integrations, platform.NewWebchatIntegration(b.ID, s.clock.Now()))
+		at = len(b.Integrations) - 1
+		p.IntegrationID = &b.Integrations[at].IntegrationID
+		if p.Configuration != nil && len(p.Configuration) == 0 {
+			p.Configuration = nil // the new installation's key stays
+		}
+		return s.patchBuiltin(b, at, field, p)
 	case at < 0 && p.IntegrationID != nil && (*p.IntegrationID == platform.LLMIntegrationID || *p.IntegrationID == platform.LLMIntegration):
 		// An installation of the built-in LLM integration, under its name
 		// (the alias the official clients call its actions by).
@@ -500,6 +513,12 @@ func (s *Service) applyIntegration(ctx context.Context, b *platform.Bot, key str
 	if at < 0 {
 		return platform.Errorf(platform.TypeReferenceNotFound, "%s: integration not found", field)
 	}
+	return s.patchBuiltin(b, at, field, p)
+}
+
+// patchBuiltin applies p to the bot's installation at of a built-in
+// integration.
+func (s *Service) patchBuiltin(b *platform.Bot, at int, field string, p integrationPatch) error {
 	in := &b.Integrations[at]
 	if p.IntegrationID != nil && *p.IntegrationID != in.IntegrationID && *p.IntegrationID != in.Name {
 		return platform.Invalid(field+".integrationId", "must be %q", in.IntegrationID)
@@ -510,7 +529,7 @@ func (s *Service) applyIntegration(ctx context.Context, b *platform.Bot, key str
 	if p.DisabledChannels != nil {
 		in.DisabledChannels = *p.DisabledChannels
 	}
-	if p.Configuration != nil && in.IntegrationID != ChatIntegrationID {
+	if p.Configuration != nil && !platform.ServesChatAPI(in.IntegrationID) {
 		if len(p.Configuration) > 0 {
 			return platform.Invalid(field+".configuration", "the %s integration takes no configuration: its models are the server's (docs/llm.md)", in.Name)
 		}
@@ -520,7 +539,7 @@ func (s *Service) applyIntegration(ctx context.Context, b *platform.Bot, key str
 		cfg := p.Configuration
 		switch k := cfg["encryptionKey"].(type) {
 		case nil:
-			cfg["encryptionKey"] = in.Configuration["encryptionKey"] // the chat integration always has a key
+			cfg["encryptionKey"] = in.Configuration["encryptionKey"] // the Chat API's integrations always have a key
 		case string:
 			if len(k) < 16 || len(k) > 512 {
 				return platform.Invalid(field+".configuration.encryptionKey", "must be 16 to 512 characters")

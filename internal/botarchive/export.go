@@ -188,7 +188,7 @@ func botOf(b platform.Bot, secrets bool) botRecord {
 	r := botRecord{ID: b.ID, Name: b.Name, Dev: b.Dev, Type: b.Type, Status: b.Status, Code: b.Code, Tags: b.Tags, Spec: b.Spec,
 		DeployedAt: b.DeployedAt, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
 	for _, in := range b.Integrations {
-		if in.IntegrationID == platform.LLMIntegrationID {
+		if in.IntegrationID == platform.LLMIntegrationID || in.IntegrationID == platform.WebchatIntegrationID {
 			r.Integrations = append(r.Integrations, in.Name)
 		}
 	}

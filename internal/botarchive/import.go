@@ -175,6 +175,11 @@ func newBot(r botRecord, act *platform.Actor, id, name string, now time.Time) pl
 	if slices.Contains(r.Integrations, platform.LLMIntegration) {
 		b.Integrations = append(b.Integrations, platform.NewLLMIntegration(id, now))
 	}
+	if slices.Contains(r.Integrations, platform.WebchatIntegrationID) {
+		// A new webhook and key, as for a new bot: the web chat's users
+		// get new keys (the Chat API's, by the archive's secret, stay).
+		b.Integrations = append(b.Integrations, platform.NewWebchatIntegration(id, now))
+	}
 	return b
 }
 

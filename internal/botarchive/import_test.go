@@ -245,3 +245,61 @@ func TestImportRecordBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestImportKeepsTheWebchat: a bot that installed the built-in webchat
+// integration has it again once imported, with a webhook of its own, and
+// its webchat conversations stay that channel's.
+func TestImportKeepsTheWebchat(t *testing.T) {
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			e := newEnv(t, backend)
+			ctx := context.Background()
+			now := time.Now().UTC()
+			w := platform.Workspace{ID: e.act.Member.WorkspaceID}
+			u, c := storetest.Conversation(t, e.st, w, "", now)
+			b, err := e.st.GetBot(ctx, w.ID, c.BotID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			web := platform.NewWebchatIntegration(b.ID, now)
+			b.Integrations = append(b.Integrations, web)
+			if err := e.st.UpdateBot(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			wc := platform.Conversation{ID: platform.NewID("conv_"), BotID: b.ID, OwnerID: u.ID, Tags: map[string]string{"webchat:userId": u.FID},
+				Channel: "channel", Integration: platform.WebchatIntegrationID, CreatedAt: now, UpdatedAt: now}
+			wc.FID = wc.ID
+			if err := e.st.CreateConversation(ctx, wc); err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if _, err := e.s.Export(ctx, b, false, &buf); err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.s.Import(ctx, e.act, bytes.NewReader(buf.Bytes()), ImportOptions{Name: "copy"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			copied, err := e.st.GetBot(ctx, w.ID, got.BotID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var in *platform.BotIntegration
+			for i := range copied.Integrations {
+				if copied.Integrations[i].IntegrationID == platform.WebchatIntegrationID {
+					in = &copied.Integrations[i]
+				}
+			}
+			if in == nil || in.WebhookID == "" || in.WebhookID == web.WebhookID || in.Configuration["encryptionKey"] == "" {
+				t.Fatalf("the imported bot's webchat: %+v", in)
+			}
+			cs, _, err := e.st.ListBotConversations(ctx, store.ConversationFilter{BotID: got.BotID, Integration: platform.WebchatIntegrationID, Page: store.Page{Limit: 10}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.BotID == b.ID || len(cs) != 1 || cs[0].Tags["webchat:userId"] != u.FID || cs[0].ID == wc.ID {
+				t.Fatalf("the copy's webchat conversations: %+v", cs)
+			}
+		})
+	}
+}

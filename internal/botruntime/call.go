@@ -266,7 +266,7 @@ func (c *call) createMessage(in []byte) (any, error) {
 		return nil, err
 	}
 	c.last = m.CreatedAt.Truncate(time.Millisecond)
-	if out := c.r.cfg.Outbound; out != nil && conv.Integration != platform.ChatIntegrationID {
+	if out := c.r.cfg.Outbound; out != nil && conv.Integration != "" && !platform.ServesChatAPI(conv.Integration) {
 		bu, err := c.r.chat.BotUser(c.ctx, conv.BotID)
 		if err == nil {
 			err = out.SendOut(c.ctx, conv, bu, m)

@@ -1,6 +1,7 @@
 package botruntime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,13 +163,19 @@ func (r *Runtime) load(ctx context.Context, b *dispatch.Bot, e dispatch.Event) (
 				return nil, err
 			}
 			userID, payload, in.at = e.UserID, e.Payload, e.CreatedAt
-			in.event = map[string]any{"type": "custom", "userId": r.chat.UserFID(ctx, conv.BotID, e.UserID)}
+			userFID := r.chat.UserFID(ctx, conv.BotID, e.UserID)
+			in.event = map[string]any{"type": "custom", "userId": userFID}
+			if conv.Integration == platform.WebchatIntegrationID {
+				typ, wp := chat.WebchatEvent(e.Payload, conv.FID, userFID)
+				in.event["type"] = typ
+				payload, _ = json.Marshal(wp)
+			}
 			in.what = "event " + e.ID
 		}
 		in.userID = userID
 		ev := in.event
 		ev["botId"], ev["conversationId"], ev["createdOn"] = b.ID, conv.FID, platform.FormatTime(in.at)
-		ev["direction"], ev["id"], ev["integration"] = "incoming", p.ID, "chat"
+		ev["direction"], ev["id"], ev["integration"] = "incoming", p.ID, cmp.Or(conv.Integration, platform.ChatIntegrationID)
 		ev["payload"], ev["preview"], ev["tags"] = payload, Preview(payload), emptyTags()
 		return in, nil
 	case platform.BotEventWorkflow:

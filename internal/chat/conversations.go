@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,9 @@ import (
 func (s *Service) CreateConversation(ctx context.Context, b *Webhook, u platform.ChatUser, id *string, getOrCreate bool) (platform.Conversation, error) {
 	if getOrCreate {
 		if c, err := s.store.GetConversation(ctx, b.ID, *id); err == nil {
+			if !b.serves(c) {
+				return c, platform.Errorf(platform.TypeForbidden, "conversation %q is another channel's", *id)
+			}
 			if c.OwnerID != u.ID {
 				return c, platform.Errorf(platform.TypeForbidden, "conversation %q belongs to another user", *id)
 			}
@@ -24,8 +28,13 @@ func (s *Service) CreateConversation(ctx context.Context, b *Webhook, u platform
 		}
 	}
 	now := s.clock.Now()
-	c := platform.Conversation{ID: platform.NewID("conv_"), BotID: b.ID, OwnerID: u.ID, CreatedAt: now, UpdatedAt: now}
+	c := platform.Conversation{ID: platform.NewID("conv_"), BotID: b.ID, OwnerID: u.ID, Integration: b.Integration, CreatedAt: now, UpdatedAt: now}
 	c.FID = c.ID
+	if b.Integration == platform.WebchatIntegrationID {
+		// The web chat's user, as the webchat integration tags its
+		// conversations for the bot.
+		c.Tags = map[string]string{WebchatUserTag: u.FID}
+	}
 	if id != nil {
 		if err := checkFID("id", *id); err != nil {
 			return c, err
@@ -54,6 +63,9 @@ func (s *Service) Conversation(ctx context.Context, b *Webhook, u platform.ChatU
 	if err != nil {
 		return c, err
 	}
+	if !b.serves(c) {
+		return c, platform.NotFound("conversation", id)
+	}
 	if owner {
 		if c.OwnerID != u.ID {
 			return c, platform.Errorf(platform.TypeForbidden, "only the owner of conversation %q may do this", id)
@@ -74,8 +86,8 @@ func (s *Service) DeleteConversation(ctx context.Context, b *Webhook, u platform
 	return s.store.DeleteConversation(ctx, c.ID)
 }
 
-func (s *Service) ListConversations(ctx context.Context, u platform.ChatUser, p store.Page) ([]platform.Conversation, string, error) {
-	return s.store.ListConversations(ctx, u.ID, p)
+func (s *Service) ListConversations(ctx context.Context, b *Webhook, u platform.ChatUser, p store.Page) ([]platform.Conversation, string, error) {
+	return s.store.ListConversations(ctx, u.ID, cmp.Or(b.Integration, platform.ChatIntegrationID), p)
 }
 
 // owned loads a conversation the caller owns and the user named by userID

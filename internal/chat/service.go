@@ -4,6 +4,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,6 +98,10 @@ type Webhook struct {
 	// Origins are the web origins whose pages may call the Chat API
 	// (webchat.Allowed).
 	Origins []string
+	// Integration is the built-in integration whose webhook this is
+	// (platform.ChatIntegrationID or WebchatIntegrationID): its
+	// conversations are that integration's channel.
+	Integration string
 }
 
 // Webhook resolves a chat webhook id. Unknown and disabled webhooks, and
@@ -107,10 +112,20 @@ func (s *Service) Webhook(ctx context.Context, webhookID string) (*Webhook, erro
 	return webhookOf(webhookID, in, err)
 }
 
+// serves tells whether c is a conversation of the webhook's integration:
+// the chat and webchat webhooks of a bot each see their own.
+func (b *Webhook) serves(c platform.Conversation) bool {
+	return cmp.Or(c.Integration, platform.ChatIntegrationID) == cmp.Or(b.Integration, platform.ChatIntegrationID)
+}
+
+// WebchatUserTag is the conversation tag the webchat integration's
+// conversations carry: the id of the user who started it.
+const WebchatUserTag = "webchat:userId"
+
 // webhookOf is the webhook of the integration read for webhookID (with
 // the error of that read).
 func webhookOf(webhookID string, in platform.BotIntegration, err error) (*Webhook, error) {
-	if errors.Is(err, platform.ErrNotFound) || (err == nil && (!in.Enabled || in.IntegrationID != platform.ChatIntegrationID)) {
+	if errors.Is(err, platform.ErrNotFound) || (err == nil && (!in.Enabled || !platform.ServesChatAPI(in.IntegrationID))) {
 		return nil, platform.Errorf(platform.TypeResourceNotFound, "no chat webhook %q", webhookID)
 	}
 	if err != nil {
@@ -120,7 +135,7 @@ func webhookOf(webhookID string, in platform.BotIntegration, err error) (*Webhoo
 	if key == "" {
 		return nil, errors.New("chat integration without an encryption key")
 	}
-	return &Webhook{ID: in.BotID, WebhookID: webhookID, Key: []byte(key), Origins: webchat.Origins(in.Configuration)}, nil
+	return &Webhook{ID: in.BotID, WebhookID: webhookID, Key: []byte(key), Origins: webchat.Origins(in.Configuration), Integration: in.IntegrationID}, nil
 }
 
 // BotName is the name of the bot behind a webhook, for the pages that

@@ -362,6 +362,88 @@ func (s *Service) conversationStarted(ctx context.Context, c platform.Conversati
 	return json.Marshal(map[string]any{"type": p.Type, "data": p.Data})
 }
 
+// The webchat integration's events, as bots receive a web chat user's
+// custom events in its conversations.
+const (
+	WebchatTrigger             = "webchat:trigger"
+	WebchatConversationStarted = "webchat:conversationStarted"
+)
+
+// WebchatEvent is a custom event of the web chat (payload, as the Chat API
+// stored it) as the webchat integration's bot receives it, in conversation
+// convFID from user userFID: `conversation_started` is
+// webchat:conversationStarted {userId, conversationId}; `custom` is
+// webchat:trigger {origin, userId, conversationId, payload: its data}, as is
+// any other payload, whole.
+func WebchatEvent(payload json.RawMessage, convFID, userFID string) (string, map[string]any) {
+	var p struct {
+		Type string          `json:"type"`
+		Data json.RawMessage `json:"data"`
+	}
+	_ = json.Unmarshal(payload, &p)
+	if p.Type == "conversation_started" {
+		return WebchatConversationStarted, map[string]any{"userId": userFID, "conversationId": convFID}
+	}
+	data := payload
+	if p.Type == "custom" {
+		data = p.Data
+	}
+	var obj map[string]json.RawMessage
+	var out any = json.RawMessage(data) // as sent, in its order
+	if json.Unmarshal(data, &obj) != nil || obj == nil {
+		// The trigger's payload is an object: another value is its value.
+		var v any
+		_ = json.Unmarshal(data, &v)
+		out = map[string]any{"value": v}
+	}
+	return WebchatTrigger, map[string]any{"origin": "website", "userId": userFID, "conversationId": convFID, "payload": out}
+}
+
+// WebchatUserData is the data the web chat gave the bot's user userID
+// (foreign or internal id) with `userData`, as the webchat integration's
+// getUserData answers it: each value a string, other values as JSON.
+func (s *Service) WebchatUserData(ctx context.Context, botID, userID string) (map[string]string, error) {
+	u, err := s.store.GetChatUser(ctx, botID, userID)
+	if errors.Is(err, platform.ErrNotFound) {
+		return nil, platform.NotFound("user", userID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for k, v := range userData(u) {
+		if str, ok := v.(string); ok {
+			out[k] = str
+			continue
+		}
+		b, _ := json.Marshal(v)
+		out[k] = string(b)
+	}
+	return out, nil
+}
+
+// WebchatVisibilities are what a bot may tell the web chat of a
+// conversation to do with its window.
+var WebchatVisibilities = []string{"show", "hide", "toggle"}
+
+// WebchatVisibility tells the web chat of c to show, hide or toggle its
+// window (webchat_visibility).
+func (s *Service) WebchatVisibility(c platform.Conversation, visibility string) {
+	s.hub.Publish(c.ID, Signal{"webchat_visibility", map[string]any{"visibility": visibility}})
+}
+
+// WebchatConfig hands the web chat of c a change of its configuration
+// (webchat_config).
+func (s *Service) WebchatConfig(c platform.Conversation, config map[string]any) {
+	s.hub.Publish(c.ID, Signal{"webchat_config", map[string]any{"config": config}})
+}
+
+// WebchatCustom hands the page of the web chat of c a custom event
+// (custom), which it passes to the page's listeners.
+func (s *Service) WebchatCustom(c platform.Conversation, event any) {
+	s.hub.Publish(c.ID, Signal{"custom", map[string]any{"event": event}})
+}
+
 // MaxUpload is the largest file a chat user may upload (the workspace's
 // file size limit and quota apply too).
 const MaxUpload = 25 << 20

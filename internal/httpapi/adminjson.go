@@ -199,6 +199,9 @@ func toBot(act *platform.Actor, b platform.Bot, svc *admin.Service, alias bool, 
 			Title: "Chat", Description: "Chat API for custom clients (built in)", Visibility: "public",
 			VerificationStatus: "approved", LifecycleStatus: "published", Public: true,
 		}
+		if in.IntegrationID == platform.WebchatIntegrationID {
+			j.Title, j.Description = "Webchat", "The official web chat's channel on the Chat API (built in)"
+		}
 		if in.IntegrationID == platform.LLMIntegrationID {
 			j.Title, j.Description = llmTitle, llmDescription
 			j.WebhookURL = "" // it receives nothing

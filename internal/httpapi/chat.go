@@ -275,7 +275,7 @@ func (a *api) listConversations(w http.ResponseWriter, r *http.Request, b *chat.
 	if err != nil {
 		return err
 	}
-	cs, next, err := a.Chat.ListConversations(r.Context(), u, p)
+	cs, next, err := a.Chat.ListConversations(r.Context(), b, u, p)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,8 @@ import (
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
-// The hub holds the built-in integrations (chat, which every bot has, and
+// The hub holds the built-in integrations (chat, which every bot has;
+// webchat, the official web chat's channel, which agents install; and
 // openai, which a bot installs to call the operator's models through the
 // llm interface, docs/llm.md: any version asked for is this one, so that a
 // bot written for the hosted openai integration deploys as it is) and the
@@ -21,7 +22,7 @@ const chatVersion = "1.0.0"
 
 // builtinIntegrations are the hub's built-in integrations, as shown.
 func builtinIntegrations() []map[string]any {
-	return []map[string]any{chatIntegration(), llmIntegration()}
+	return []map[string]any{chatIntegration(), webchatIntegration(), llmIntegration()}
 }
 
 func (a *api) getPublicIntegration(w http.ResponseWriter, r *http.Request, _ *platform.Actor) error {
@@ -31,6 +32,9 @@ func (a *api) getPublicIntegration(w http.ResponseWriter, r *http.Request, _ *pl
 		// Any version: bots pin the hosted chat's (chat@0.7.5, chat@1.x);
 		// this server's chat is the one it has.
 		writeJSON(w, http.StatusOK, map[string]any{"integration": chatIntegration()})
+	case name == platform.WebchatIntegrationID:
+		// Any version, as for chat: agents pin webchat@0.3.0.
+		writeJSON(w, http.StatusOK, map[string]any{"integration": webchatIntegration()})
 	case name == platform.LLMIntegration:
 		writeJSON(w, http.StatusOK, map[string]any{"integration": llmIntegration()})
 	default:
@@ -44,6 +48,8 @@ func (a *api) getPublicIntegrationByID(w http.ResponseWriter, r *http.Request, _
 	switch id := r.PathValue("id"); id {
 	case admin.ChatIntegrationID:
 		writeJSON(w, http.StatusOK, map[string]any{"integration": chatIntegration()})
+	case platform.WebchatIntegrationID:
+		writeJSON(w, http.StatusOK, map[string]any{"integration": webchatIntegration()})
 	case platform.LLMIntegrationID:
 		writeJSON(w, http.StatusOK, map[string]any{"integration": llmIntegration()})
 	default:
@@ -114,6 +120,53 @@ func llmIntegration() map[string]any {
 
 // chatIntegration is the built-in chat integration as the hub shows it.
 func chatIntegration() map[string]any {
+	i := chatAPIIntegration(map[string]any{}, map[string]any{}, map[string]any{"custom": map[string]any{"schema": map[string]any{"type": "object"}}}, nil)
+	i["id"], i["name"], i["version"], i["title"] = admin.ChatIntegrationID, "chat", chatVersion, "Chat"
+	i["description"] = "The built-in Chat API: users talk to the bot over HTTP and server-sent events."
+	return i
+}
+
+// webchatIntegration is the built-in webchat integration as the hub shows
+// it: the web chat's channel, events and actions (webchat@0.3's).
+func webchatIntegration() map[string]any {
+	str := map[string]any{"type": "string"}
+	obj := func(props map[string]any, required ...string) map[string]any {
+		return map[string]any{"type": "object", "properties": props, "required": required}
+	}
+	conv := obj(map[string]any{"conversationId": str}, "conversationId")
+	action := func(title, description string, input map[string]any, output map[string]any) map[string]any {
+		return map[string]any{"title": title, "description": description, "input": map[string]any{"schema": input}, "output": map[string]any{"schema": output}}
+	}
+	none := obj(map[string]any{})
+	actions := map[string]any{
+		"getUserData": action("Get User Data", "The data the web chat gave the user (userData)", obj(map[string]any{"userId": str}, "userId"),
+			obj(map[string]any{"userData": map[string]any{"type": "object", "additionalProperties": str}})),
+		"showWebchat":   action("Show Webchat", "Show the web chat's window", conv, none),
+		"hideWebchat":   action("Hide Webchat", "Hide the web chat's window", conv, none),
+		"toggleWebchat": action("Toggle Webchat", "Show or hide the web chat's window", conv, none),
+		"configWebchat": action("Configure Webchat", "Change the web chat's configuration during a conversation",
+			obj(map[string]any{"conversationId": str, "config": str}, "conversationId", "config"), none),
+		"customEvent": action("Send Custom Event", "Send a custom event to the web chat's page",
+			obj(map[string]any{"conversationId": str, "event": str}, "conversationId", "event"), none),
+	}
+	events := map[string]any{
+		"conversationStarted": map[string]any{"title": "Conversation Started", "description": "The web chat opened a conversation",
+			"schema": obj(map[string]any{"userId": str, "conversationId": str}, "userId", "conversationId")},
+		"trigger": map[string]any{"title": "Custom Trigger", "description": "The web chat's page sent an event (sendEvent); its data is the payload",
+			"schema": obj(map[string]any{"origin": map[string]any{"type": "string", "enum": []string{"website"}}, "userId": str, "conversationId": str,
+				"payload": map[string]any{"type": "object"}}, "origin", "userId", "conversationId", "payload")},
+	}
+	tag := map[string]any{}
+	i := chatAPIIntegration(map[string]any{"userId": tag}, map[string]any{"id": tag}, events, actions)
+	i["id"], i["name"], i["version"], i["title"] = platform.WebchatIntegrationID, platform.WebchatIntegrationID, platform.WebchatIntegrationVersion, "Webchat"
+	i["description"] = "The official web chat's channel on this server's Chat API (built in)"
+	return i
+}
+
+// chatAPIIntegration is what the hub shows of the built-in integrations
+// the Chat API serves: its channel of every message type, with conversation
+// and user tags, events, and the chat actions with more.
+func chatAPIIntegration(convTags, userTags, events, more map[string]any) map[string]any {
 	empty := map[string]any{}
 	text := map[string]any{"schema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []string{"text"}}}
 	// The message types of the Chat API (chat-api.md); text's schema in
@@ -135,17 +188,18 @@ func chatIntegration() map[string]any {
 	}
 	actions := map[string]any{"sendEvent": sendEvent, "startTypingIndicator": typing("Start typing indicator"),
 		"stopTypingIndicator": typing("Stop typing indicator")}
+	for k, v := range more {
+		actions[k] = v
+	}
 	return map[string]any{
-		"id": admin.ChatIntegrationID, "name": "chat", "version": chatVersion, "title": "Chat",
-		"description": "The built-in Chat API: users talk to the bot over HTTP and server-sent events.",
-		"createdAt":   "2024-01-01T00:00:00.000Z", "updatedAt": "2024-01-01T00:00:00.000Z",
+		"createdAt": "2024-01-01T00:00:00.000Z", "updatedAt": "2024-01-01T00:00:00.000Z",
 		"public": true, "visibility": "public", "lifecycleStatus": "published", "dev": false, "verificationStatus": "approved", "url": "", "iconUrl": "", "readmeUrl": "",
 		"identifier": empty, "configuration": map[string]any{"schema": map[string]any{"type": "object", "properties": empty}, "identifier": map[string]any{"required": false}},
 		"configurations": empty, "channels": map[string]any{"channel": map[string]any{"title": "Chat", "messages": messages,
-			"conversation": map[string]any{"tags": empty, "creation": map[string]any{"enabled": false, "requiredTags": []string{}}},
+			"conversation": map[string]any{"tags": convTags, "creation": map[string]any{"enabled": false, "requiredTags": []string{}}},
 			"message":      map[string]any{"tags": empty}}},
-		"states": empty, "events": map[string]any{"custom": map[string]any{"schema": map[string]any{"type": "object"}}}, "actions": actions,
-		"user":     map[string]any{"tags": empty, "creation": map[string]any{"enabled": false, "requiredTags": []string{}}},
+		"states": empty, "events": events, "actions": actions,
+		"user":     map[string]any{"tags": userTags, "creation": map[string]any{"enabled": false, "requiredTags": []string{}}},
 		"entities": empty, "interfaces": empty, "secrets": empty, "meta": map[string]any{"installs": 0, "views": 0},
 		"ownerWorkspace": map[string]any{"id": "", "handle": "botplatform", "name": "botplatform"},
 	}

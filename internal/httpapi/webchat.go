@@ -47,9 +47,12 @@ func (a *api) getBotWebchat(w http.ResponseWriter, r *http.Request, act *platfor
 	if err != nil {
 		return err
 	}
+	// The chat integration's webhook; the official web chat's is the
+	// webchat integration's, when the bot installed it.
 	var hook string
 	for _, in := range b.Integrations {
-		if in.IntegrationID == platform.ChatIntegrationID {
+		if in.IntegrationID == platform.ChatIntegrationID && hook == "" ||
+			in.IntegrationID == platform.WebchatIntegrationID && in.Enabled && widget == "official" {
 			hook = in.WebhookID
 		}
 	}

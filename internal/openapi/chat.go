@@ -52,7 +52,7 @@ var _ = describe(map[string]op{
 		description: "init carries {conversation, messages (newest first), participants, user with its userKey}. Without x-user-key " +
 			"a new user is created; with x-admin-secret (the bot's encryption key), userId names the user. A conversationId the " +
 			"user takes part in is reopened; one that names no conversation starts a new one. Then the conversation's signals: " +
-			"message_created, message_updated, typing_started, typing_stopped, participant_added, participant_removed, custom.",
+			"message_created, message_updated, typing_started, typing_stopped, participant_added, participant_removed, custom, and, from the webchat integration's actions, webchat_visibility and webchat_config.",
 		params: []parameter{query("conversationId", str, "the conversation to reopen"), query("userId", str, "the user to open it for (with x-admin-secret)")},
 		media:  "text/event-stream", result: str, returns: "the stream", errs: []int{401, 403}},
 	"chatGenerateUserKey": {summary: "A user key for the user of that id (x-admin-secret: the bot's encryption key)",

@@ -210,7 +210,7 @@ type BotIntegration struct {
 // deployed, whose code runs (not one of the built-in chat and LLM
 // integrations).
 func (in BotIntegration) Deployed() bool {
-	return in.IntegrationID != ChatIntegrationID && in.IntegrationID != LLMIntegrationID
+	return !ServesChatAPI(in.IntegrationID) && in.IntegrationID != LLMIntegrationID
 }
 
 // An installed integration's registration statuses.
@@ -234,6 +234,28 @@ func NewChatIntegration(botID, encryptionKey string, now time.Time) BotIntegrati
 		Configuration: map[string]any{"encryptionKey": encryptionKey}, DisabledChannels: []string{},
 		CreatedAt: now, UpdatedAt: now,
 	}
+}
+
+// WebchatIntegrationID names the built-in webchat integration: the web
+// chat's own channel, which bots built with the platform's agent kit
+// install (webchat@0.3.0). Its users talk through the Chat API at its own
+// webhook; its conversations are the bot's "webchat" channel, and the web
+// chat's events and actions are its own (docs/webchat.md#the-webchat-integration).
+const (
+	WebchatIntegrationID      = "webchat"
+	WebchatIntegrationVersion = "0.3.0"
+)
+
+// ServesChatAPI tells whether the Chat API serves the built-in integration
+// id's webhook: the chat and webchat integrations.
+func ServesChatAPI(id string) bool { return id == ChatIntegrationID || id == WebchatIntegrationID }
+
+// NewWebchatIntegration returns a bot's installation of the built-in
+// webchat integration, with a webhook id and user key of its own.
+func NewWebchatIntegration(botID string, now time.Time) BotIntegration {
+	in := NewChatIntegration(botID, "", now)
+	in.IntegrationID, in.Name, in.Version = WebchatIntegrationID, WebchatIntegrationID, WebchatIntegrationVersion
+	return in
 }
 
 // LLMIntegrationID and LLMIntegration name the built-in integration that

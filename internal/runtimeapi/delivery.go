@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/botplatform/botplatform/internal/chat"
 	"github.com/botplatform/botplatform/internal/platform"
 )
 
@@ -43,9 +44,12 @@ func (s *Service) DeliveryFor(ctx context.Context, j platform.Job, p platform.Bo
 			return Delivery{}, err
 		}
 		_, user := s.visibleIDs(ctx, c.BotID, "", e.UserID)
-		payload := map[string]any{"conversationId": c.FID, "userId": user, "payload": rawObject(e.Payload)}
-		ev := eventJSON(e.ID, ChatCustomEvent, platform.FormatTime(e.CreatedAt), payload, c.FID, user, "")
-		return Delivery{Type: ChatCustomEvent, Event: ev, ConversationID: c.FID, UserID: user, What: "event " + e.ID}, nil
+		typ, payload := ChatCustomEvent, map[string]any{"conversationId": c.FID, "userId": user, "payload": rawObject(e.Payload)}
+		if c.Integration == platform.WebchatIntegrationID {
+			typ, payload = chat.WebchatEvent(e.Payload, c.FID, user)
+		}
+		ev := eventJSON(e.ID, typ, platform.FormatTime(e.CreatedAt), payload, c.FID, user, "")
+		return Delivery{Type: typ, Event: ev, ConversationID: c.FID, UserID: user, What: "event " + e.ID}, nil
 	}
 	id := "evt_" + strings.TrimPrefix(j.ID, "job_")
 	typ, payload, what := p.EventType, rawObject(p.Payload), p.Type+" event "+p.EventID

@@ -106,11 +106,11 @@ func (s *Service) CreateMessage(ctx context.Context, botID string, in MessageInp
 }
 
 // SendOut sends the bot's message v, written as u in conversation c, out
-// through the channel of the integration c is of, when it is not the
-// built-in chat: the integration's answer is the message's (an error is
+// through the channel of the integration c is of, when it is not one the
+// Chat API serves (chat, webchat): the integration's answer is the message's (an error is
 // the bot's createMessage's).
 func (s *Service) SendOut(ctx context.Context, c platform.Conversation, u platform.ChatUser, v chat.MessageView) error {
-	if c.Integration == "" || c.Integration == platform.ChatIntegrationID || s.cfg.Channels == nil {
+	if c.Integration == "" || platform.ServesChatAPI(c.Integration) || s.cfg.Channels == nil {
 		return nil
 	}
 	msg := Unprefixed(c.Integration, MessageJSON(v))

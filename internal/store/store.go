@@ -327,7 +327,9 @@ type Store interface {
 	// GetConversationByID finds a conversation of any bot by internal id.
 	GetConversationByID(ctx context.Context, id string) (platform.Conversation, error)
 	DeleteConversation(ctx context.Context, id string) error
-	ListConversations(ctx context.Context, ownerID string, p Page) ([]platform.Conversation, string, error)
+	// ListConversations lists the conversations ownerID owns in the built-in
+	// integration's channel ("chat" or "webchat"), by id.
+	ListConversations(ctx context.Context, ownerID, integration string, p Page) ([]platform.Conversation, string, error)
 	AddParticipant(ctx context.Context, conversationID, userID string, atMicros int64) error
 	IsParticipant(ctx context.Context, conversationID, userID string) (bool, error)
 	RemoveParticipant(ctx context.Context, conversationID, userID string) error

@@ -205,12 +205,12 @@ func (s *Store) DeleteConversation(ctx context.Context, id string) error {
 }
 
 // ListConversations lists the conversations a user owns, by id.
-func (s *Store) ListConversations(ctx context.Context, ownerID string, p store.Page) ([]platform.Conversation, string, error) {
+func (s *Store) ListConversations(ctx context.Context, ownerID, integration string, p store.Page) ([]platform.Conversation, string, error) {
 	cur, err := store.DecodeCursor(p.Token)
 	if err != nil {
 		return nil, "", err
 	}
-	query, args := `SELECT `+convCols+` FROM conversations c WHERE c.owner_id = ?`, []any{ownerID}
+	query, args := `SELECT `+convCols+` FROM conversations c WHERE c.owner_id = ? AND c.integration = ?`, []any{ownerID, integration}
 	if cur != nil {
 		query += ` AND c.id > ?`
 		args = append(args, cur.ID)

@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -440,7 +441,7 @@ func testListConversations(t *testing.T, e *env) {
 	sortByID(theirs, func(c platform.Conversation) string { return c.ID })
 	list := func(ownerID string, limit int) func(string) ([]platform.Conversation, string, error) {
 		return func(tok string) ([]platform.Conversation, string, error) {
-			return e.s.ListConversations(e.ctx, ownerID, store.Page{Token: tok, Limit: limit})
+			return e.s.ListConversations(e.ctx, ownerID, platform.ChatIntegrationID, store.Page{Token: tok, Limit: limit})
 		}
 	}
 	for _, limit := range []int{1, 2, 3, 7, 100} {
@@ -449,25 +450,39 @@ func testListConversations(t *testing.T, e *env) {
 		got = collect(t, fmt.Sprintf("ListConversations(z) limit %d", limit), limit, list(z.ID, limit))
 		same(t, conversationIDs(got), conversationIDs(theirs), "ListConversations(z) limit %d", limit)
 	}
-	none, next, err := e.s.ListConversations(e.ctx, "user_nobody", store.Page{Limit: 10})
+	none, next, err := e.s.ListConversations(e.ctx, "user_nobody", platform.ChatIntegrationID, store.Page{Limit: 10})
 	must(t, err, "ListConversations of a user without conversations")
 	if len(none) != 0 || next != "" {
 		t.Fatalf("ListConversations of a user without conversations = %s, %q", show(conversationIDs(none)), next)
 	}
 
 	t.Run("keyset under writes", func(t *testing.T) {
-		page1, tok, err := e.s.ListConversations(e.ctx, a.ID, store.Page{Limit: 3})
+		page1, tok, err := e.s.ListConversations(e.ctx, a.ID, platform.ChatIntegrationID, store.Page{Limit: 3})
 		must(t, err, "page 1")
 		same(t, conversationIDs(page1), conversationIDs(mine[:3]), "page 1")
 		// Deleting a row already seen does not shift the next page.
 		must(t, e.s.DeleteConversation(e.ctx, mine[1].ID), "DeleteConversation")
-		page2, _, err := e.s.ListConversations(e.ctx, a.ID, store.Page{Token: tok, Limit: 3})
+		page2, _, err := e.s.ListConversations(e.ctx, a.ID, platform.ChatIntegrationID, store.Page{Token: tok, Limit: 3})
 		must(t, err, "page 2")
 		same(t, conversationIDs(page2), conversationIDs(mine[3:6]), "page 2 after deleting a row of page 1")
 	})
 
-	_, _, err = e.s.ListConversations(e.ctx, a.ID, store.Page{Token: "not a token", Limit: 3})
+	_, _, err = e.s.ListConversations(e.ctx, a.ID, platform.ChatIntegrationID, store.Page{Token: "not a token", Limit: 3})
 	wantInvalidQuery(t, err, "ListConversations with a bad token")
+
+	t.Run("each channel its own", func(t *testing.T) {
+		w := e.newConversation(b.ID, a.ID, "")
+		w.Integration = platform.WebchatIntegrationID
+		must(t, e.s.CreateConversation(e.ctx, w), "CreateConversation of the webchat channel")
+		got, _, err := e.s.ListConversations(e.ctx, a.ID, platform.WebchatIntegrationID, store.Page{Limit: 100})
+		must(t, err, "ListConversations of the webchat channel")
+		same(t, conversationIDs(got), []string{w.ID}, "ListConversations(a, webchat)")
+		got, _, err = e.s.ListConversations(e.ctx, a.ID, platform.ChatIntegrationID, store.Page{Limit: 100})
+		must(t, err, "ListConversations of the chat channel")
+		if slices.Contains(conversationIDs(got), w.ID) {
+			t.Fatalf("ListConversations(a, chat) lists the webchat channel's conversation %s", w.ID)
+		}
+	})
 }
 
 func testChatParticipants(t *testing.T, e *env) {
@@ -788,7 +803,7 @@ func testDeleteBotWithChat(t *testing.T, e *env) {
 			if ms := e.messages(t, c.ID); len(ms) != 0 {
 				t.Fatalf("%s: messages remain: %s", what, show(messageIDs(ms)))
 			}
-			cs, _, err := e.s.ListConversations(e.ctx, c.OwnerID, store.Page{Limit: 10})
+			cs, _, err := e.s.ListConversations(e.ctx, c.OwnerID, platform.ChatIntegrationID, store.Page{Limit: 10})
 			must(t, err, "ListConversations")
 			if len(cs) != 0 {
 				t.Fatalf("%s: ListConversations of the owner = %s", what, show(conversationIDs(cs)))
