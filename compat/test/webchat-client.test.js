@@ -61,6 +61,15 @@ function signals(sub) {
   return { next, seen }
 }
 
+// openChat initializes the web chat of clientId: its signals, its init,
+// and a client with the user's key.
+async function openChat(apiUrl, clientId, params = {}) {
+  const sub = initialize({ apiUrl, clientId, ...params })
+  const s = signals(sub)
+  const init = await s.next('init')
+  return { sub, ...s, init, client: createClient({ apiUrl, clientId, userKey: init.user.userKey }) }
+}
+
 for (const backend of backends()) {
   describe(`the official web chat's client (${backend})`, () => {
     let server, admin, bot, apiUrl, clientId, secret
@@ -79,12 +88,7 @@ for (const backend of backends()) {
       await server?.stop()
     })
 
-    async function open(params = {}) {
-      const sub = initialize({ apiUrl, clientId, ...params })
-      const s = signals(sub)
-      const init = await s.next('init')
-      return { sub, ...s, init, client: createClient({ apiUrl, clientId, userKey: init.user.userKey }) }
-    }
+    const open = (params = {}) => openChat(apiUrl, clientId, params)
 
     test(`initialize opens a conversation for a new user; messages, typing, updates, events and feedback arrive on it`, async () => {
       const w = await open()
@@ -443,8 +447,19 @@ bot.on.message('*', async ({ message, client }) => {
         const chatHook = bot.integrations.chat.webhookId
         const res = await fetch(`${apiUrl}/${chatHook}/conversations/${conversationId}`, { headers: { 'x-user-key': init.user.userKey } })
         assert.ok(res.status === 401 || res.status === 404, `the chat webhook answered ${res.status}`)
+        // The history the widget lists: conversations with their newest message.
         const { conversations } = await client.listConversations({})
         assert.deepEqual(conversations.map((c) => c.id), [conversationId])
+        assert.match(conversations[0].lastMessage.payload.text, /^refused /)
+        assert.notEqual(conversations[0].lastMessage.userId, init.user.id)
+        const fresh = await openChat(apiUrl, clientId)
+        try {
+          const { conversations: none } = await fresh.client.listConversations({})
+          assert.equal(none.length, 1)
+          assert.equal(none[0].lastMessage, undefined, 'a conversation without messages has no lastMessage')
+        } finally {
+          fresh.sub.disconnect()
+        }
       } finally {
         sub.disconnect()
       }

@@ -86,8 +86,42 @@ func (s *Service) DeleteConversation(ctx context.Context, b *Webhook, u platform
 	return s.store.DeleteConversation(ctx, c.ID)
 }
 
-func (s *Service) ListConversations(ctx context.Context, b *Webhook, u platform.ChatUser, p store.Page) ([]platform.Conversation, string, error) {
-	return s.store.ListConversations(ctx, u.ID, cmp.Or(b.Integration, platform.ChatIntegrationID), p)
+// ConversationView is a conversation as the list of a user's shows it:
+// with its newest message (nil when it has none), which the web chat
+// shows as its history's preview.
+type ConversationView struct {
+	platform.Conversation
+	LastMessage *MessageView
+}
+
+// ListConversations lists the conversations the caller owns in the
+// webhook's channel, each with its newest message.
+func (s *Service) ListConversations(ctx context.Context, b *Webhook, u platform.ChatUser, p store.Page) ([]ConversationView, string, error) {
+	cs, next, err := s.store.ListConversations(ctx, u.ID, cmp.Or(b.Integration, platform.ChatIntegrationID), p)
+	if err != nil {
+		return nil, "", err
+	}
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+	}
+	last, err := s.store.LastMessages(ctx, ids)
+	if err != nil {
+		return nil, "", err
+	}
+	authors := make([]string, 0, len(last))
+	for _, m := range last {
+		authors = append(authors, m.UserID)
+	}
+	fids := s.fids(ctx, b.ID, authors...)
+	out := make([]ConversationView, len(cs))
+	for i, c := range cs {
+		out[i].Conversation = c
+		if m, ok := last[c.ID]; ok {
+			out[i].LastMessage = &MessageView{m, fids[m.UserID], c.FID}
+		}
+	}
+	return out, next, nil
 }
 
 // owned loads a conversation the caller owns and the user named by userID

@@ -29,6 +29,7 @@ type Store interface {
 	GetWebhookUser(ctx context.Context, webhookID, fid string) (in platform.BotIntegration, u platform.ChatUser, found bool, err error)
 	IsParticipant(ctx context.Context, conversationID, userID string) (bool, error)
 	ListConversations(ctx context.Context, ownerID, integration string, p store.Page) ([]platform.Conversation, string, error)
+	LastMessages(ctx context.Context, conversationIDs []string) (map[string]platform.Message, error)
 	ListMessages(ctx context.Context, conversationID string, p store.Page) ([]platform.Message, string, error)
 	ListParticipants(ctx context.Context, conversationID string, p store.Page) ([]platform.ChatUser, string, error)
 	RemoveParticipant(ctx context.Context, conversationID, userID string) error

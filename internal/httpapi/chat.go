@@ -281,7 +281,10 @@ func (a *api) listConversations(w http.ResponseWriter, r *http.Request, b *chat.
 	}
 	out := make([]map[string]any, len(cs))
 	for i, c := range cs {
-		out[i] = chat.ConversationJSON(c)
+		out[i] = chat.ConversationJSON(c.Conversation)
+		if c.LastMessage != nil {
+			out[i]["lastMessage"] = chat.MessageJSON(*c.LastMessage)
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"conversations": out, "meta": metaJSON{next}})
 	return nil

@@ -23,7 +23,7 @@ var _ = describe(map[string]op{
 		errs: []int{409}},
 	"chatGetOrCreateConversation": {summary: "The conversation of that id, started if new", status: 201,
 		result: wrap("conversation", ref("ChatConversation"))},
-	"chatListConversations": {summary: "The conversations the caller owns", params: chatPage,
+	"chatListConversations": {summary: "The conversations the caller owns, each with its newest message (lastMessage)", params: chatPage,
 		result: list("conversations", ref("ChatConversation"))},
 	"chatGetConversation":    {summary: "A conversation the caller takes part in", result: wrap("conversation", ref("ChatConversation"))},
 	"chatDeleteConversation": {summary: "Delete a conversation the caller owns", result: empty},

@@ -70,7 +70,7 @@ func schemas() obj {
 		"ChatUser": props(obj{"id": str, "name": str, "pictureUrl": str, "profile": str, "data": object,
 			"attributes": obj{"type": "object", "additionalProperties": str}, "createdAt": date, "updatedAt": date},
 			"id", "createdAt", "updatedAt"),
-		"ChatConversation": props(obj{"id": str, "createdAt": date, "updatedAt": date}, "id", "createdAt", "updatedAt"),
+		"ChatConversation": props(obj{"id": str, "createdAt": date, "updatedAt": date, "lastMessage": ref("ChatMessage")}, "id", "createdAt", "updatedAt"),
 		"ChatMessage": props(obj{"id": str, "createdAt": date, "payload": object, "userId": str, "conversationId": str,
 			"metadata": object, "feedback": props(obj{"value": obj{"enum": []string{"positive", "negative"}}, "comment": str}, "value")},
 			"id", "createdAt", "payload", "userId", "conversationId"),

@@ -330,6 +330,9 @@ type Store interface {
 	// ListConversations lists the conversations ownerID owns in the built-in
 	// integration's channel ("chat" or "webchat"), by id.
 	ListConversations(ctx context.Context, ownerID, integration string, p Page) ([]platform.Conversation, string, error)
+	// LastMessages returns the newest message of each of the conversations
+	// that has one, by conversation (internal) id.
+	LastMessages(ctx context.Context, conversationIDs []string) (map[string]platform.Message, error)
 	AddParticipant(ctx context.Context, conversationID, userID string, atMicros int64) error
 	IsParticipant(ctx context.Context, conversationID, userID string) (bool, error)
 	RemoveParticipant(ctx context.Context, conversationID, userID string) error

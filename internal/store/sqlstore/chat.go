@@ -391,6 +391,30 @@ func (s *Store) ListMessages(ctx context.Context, conversationID string, p store
 	return page, next, nil
 }
 
+// LastMessages returns the newest message of each of the conversations
+// that has one, by conversation id (an index read per conversation).
+func (s *Store) LastMessages(ctx context.Context, conversationIDs []string) (map[string]platform.Message, error) {
+	out := map[string]platform.Message{}
+	if len(conversationIDs) == 0 {
+		return out, nil
+	}
+	rows, err := s.query(ctx, `SELECT `+messageCols+` FROM messages m WHERE m.id IN (
+		SELECT (SELECT l.id FROM messages l WHERE l.conversation_id = c.id ORDER BY l.created_at DESC, l.id DESC LIMIT 1)
+		FROM conversations c WHERE c.id IN (`+placeholders(len(conversationIDs))+`))`, anys(conversationIDs)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[m.ConversationID] = m
+	}
+	return out, rows.Err()
+}
+
 // CreateChatEvent stores a custom event; a user's is also queued for the bot.
 func (s *Store) CreateChatEvent(ctx context.Context, e platform.ChatEvent) (queued bool, err error) {
 	err = s.tx(ctx, func(tx *sql.Tx) error {

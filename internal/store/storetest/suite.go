@@ -84,6 +84,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ChatParticipants", testChatParticipants},
 		{"ChatMessages", testChatMessages},
 		{"ListMessages", testListMessages},
+		{"LastMessages", testLastMessages},
 		{"ChatEvents", testChatEvents},
 		{"DeleteBotWithChat", testDeleteBotWithChat},
 		{"RuntimeChatTags", testRuntimeChatTags},

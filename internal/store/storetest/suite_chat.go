@@ -862,3 +862,32 @@ func testDeleteBotWithChat(t *testing.T, e *env) {
 	e.chatUser(t, nb.ID, "owner")
 	wantErr(t, e.s.CreateChatUser(e.ctx, e.newChatUser(keep.bot.ID, "owner")), platform.ErrConflict, "a taken fid of the kept bot")
 }
+
+func testLastMessages(t *testing.T, e *env) {
+	b := e.chatBot(t)
+	u := e.chatUser(t, b.ID, "u")
+	empty := e.conversation(t, b.ID, u.ID, "")
+	one := e.conversation(t, b.ID, u.ID, "")
+	many := e.conversation(t, b.ID, u.ID, "")
+	only := e.message(t, one.ID, u.ID, false)
+	var newest platform.Message
+	for i := range 3 {
+		newest = e.message(t, many.ID, u.ID, i == 2)
+	}
+	// Two messages of the same instant: the greater id is the newer.
+	tie := e.newMessage(many.ID, u.ID, true)
+	tie.ID, tie.CreatedAt = newest.ID+"z", newest.CreatedAt
+	must(t, errOf(e.s.CreateMessage(e.ctx, tie)), "CreateMessage of the same instant")
+	got, err := e.s.LastMessages(e.ctx, []string{empty.ID, one.ID, many.ID, "conv_nothing"})
+	must(t, err, "LastMessages")
+	if len(got) != 2 {
+		t.Fatalf("LastMessages = %d conversations, want 2 (those with messages)", len(got))
+	}
+	same(t, got[one.ID], normMessage(only), "the last message of a conversation of one")
+	same(t, got[many.ID], normMessage(tie), "the last message of a conversation of four")
+	none, err := e.s.LastMessages(e.ctx, nil)
+	must(t, err, "LastMessages of none")
+	if len(none) != 0 {
+		t.Fatalf("LastMessages of none = %v", none)
+	}
+}
