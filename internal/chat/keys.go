@@ -12,14 +12,9 @@ import (
 // (compat-notes §1.3): the server signs them in createUser, and apps holding
 // the key sign their own (Client.connect({userId, encryptionKey})).
 
-// SignUserKey returns the user key for the user with foreign id fid.
-func SignUserKey(secret []byte, fid string) (string, error) {
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"id": fid}).SignedString(secret)
-}
-
-// SignUserKeyUntil is SignUserKey for a key that expires at exp (zero:
-// never).
-func SignUserKeyUntil(secret []byte, fid string, exp time.Time) (string, error) {
+// SignUserKey returns the user key for the user with foreign id fid, which
+// expires at exp (zero: never).
+func SignUserKey(secret []byte, fid string, exp time.Time) (string, error) {
 	claims := jwt.MapClaims{"id": fid}
 	if !exp.IsZero() {
 		claims["exp"] = exp.Unix()

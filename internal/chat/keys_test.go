@@ -35,7 +35,7 @@ func FuzzUserKey(f *testing.F) {
 		if id == "" || !utf8.ValidString(id) {
 			return // JSON cannot carry invalid UTF-8
 		}
-		signed, err := SignUserKey(secret, id)
+		signed, err := SignUserKey(secret, id, time.Time{})
 		if err != nil {
 			t.Fatalf("signing %q: %v", id, err)
 		}

@@ -225,7 +225,7 @@ func (s *Service) CreateUser(ctx context.Context, b *Webhook, in UserInput) (pla
 		}
 		return u, "", err
 	}
-	key, err := SignUserKey(b.Key, u.FID)
+	key, err := SignUserKey(b.Key, u.FID, time.Time{})
 	return u, key, err
 }
 

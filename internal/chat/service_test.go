@@ -110,7 +110,7 @@ func TestWebhookUser(t *testing.T) {
 				t.Fatal(err)
 			}
 			key := func(s []byte, fid string) string {
-				k, err := chat.SignUserKey(s, fid)
+				k, err := chat.SignUserKey(s, fid, time.Time{})
 				if err != nil {
 					t.Fatal(err)
 				}

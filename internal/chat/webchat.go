@@ -2,9 +2,11 @@ package chat
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/botplatform/botplatform/internal/files"
 	"maps"
 	"strings"
 	"time"
@@ -130,7 +132,7 @@ func (s *Service) UserKey(b *Webhook, fid string, exp time.Time) (string, error)
 	if fid == b.ID {
 		return "", platform.Invalid("id", "names the bot's own user")
 	}
-	return SignUserKeyUntil(b.Key, fid, exp)
+	return SignUserKey(b.Key, fid, exp)
 }
 
 // Init is what opens the web chat: the user (with its key), the
@@ -466,9 +468,44 @@ var uploadTypes = map[string]bool{
 	"application/vnd.openxmlformats-officedocument.presentationml.presentation": true,
 }
 
-// CheckUpload checks what a chat user asks to upload: its size and its
+// Upload is what a chat user's upload (POST /files) becomes in the Files
+// API: in checked (never indexed; its size and content type, see
+// checkUpload), expiring after UploadExpiry unless it says sooner, tagged
+// `user` with the uploader's id, keyed under the uploader's own prefix
+// (chat/<user>/<key>) in the namespace of the webhook's integration, and
+// owned by the user; with the caller the Files API stores it as.
+func (s *Service) Upload(ctx context.Context, b *Webhook, u platform.ChatUser, in files.UpsertInput) (files.UpsertInput, *files.Caller, error) {
+	if in.Index {
+		return in, nil, platform.Invalid("index", "a chat user's file is not indexed")
+	}
+	if in.ContentType == "" {
+		in.ContentType = files.ContentTypeOf(in.Key)
+	}
+	if err := checkUpload(in.Size, in.ContentType); err != nil {
+		return in, nil, err
+	}
+	if in.ExpiresAt == nil {
+		exp := platform.FormatTime(s.clock.Now().Add(UploadExpiry))
+		in.ExpiresAt = &exp
+	}
+	in.Tags = maps.Clone(in.Tags)
+	if in.Tags == nil {
+		in.Tags = map[string]string{}
+	}
+	in.Tags["user"] = u.FID
+	in.Key = "chat/" + u.ID + "/" + in.Key
+	ws, err := s.store.GetBotWorkspace(ctx, b.ID)
+	if err != nil {
+		return in, nil, err
+	}
+	c := &files.Caller{BotID: b.ID, WorkspaceID: ws, CanWrite: true, Integration: true,
+		Scope: "integration:" + cmp.Or(b.Integration, platform.ChatIntegrationID), Owner: platform.FileOwner{Type: "user", ID: u.FID}}
+	return in, c, nil
+}
+
+// checkUpload checks what a chat user asks to upload: its size and its
 // content type (audio and video of any kind; see uploadTypes).
-func CheckUpload(size int64, contentType string) error {
+func checkUpload(size int64, contentType string) error {
 	if size > MaxUpload {
 		return platform.Errorf(platform.TypePayloadTooLarge, "size: a chat user's file is at most %d bytes (got %d)", MaxUpload, size)
 	}

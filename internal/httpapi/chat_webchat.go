@@ -157,40 +157,18 @@ func (a *api) removeFeedback(w http.ResponseWriter, r *http.Request, b *chat.Web
 
 // createChatFile creates a file for a chat user to upload (the web chat's
 // attachments): {file} with its uploadUrl, to which the content is PUT, and
-// its url. The file belongs to the bot, in the chat integration's
-// namespace under the user's own prefix (chat/<user>/<key>), owned by the
-// user (exported and erased with them); chat.CheckUpload decides what may
-// be uploaded, it is never indexed, and it expires (30 days unless
-// sooner).
+// its url. chat.Service.Upload applies the chat's rules (what may be
+// uploaded, where it is kept, whose it is, when it expires); the Files API
+// stores it.
 func (a *api) createChatFile(w http.ResponseWriter, r *http.Request, b *chat.Webhook, u platform.ChatUser) error {
 	var in files.UpsertInput
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	if in.Index {
-		return platform.Invalid("index", "a chat user's file is not indexed")
-	}
-	if in.ContentType == "" {
-		in.ContentType = files.ContentTypeOf(in.Key)
-	}
-	if err := chat.CheckUpload(in.Size, in.ContentType); err != nil {
-		return err
-	}
-	if in.ExpiresAt == nil {
-		exp := platform.FormatTime(a.Clock.Now().Add(chat.UploadExpiry))
-		in.ExpiresAt = &exp
-	}
-	if in.Tags == nil {
-		in.Tags = map[string]string{}
-	}
-	in.Tags["user"] = u.FID
-	in.Key = "chat/" + u.ID + "/" + in.Key
-	ws, err := a.Store.GetBotWorkspace(r.Context(), b.ID)
+	in, c, err := a.Chat.Upload(r.Context(), b, u, in)
 	if err != nil {
 		return err
 	}
-	c := &files.Caller{BotID: b.ID, WorkspaceID: ws, CanWrite: true, Integration: true, Scope: "integration:" + platform.ChatIntegrationID,
-		Owner: platform.FileOwner{Type: "user", ID: u.FID}}
 	f, err := a.Files.Upsert(r.Context(), c, in)
 	if err != nil {
 		return err
