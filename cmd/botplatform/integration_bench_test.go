@@ -15,11 +15,26 @@ import (
 // contract: a provider's webhook {user, conv, text} becomes its user's
 // message in its conversation (three Runtime API calls with the
 // installation's key), and the bot's message goes back to the provider.
+// It speaks HTTP as integrations built with @botpress/sdk do: the official
+// client's transport (node:http with a keep-alive agent), not fetch.
 const relayIntegration = `
-const api = (path, body) => fetch(process.env.BP_API_URL + path, { method: 'POST',
-  headers: { authorization: 'Bearer ' + process.env.BP_TOKEN, 'x-bot-id': process.env.BP_BOT_ID,
-    'x-integration-id': process.env.BP_INTEGRATION_ID, 'content-type': 'application/json' },
-  body: JSON.stringify(body) }).then(async (r) => { if (!r.ok) throw new Error(path + ': ' + r.status + ' ' + await r.text()); return r.json() })
+const http = require('node:http')
+const agent = new http.Agent({ keepAlive: true })
+const post = (url, headers, body) => new Promise((resolve, reject) => {
+  const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+    const chunks = []
+    res.on('data', (c) => chunks.push(c))
+    res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString() }))
+  })
+  req.on('error', reject)
+  req.end(body)
+})
+const api = async (path, body) => {
+  const r = await post(process.env.BP_API_URL + path, { authorization: 'Bearer ' + process.env.BP_TOKEN,
+    'x-bot-id': process.env.BP_BOT_ID, 'x-integration-id': process.env.BP_INTEGRATION_ID }, JSON.stringify(body))
+  if (r.status >= 300) throw new Error(path + ': ' + r.status + ' ' + r.text)
+  return JSON.parse(r.text)
+}
 module.exports = { default: { handler: async (req) => {
   const h = req.headers
   const conf = JSON.parse(Buffer.from(h['x-bp-configuration'], 'base64').toString())
@@ -33,7 +48,7 @@ module.exports = { default: { handler: async (req) => {
       return { status: 200 }
     }
     case 'message_created':
-      await fetch(conf.provider, { method: 'POST', body: JSON.stringify({ text: body.payload.text }) })
+      await post(conf.provider, {}, JSON.stringify({ text: body.payload.text }))
       return { status: 200 }
   }
   return { status: 200 }

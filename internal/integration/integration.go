@@ -39,7 +39,7 @@ type Store interface {
 	GetIntegration(ctx context.Context, id string) (platform.Integration, error)
 	IntegrationVersion(ctx context.Context, id string) (time.Time, error)
 	GetIntegrationByWebhook(ctx context.Context, webhookID string) (platform.BotIntegration, error)
-	GetBotWorkspace(ctx context.Context, botID string) (string, error)
+	BotVersion(ctx context.Context, botID string) (workspaceID string, updatedAt time.Time, err error)
 	GetBot(ctx context.Context, workspaceID, id string) (platform.Bot, error)
 }
 
@@ -87,7 +87,14 @@ type Runner struct {
 	// installation and the bot's signing secret (a change is a miss); past
 	// keyTTL its row is looked at again (a deleted one is created again).
 	keys map[keyFor]cachedKey
+	// bots caches the bots read for webhooks and outgoing messages, each
+	// as of its update time, which one cheap query checks per use (so a
+	// change made on any node is seen at once).
+	bots map[string]platform.Bot
 }
+
+// maxCachedBots bounds the bots the runner keeps in memory.
+const maxCachedBots = 1024
 
 type keyFor struct{ bot, alias, integration, webhook, secret string }
 
@@ -119,7 +126,7 @@ func New(st Store, cfg Config) *Runner {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	return &Runner{cfg: cfg, store: st, code: map[string]cached{}, keys: map[keyFor]cachedKey{}}
+	return &Runner{cfg: cfg, store: st, code: map[string]cached{}, keys: map[keyFor]cachedKey{}, bots: map[string]platform.Bot{}}
 }
 
 // WebhookURL is where the provider of an installation sends its webhooks.
@@ -383,12 +390,28 @@ func (r *Runner) Receive(ctx context.Context, b platform.Bot, in platform.BotInt
 	return r.Send(ctx, b, in, OpWebhook, "", body)
 }
 
+// bot returns the bot's current version, read again only when it changed.
 func (r *Runner) bot(ctx context.Context, botID string) (platform.Bot, error) {
-	ws, err := r.store.GetBotWorkspace(ctx, botID)
+	ws, updated, err := r.store.BotVersion(ctx, botID)
 	if err != nil {
 		return platform.Bot{}, err
 	}
-	return r.store.GetBot(ctx, ws, botID)
+	r.mu.Lock()
+	b, ok := r.bots[botID]
+	r.mu.Unlock()
+	if ok && b.UpdatedAt.Equal(updated) {
+		return b, nil
+	}
+	if b, err = r.store.GetBot(ctx, ws, botID); err != nil {
+		return b, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.bots) >= maxCachedBots {
+		clear(r.bots)
+	}
+	r.bots[botID] = b
+	return b, nil
 }
 
 // MessageCreated hands the bot's message in a conversation of the
