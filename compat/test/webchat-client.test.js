@@ -443,6 +443,19 @@ bot.on.message('*', async ({ message, client }) => {
         await client.createMessage({ conversationId, payload: { type: 'text', text: 'bad' } })
         assert.match((await w.next('message_created', from('refused'))).payload.text, /input\.config: must be a JSON object/)
 
+        // The official web chat's embed codes point at the webchat integration's webhook; the server's own widget stays on chat's.
+        const code = async (widget) => {
+          const res = await fetch(`${server.apiUrl}/v1/admin/bots/${bot.id}/webchat?type=sharableUrl${widget}`, {
+            headers: { authorization: `Bearer ${server.token}`, 'x-workspace-id': server.workspaceId },
+          })
+          assert.equal(res.status, 200)
+          return (await res.json()).code
+        }
+        const official = await code('&widget=official')
+        assert.ok(official.endsWith(`/webchat/official/${clientId}`), official)
+        assert.ok((await code('')).includes(bot.integrations.chat.webhookId))
+        assert.equal((await fetch(official)).status, 200)
+
         // The bot's other channel does not see this conversation, nor this user's key.
         const chatHook = bot.integrations.chat.webhookId
         const res = await fetch(`${apiUrl}/${chatHook}/conversations/${conversationId}`, { headers: { 'x-user-key': init.user.userKey } })
