@@ -575,6 +575,25 @@ describe('workspaces and account', () => {
     assert.equal(cleared.profilePicture, undefined)
   })
 
+  test('getPublicWorkspace and listPublicWorkspaces show a workspace once its profile is public, to any account', async () => {
+    const { id } = await client.createWorkspace({ name: 'Public Shop' })
+    await rejectsWith(client.getPublicWorkspace({ id }), ResourceNotFoundError, 'ResourceNotFound')
+    assert.deepEqual((await client.listPublicWorkspaces({ workspaceIds: [id] })).workspaces, [])
+    await client.updateWorkspace({ id, isPublic: true, handle: 'public-shop', about: 'We sell bots', website: 'https://shop.example' })
+    const ws = await client.getPublicWorkspace({ id })
+    assert.deepEqual(Object.keys(ws).sort(), ['about', 'contactEmail', 'createdAt', 'handle', 'id', 'name', 'profilePicture', 'socialAccounts', 'updatedAt', 'website'])
+    assert.equal(ws.name, 'Public Shop')
+    assert.equal(ws.handle, 'public-shop')
+    assert.equal(ws.about, 'We sell bots')
+    assert.deepEqual(ws.socialAccounts, [])
+    assert.deepEqual((await client.listPublicWorkspaces({ workspaceIds: [id, server.workspaceId] })).workspaces.map((w) => w.id), [id])
+    assert.deepEqual((await client.listPublicWorkspaces({ search: 'PUBLIC-SHOP' })).workspaces.map((w) => w.id), [id])
+    assert.deepEqual((await client.listPublicWorkspaces({ search: 'no such shop' })).workspaces, [])
+    await client.updateWorkspace({ id, isPublic: false })
+    await rejectsWith(client.getPublicWorkspace({ id }), ResourceNotFoundError, 'ResourceNotFound')
+    await client.deleteWorkspace({ id })
+  })
+
   test('getWorkspace and listWorkspaces return the bootstrap workspace (flat, not wrapped)', async () => {
     const ws = await client.getWorkspace({ id: server.workspaceId })
     assertWorkspaceShape(ws)

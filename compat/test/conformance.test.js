@@ -36,8 +36,6 @@ const notRouted = {
   listTasks: 'tasks: not yet (not in @botpress/client 1.45.0)',
   // Admin API: account and workspace
   deleteAccount: 'not yet',
-  getPublicWorkspace: 'not yet',
-  listPublicWorkspaces: 'not yet; GET /workspaces/public reaches getWorkspace of a workspace "public" (404)',
   // Admin API: bots
   transferBot: 'not yet',
   listActionRuns: 'not yet',

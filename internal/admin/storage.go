@@ -68,6 +68,7 @@ type Store interface {
 	ListPATs(ctx context.Context, accountID string) ([]platform.Token, error)
 	ListPlugins(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error)
 	ListWorkspaces(ctx context.Context, accountID string, f store.WorkspaceFilter) ([]platform.Workspace, string, error)
+	ListPublicWorkspaces(ctx context.Context, f store.PublicWorkspaceFilter) ([]platform.Workspace, string, error)
 	PruneAuditRecords(ctx context.Context, before time.Time) (int, error)
 	SaveBotVersion(ctx context.Context, workspaceID string, v platform.BotVersion, keep int, update *platform.Bot) (platform.BotVersion, error)
 	Secret(ctx context.Context, name string, value []byte) ([]byte, error)

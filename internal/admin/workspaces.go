@@ -74,6 +74,31 @@ func (s *Service) ListWorkspaces(ctx context.Context, a *platform.Actor, f store
 	return s.store.ListWorkspaces(ctx, a.Account.ID, f)
 }
 
+// PublicWorkspace is workspace id as every account sees it once its
+// profile is public (isPublic); a private one is 404, as one that does not
+// exist, whoever asks.
+func (s *Service) PublicWorkspace(ctx context.Context, id string) (platform.Workspace, error) {
+	w, err := s.store.GetWorkspace(ctx, id)
+	if err == nil && !w.IsPublic {
+		err = platform.ErrNotFound
+	}
+	return w, notFound(err, "public workspace", id)
+}
+
+// MaxPublicWorkspaceIDs bounds the ids listPublicWorkspaces takes.
+const MaxPublicWorkspaceIDs = 100
+
+// ListPublicWorkspaces lists the public workspaces, by id.
+func (s *Service) ListPublicWorkspaces(ctx context.Context, f store.PublicWorkspaceFilter) ([]platform.Workspace, string, error) {
+	if len(f.IDs) > MaxPublicWorkspaceIDs {
+		return nil, "", platform.Errorf(platform.TypeInvalidQuery, "workspaceIds: at most %d", MaxPublicWorkspaceIDs)
+	}
+	if len(f.Search) > 200 {
+		return nil, "", platform.Errorf(platform.TypeInvalidQuery, "search: at most 200 characters")
+	}
+	return s.store.ListPublicWorkspaces(ctx, f)
+}
+
 // WorkspaceUpdate holds the fields updateWorkspace may change; nil is unchanged.
 type WorkspaceUpdate struct {
 	Name           *string

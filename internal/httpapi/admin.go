@@ -38,6 +38,8 @@ func (a *api) adminRoutes() *table {
 	t.handle("POST /v1/admin/workspaces", "createWorkspace", createWorkspaceSchema, a.account(a.createWorkspace))
 	t.handle("GET /v1/admin/workspaces", "listWorkspaces", nil, a.account(a.listWorkspaces))
 	t.handle("GET /v1/admin/workspaces/{id}", "getWorkspace", nil, a.account(a.getWorkspace))
+	t.handle("GET /v1/admin/workspaces/public", "listPublicWorkspaces", nil, a.account(a.listPublicWorkspaces))
+	workspaceGet("public", "getPublicWorkspace", a.account(a.getPublicWorkspace))
 	t.handle("PUT /v1/admin/workspaces/{id}", "updateWorkspace", updateWorkspaceSchema, a.account(a.updateWorkspace))
 	t.handle("DELETE /v1/admin/workspaces/{id}", "deleteWorkspace", emptyBodySchema, a.account(a.deleteWorkspace))
 	workspaceGet("audit-records", "getAuditRecords", a.account(a.getAuditRecords))
@@ -332,6 +334,56 @@ func (a *api) listWorkspaces(w http.ResponseWriter, r *http.Request, act *platfo
 	out := make([]workspaceJSON, len(wss))
 	for i, ws := range wss {
 		out[i] = toWorkspace(ws)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out, "meta": metaJSON{next}})
+	return nil
+}
+
+// publicWorkspaceJSON is a public workspace as every account sees it.
+type publicWorkspaceJSON struct {
+	ID             string   `json:"id"`
+	Name           string   `json:"name"`
+	CreatedAt      string   `json:"createdAt"`
+	UpdatedAt      string   `json:"updatedAt"`
+	About          string   `json:"about"`
+	ProfilePicture string   `json:"profilePicture"`
+	ContactEmail   string   `json:"contactEmail"`
+	Website        string   `json:"website"`
+	SocialAccounts []string `json:"socialAccounts"`
+	Handle         string   `json:"handle"`
+}
+
+func toPublicWorkspace(w platform.Workspace) publicWorkspaceJSON {
+	social := w.SocialAccounts
+	if social == nil {
+		social = []string{}
+	}
+	return publicWorkspaceJSON{w.ID, w.Name, platform.FormatTime(w.CreatedAt), platform.FormatTime(w.UpdatedAt),
+		w.About, w.ProfilePicture, w.ContactEmail, w.Website, social, w.Handle}
+}
+
+func (a *api) getPublicWorkspace(w http.ResponseWriter, r *http.Request, _ *platform.Actor) error {
+	ws, err := a.Admin.PublicWorkspace(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toPublicWorkspace(ws))
+	return nil
+}
+
+func (a *api) listPublicWorkspaces(w http.ResponseWriter, r *http.Request, _ *platform.Actor) error {
+	q := newQuery(r)
+	p, err := page(q, 20)
+	if err != nil {
+		return err
+	}
+	wss, next, err := a.Admin.ListPublicWorkspaces(r.Context(), store.PublicWorkspaceFilter{Page: p, IDs: q.list("workspaceIds"), Search: q.str("search")})
+	if err != nil {
+		return err
+	}
+	out := make([]publicWorkspaceJSON, len(wss))
+	for i, ws := range wss {
+		out[i] = toPublicWorkspace(ws)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out, "meta": metaJSON{next}})
 	return nil

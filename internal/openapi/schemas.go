@@ -66,6 +66,9 @@ func schemas() obj {
 				"words": array(object), "relatedWords": array(object), "missingWords": array(str)})}, "content", "score", "meta", "file"),
 		"KnowledgeBase": props(obj{"id": str, "name": str, "tags": tagMap, "createdAt": date}, "id", "name", "createdAt"),
 
+		"PublicWorkspace": props(obj{"id": str, "name": str, "createdAt": date, "updatedAt": date, "about": str, "profilePicture": str,
+			"contactEmail": str, "website": str, "socialAccounts": array(str), "handle": str}, "id", "name", "createdAt", "updatedAt"),
+
 		// Chat API.
 		"ChatUser": props(obj{"id": str, "name": str, "pictureUrl": str, "profile": str, "data": object,
 			"attributes": obj{"type": "object", "additionalProperties": str}, "createdAt": date, "updatedAt": date},

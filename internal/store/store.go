@@ -49,6 +49,9 @@ type Store interface {
 	// account.
 	GetWorkspaceByHandle(ctx context.Context, handle string) (platform.Workspace, error)
 	ListWorkspaces(ctx context.Context, accountID string, f WorkspaceFilter) ([]platform.Workspace, string, error)
+	// ListPublicWorkspaces lists the workspaces whose profile is public
+	// (isPublic), by id, narrowed by f.
+	ListPublicWorkspaces(ctx context.Context, f PublicWorkspaceFilter) ([]platform.Workspace, string, error)
 	UpdateWorkspace(ctx context.Context, w platform.Workspace) error
 	// DeleteWorkspace removes the workspace with its members, bots, keys and
 	// files, and returns the blob keys of the files' content to remove.
@@ -531,6 +534,14 @@ type Page struct {
 type WorkspaceFilter struct {
 	Page
 	Handle string
+}
+
+// PublicWorkspaceFilter narrows listPublicWorkspaces: the workspaces of IDs
+// when given, and those whose name or handle holds Search (in any case).
+type PublicWorkspaceFilter struct {
+	Page
+	IDs    []string
+	Search string
 }
 
 // BotFilter narrows listBots. Dev selects dev bots (true) or production bots

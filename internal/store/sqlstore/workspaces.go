@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 
 	"github.com/botplatform/botplatform/internal/platform"
 	"github.com/botplatform/botplatform/internal/store"
@@ -99,6 +100,13 @@ func (s *Store) ListWorkspaces(ctx context.Context, accountID string, f store.Wo
 	}
 	query += ` ORDER BY w.id LIMIT ?`
 	args = append(args, f.Limit+1)
+	return s.workspacePage(ctx, query, args, f.Limit)
+}
+
+// workspacePage runs query (its args end with the limit plus one) and
+// returns the page of workspaces it finds, by id, with the next page's
+// token.
+func (s *Store) workspacePage(ctx context.Context, query string, args []any, limit int) ([]platform.Workspace, string, error) {
 	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, "", err
@@ -115,8 +123,35 @@ func (s *Store) ListWorkspaces(ctx context.Context, accountID string, f store.Wo
 	if err := rows.Err(); err != nil {
 		return nil, "", err
 	}
-	page, next := pageOf(out, f.Limit, func(w platform.Workspace) store.Cursor { return store.Cursor{ID: w.ID} })
+	page, next := pageOf(out, limit, func(w platform.Workspace) store.Cursor { return store.Cursor{ID: w.ID} })
 	return page, next, nil
+}
+
+// ListPublicWorkspaces lists the workspaces whose profile is public, by id:
+// those of f.IDs when given, whose name or handle holds f.Search (in any
+// case) when given.
+func (s *Store) ListPublicWorkspaces(ctx context.Context, f store.PublicWorkspaceFilter) ([]platform.Workspace, string, error) {
+	cur, err := store.DecodeCursor(f.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	t := s.d.Tables
+	query := `SELECT ` + workspaceCols + ` FROM workspaces w WHERE ` + t.JSONAt("w.profile") + ` = ` + t.JSONValue
+	args := []any{t.PathArg([]string{"isPublic"}), t.JSONArg(true)}
+	if len(f.IDs) > 0 {
+		query += ` AND w.id IN (` + placeholders(len(f.IDs)) + `)`
+		args = append(args, anys(f.IDs)...)
+	}
+	if f.Search != "" {
+		query += ` AND (` + s.d.Contains("LOWER(w.name)") + ` OR ` + s.d.Contains("LOWER(COALESCE(w.handle, ''))") + `)`
+		q := strings.ToLower(f.Search)
+		args = append(args, q, q)
+	}
+	if cur != nil {
+		query += ` AND w.id > ?`
+		args = append(args, cur.ID)
+	}
+	return s.workspacePage(ctx, query+` ORDER BY w.id LIMIT ?`, append(args, f.Limit+1), f.Limit)
 }
 
 func (s *Store) UpdateWorkspace(ctx context.Context, w platform.Workspace) error {

@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"PATs", testPATs},
 		{"GetCredential", testGetCredential},
 		{"Workspaces", testWorkspaces},
+		{"PublicWorkspaces", testPublicWorkspaces},
 		{"ListWorkspaces", testListWorkspaces},
 		{"UpdateWorkspace", testUpdateWorkspace},
 		{"DeleteWorkspace", testDeleteWorkspace},

@@ -1,6 +1,9 @@
 package storetest
 
 import (
+	"fmt"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -400,4 +403,53 @@ func testListMembers(t *testing.T, e *env) {
 	if len(gotOther) != 4 {
 		t.Fatalf("ListMembers of the other workspace has %d rows, want 4 (%s)", len(gotOther), show(memberIDs(gotOther)))
 	}
+}
+
+func testPublicWorkspaces(t *testing.T, e *env) {
+	a := e.account(t, "pub")
+	tag := fmt.Sprintf("q%dz", e.next()) // in this test's names only
+	mk := func(name, handle string, public bool) platform.Workspace {
+		w, m := e.newWorkspace(a)
+		w.Name, w.Handle, w.IsPublic = name, handle, public
+		must(t, e.s.CreateWorkspace(e.ctx, w, m), "CreateWorkspace %s", name)
+		return w
+	}
+	shop := mk("Shop "+tag, "", true)
+	hidden := mk("Hidden "+tag, "", false)
+	bots := mk("Bots", tag+"-bots", true)
+	ids := []string{shop.ID, hidden.ID, bots.ID}
+	list := func(f store.PublicWorkspaceFilter) []string {
+		t.Helper()
+		f.Limit = cmpOr(f.Limit, 10)
+		ws, _, err := e.s.ListPublicWorkspaces(e.ctx, f)
+		must(t, err, "ListPublicWorkspaces")
+		out := []string{}
+		for _, w := range ws {
+			out = append(out, w.ID)
+		}
+		return out
+	}
+	public := []string{shop.ID, bots.ID}
+	sort.Strings(public)
+	same(t, list(store.PublicWorkspaceFilter{IDs: ids}), public, "the public ones of three")
+	same(t, list(store.PublicWorkspaceFilter{Search: strings.ToUpper(tag)}), public, "by name or handle, in any case")
+	same(t, list(store.PublicWorkspaceFilter{Search: "shop " + tag}), []string{shop.ID}, "by name")
+	same(t, list(store.PublicWorkspaceFilter{Search: "hidden " + tag}), []string{}, "a private one is never listed")
+	collected := collect(t, "ListPublicWorkspaces limit 1", 1, func(tok string) ([]platform.Workspace, string, error) {
+		return e.s.ListPublicWorkspaces(e.ctx, store.PublicWorkspaceFilter{Page: store.Page{Token: tok, Limit: 1}, IDs: ids})
+	})
+	got := []string{}
+	for _, w := range collected {
+		got = append(got, w.ID)
+	}
+	same(t, got, public, "paged one by one")
+	_, _, err := e.s.ListPublicWorkspaces(e.ctx, store.PublicWorkspaceFilter{Page: store.Page{Token: "not a token", Limit: 3}})
+	wantInvalidQuery(t, err, "ListPublicWorkspaces with a bad token")
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
 }
