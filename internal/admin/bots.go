@@ -433,9 +433,6 @@ func (s *Service) applyIntegration(ctx context.Context, b *platform.Bot, key str
 		b.Integrations = append(b.Integrations, platform.NewWebchatIntegration(b.ID, s.clock.Now()))
 		at = len(b.Integrations) - 1
 		p.IntegrationID = &b.Integrations[at].IntegrationID
-		if p.Configuration != nil && len(p.Configuration) == 0 {
-			p.Configuration = nil // the new installation's key stays
-		}
 		return s.patchBuiltin(b, at, field, p)
 	case at < 0 && p.IntegrationID != nil && (*p.IntegrationID == platform.LLMIntegrationID || *p.IntegrationID == platform.LLMIntegration):
 		// An installation of the built-in LLM integration, under its name

@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,7 +96,7 @@ type ConversationView struct {
 // ListConversations lists the conversations the caller owns in the
 // webhook's channel, each with its newest message.
 func (s *Service) ListConversations(ctx context.Context, b *Webhook, u platform.ChatUser, p store.Page) ([]ConversationView, string, error) {
-	cs, next, err := s.store.ListConversations(ctx, u.ID, cmp.Or(b.Integration, platform.ChatIntegrationID), p)
+	cs, next, err := s.store.ListConversations(ctx, u.ID, b.channel(), p)
 	if err != nil {
 		return nil, "", err
 	}

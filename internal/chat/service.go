@@ -115,8 +115,12 @@ func (s *Service) Webhook(ctx context.Context, webhookID string) (*Webhook, erro
 // serves tells whether c is a conversation of the webhook's integration:
 // the chat and webchat webhooks of a bot each see their own.
 func (b *Webhook) serves(c platform.Conversation) bool {
-	return cmp.Or(c.Integration, platform.ChatIntegrationID) == cmp.Or(b.Integration, platform.ChatIntegrationID)
+	return cmp.Or(c.Integration, platform.ChatIntegrationID) == b.channel()
 }
+
+// channel is the integration whose channel the webhook's conversations
+// are (chat when unset).
+func (b *Webhook) channel() string { return cmp.Or(b.Integration, platform.ChatIntegrationID) }
 
 // WebchatUserTag is the conversation tag the webchat integration's
 // conversations carry: the id of the user who started it.

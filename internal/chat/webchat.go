@@ -2,7 +2,6 @@ package chat
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -424,10 +423,6 @@ func (s *Service) WebchatUserData(ctx context.Context, botID, userID string) (ma
 	return out, nil
 }
 
-// WebchatVisibilities are what a bot may tell the web chat of a
-// conversation to do with its window.
-var WebchatVisibilities = []string{"show", "hide", "toggle"}
-
 // WebchatVisibility tells the web chat of c to show, hide or toggle its
 // window (webchat_visibility).
 func (s *Service) WebchatVisibility(c platform.Conversation, visibility string) {
@@ -499,7 +494,7 @@ func (s *Service) Upload(ctx context.Context, b *Webhook, u platform.ChatUser, i
 		return in, nil, err
 	}
 	c := &files.Caller{BotID: b.ID, WorkspaceID: ws, CanWrite: true, Integration: true,
-		Scope: "integration:" + cmp.Or(b.Integration, platform.ChatIntegrationID), Owner: platform.FileOwner{Type: "user", ID: u.FID}}
+		Scope: "integration:" + b.channel(), Owner: platform.FileOwner{Type: "user", ID: u.FID}}
 	return in, c, nil
 }
 
