@@ -66,12 +66,13 @@ $(VERSITYGW):
 # node --test gets explicit files, so that it never picks up the vitest suite
 # that chat-e2e/run.mjs copies into compat/.chat-e2e/. compat/llm-bot has
 # its own dependencies (@botpress/zai and the SDK ask for different majors
-# of @bpinternal/zui); compat/integrations has the packages of CLI 0.8.59's
+# of @bpinternal/zui), compat/agent-bot too (llmz 0.0.37 and its
+# @botpress/cognitive 0.3.3); compat/integrations has the packages of CLI 0.8.59's
 # generation (SDK 0.10.10), which its integration templates build with;
 # compat/upstream the dependencies of the public repository's integrations
 # of that time (test/upstream.test.js builds them from ../shared/upstream).
 test-compat: build embeddings-server
-	cd compat && npm ci --no-audit --no-fund --loglevel=error && (cd llm-bot && npm ci --no-audit --no-fund --loglevel=error) && (cd integrations && npm ci --no-audit --no-fund --loglevel=error) && (cd upstream && npm ci --no-audit --no-fund --loglevel=error) && (cd webchat-page && npm ci --no-audit --no-fund --loglevel=error) && (cd ../scripts/webchat-official && npm ci --no-audit --no-fund --loglevel=error) && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1 test/*.test.js && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node chat-e2e/run.mjs
+	cd compat && npm ci --no-audit --no-fund --loglevel=error && (cd llm-bot && npm ci --no-audit --no-fund --loglevel=error) && (cd agent-bot && npm ci --no-audit --no-fund --loglevel=error) && (cd integrations && npm ci --no-audit --no-fund --loglevel=error) && (cd upstream && npm ci --no-audit --no-fund --loglevel=error) && (cd webchat-page && npm ci --no-audit --no-fund --loglevel=error) && (cd ../scripts/webchat-official && npm ci --no-audit --no-fund --loglevel=error) && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node --test --test-concurrency=1 test/*.test.js && BOTPLATFORM_BIN=$(CURDIR)/bin/botplatform node chat-e2e/run.mjs
 
 # The local embeddings model of docs/indexing.md (its test is in compat/).
 embeddings-server:

@@ -226,6 +226,15 @@ func TestIntegrationInstallations(t *testing.T) {
 			if in["status"] != "registered" || in["statusReason"] != nil {
 				t.Fatalf("a registration: %v", in)
 			}
+			// Its alias alone names the installation: another configuration
+			// is registered anew, and the one before again.
+			for _, ok := range []bool{false, true} {
+				got = install(owner, botID, map[string]any{"configuration": map[string]any{"ok": ok}}).ok()
+				in = field(t, got, "bot", "integrations", spyID).(map[string]any)
+				if want := map[bool]string{false: "registration_failed", true: "registered"}[ok]; in["status"] != want {
+					t.Fatalf("configuration {ok: %v} by the alias alone: %v", ok, in)
+				}
+			}
 			webhookURL, webhookID := str(t, in, "webhookUrl"), str(t, in, "webhookId")
 			if !strings.HasSuffix(webhookURL, "/webhooks/"+webhookID) {
 				t.Fatalf("webhookUrl %s", webhookURL)

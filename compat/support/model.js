@@ -14,7 +14,7 @@ const lastUserText = (body) => {
   return typeof last.content === 'string' ? last.content : last.content.map((p) => p.text ?? '').join('')
 }
 
-export async function startModelServer(answer = (body) => `answer to ${lastUserText(body)}`) {
+export async function startModelServer(answer = (body) => `answer to ${lastUserText(body)}`, { host = '127.0.0.1' } = {}) {
   const requests = []
   const srv = http.createServer((req, res) => {
     const chunks = []
@@ -42,6 +42,6 @@ export async function startModelServer(answer = (body) => `answer to ${lastUserT
       res.end('data: [DONE]\n\n')
     })
   })
-  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve))
-  return { url: `http://127.0.0.1:${srv.address().port}/v1`, requests, close: () => new Promise((r) => srv.close(r)) }
+  await new Promise((resolve) => srv.listen(0, host, resolve))
+  return { url: `http://${host}:${srv.address().port}/v1`, requests, close: () => new Promise((r) => srv.close(r)) }
 }

@@ -5,6 +5,9 @@
 // built-in openai integration; its users talk to it with @botpress/chat,
 // and its answers come from a stand-in OpenAI-compatible model server
 // (node:http on 127.0.0.1) that records what it is asked (docs/llm.md).
+// agent-bot/ (the SDK and llmz 0.0.37, whose @botpress/cognitive is 0.3.3)
+// is deployed the same way: the stand-in writes the agent's code, which
+// calls the bot's tool and ends with the agent's exit.
 
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
@@ -22,15 +25,28 @@ for (const k of Object.keys(process.env)) {
 }
 
 const compat = path.resolve(import.meta.dirname, '..')
-const botDir = path.join(compat, 'llm-bot')
 const bpBin = path.join(compat, 'node_modules/@botpress/cli/bin.js')
 const WAIT_MS = 60_000 // a hang guard, never a speed requirement
 const ANSWER = 'Walruses live on Arctic sea ice.'
+// What a model writes for llmz: code after its start token, up to the stop
+// sequence llmz asks for (where a model server stops).
+const AGENT_CODE = "■fn_start\nconst t = await getTemperature({ city: 'Oslo' })\nreturn { action: 'answer', value: { text: `Oslo: ${t} degrees` } }\n"
 
-let model, server, client, home, project
+let model, server, client, home
+const projects = []
 
-/** Runs bp in the bot's project to the end; rejects with its output when it fails. */
-function bp(args) {
+/** Copies a bot's sources into a new project inside its directory, so that the bundle finds its node_modules. */
+async function newProject(dir) {
+  const botDir = path.join(compat, dir)
+  const project = await fs.mkdtemp(path.join(botDir, '.project-'))
+  projects.push(project)
+  await fs.cp(path.join(botDir, 'src'), path.join(project, 'src'), { recursive: true })
+  await fs.copyFile(path.join(botDir, 'package.json'), path.join(project, 'package.json'))
+  return project
+}
+
+/** Runs bp in a bot's project to the end; rejects with its output when it fails. */
+function bp(project, args) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bpBin, ...args], { cwd: project, env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
@@ -46,26 +62,32 @@ function bp(args) {
 
 before(async () => {
   // zai's check is answered TRUE, anything else with ANSWER.
-  model = await startModelServer((body) => (JSON.stringify(body.messages).includes('is about animals') ? '■TRUE■ walruses are animals ■END■' : ANSWER))
+  model = await startModelServer((body) => {
+    const asked = JSON.stringify(body.messages)
+    if (asked.includes('is about animals')) return '■TRUE■ walruses are animals ■END■'
+    if (asked.includes('getTemperature')) return AGENT_CODE
+    return ANSWER
+  })
   server = await startServer({ args: ['--ai-url', model.url, '--ai-model', 'llama-8b', '--ai-prices', '{"llama-8b":{"input":1,"output":2}}'] })
   client = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
   home = await fs.mkdtemp(path.join(os.tmpdir(), 'bp-home-'))
-  // Inside llm-bot/, so that the bundle finds its node_modules.
-  project = await fs.mkdtemp(path.join(botDir, '.project-'))
-  await fs.cp(path.join(botDir, 'src'), path.join(project, 'src'), { recursive: true })
-  await fs.copyFile(path.join(botDir, 'package.json'), path.join(project, 'package.json'))
-  await bp(['login', '--apiUrl', server.apiUrl, '--token', server.token, '--workspaceId', server.workspaceId, '-y'])
+  await bp(compat, ['login', '--apiUrl', server.apiUrl, '--token', server.token, '--workspaceId', server.workspaceId, '-y'])
 })
 
 after(async () => {
   await server?.stop()
   await model?.close()
-  if (project) await fs.rm(project, { recursive: true, force: true })
+  for (const project of projects) await fs.rm(project, { recursive: true, force: true })
   if (home) await fs.rm(home, { recursive: true, force: true })
 })
 
-test('bp deploy of a bot using @botpress/zai: its answers come from the operator\'s model server, priced in AI Spend', async () => {
-  const out = await bp(['deploy', '-y', '--createNewBot'])
+/**
+ * Deploys the bot of dir with bp, gives it the built-in openai integration
+ * and opens a conversation with it: ask(text) sends text as a user and
+ * resolves to the bot's reply.
+ */
+async function deployAndTalk(dir) {
+  const out = await bp(await newProject(dir), ['deploy', '-y', '--createNewBot'])
   const id = out.match(/Bot created with ID "([^"]+)"/)?.[1]
   assert.ok(id, `no bot id in:\n${out}`)
   const { bot } = await client.updateBot({ id, maxExecutionTime: 60, integrations: { openai: { integrationId: 'intver_01builtinopenai00000000', enabled: true } } })
@@ -91,17 +113,38 @@ test('bp deploy of a bot using @botpress/zai: its answers come from the operator
     }
     return replies[n - 1]
   }
+  return { ask, close: () => listener.disconnect() }
+}
+
+test('bp deploy of a bot using @botpress/zai: its answers come from the operator\'s model server, priced in AI Spend', async () => {
+  const { ask, close } = await deployAndTalk('llm-bot')
 
   assert.equal(await ask('where do walruses live?'), ANSWER)
   const asked = model.requests.at(-1)
   assert.equal(asked.model, 'llama-8b')
   assert.ok(JSON.stringify(asked.messages).includes('where do walruses live?'), JSON.stringify(asked.messages))
   assert.equal(await ask('check:a walrus eats clams'), 'yes')
-  listener.disconnect()
+  close()
 
   // Every model call the bot made is in the workspace's AI Spend.
   const calls = model.requests.length
   const { usages } = await client.listWorkspaceUsages({ id: server.workspaceId, type: 'ai_spend' })
   const want = (calls * (PROMPT_TOKENS * 1 + COMPLETION_TOKENS * 2)) / 1e6
   assert.ok(Math.abs(usages[0].value - want) < 1e-9, `AI Spend ${usages[0].value}, want ${want} for ${calls} calls`)
+})
+
+test('bp deploy of a bot running an llmz agent: the model\'s code calls the bot\'s tool and ends with its exit', async () => {
+  const { ask, close } = await deployAndTalk('agent-bot')
+  const before = model.requests.length
+  assert.equal(await ask('Tell the temperature in Oslo'), 'Oslo: -3 degrees')
+  close()
+  // One model call: llmz's system prompt with the tool's typings and the
+  // bot's instructions, and llmz's stop sequence passed on to the model.
+  assert.equal(model.requests.length, before + 1)
+  const asked = model.requests.at(-1)
+  assert.deepEqual(asked.stop, ['■fn_end'])
+  assert.equal(asked.model, 'llama-8b')
+  assert.equal(asked.messages[0].role, 'system')
+  assert.match(asked.messages[0].content, /getTemperature/)
+  assert.match(asked.messages[0].content, /Tell the temperature in Oslo/)
 })

@@ -449,8 +449,11 @@ func (s *Service) applyIntegration(ctx context.Context, b *platform.Bot, key str
 		// another of its versions. @botpress/cli 0.8.59 keys it by its id
 		// (the alias is then its name); newer ones by alias.
 		id := key
-		if p.IntegrationID != nil {
+		switch {
+		case p.IntegrationID != nil:
 			id = *p.IntegrationID
+		case at >= 0:
+			id = b.Integrations[at].IntegrationID // its configuration changed, say
 		}
 		i, err := s.installable(ctx, b.WorkspaceID, id)
 		if err != nil {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/botplatform/botplatform/internal/platform"
+	"github.com/botplatform/botplatform/internal/store"
 )
 
 // Bot is a bot as the executors need it, read once per version.
@@ -91,6 +93,12 @@ type Integration interface {
 // under alias.
 func (d *Dispatcher) integrationAction(ctx context.Context, b *Bot, alias, action string, input json.RawMessage) (json.RawMessage, error) {
 	i := slices.IndexFunc(b.Integrations, func(in platform.BotIntegration) bool { return in.Name == alias })
+	if i < 0 && strings.Contains(alias, "/") {
+		var err error
+		if i, err = d.installedAs(ctx, b, alias); err != nil {
+			return nil, err
+		}
+	}
 	if i < 0 {
 		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the bot has no integration %q", alias+":"+action, alias)
 	}
@@ -106,6 +114,32 @@ func (d *Dispatcher) integrationAction(ctx context.Context, b *Bot, alias, actio
 		return nil, platform.Errorf(platform.TypeResourceNotFound, "action %q: the %s integration has no actions here", alias+":"+action, in.Name)
 	}
 	return run.Action(ctx, b, in, action, input)
+}
+
+// installedAs finds the installation of the integration named name
+// ("<handle>/<name>", the name getBot shows and @botpress/cognitive calls
+// the integration by) among those installed under its bare name (what
+// installing it by its id names it); -1 if there is none.
+func (d *Dispatcher) installedAs(ctx context.Context, b *Bot, name string) (int, error) {
+	var ids []string
+	for _, in := range b.Integrations {
+		if in.Name == path.Base(name) && in.Deployed() {
+			ids = append(ids, in.IntegrationID)
+		}
+	}
+	if len(ids) == 0 {
+		return -1, nil
+	}
+	vs, _, err := d.store.ListIntegrations(ctx, store.IntegrationFilter{Page: store.Page{Limit: len(ids)}, IDs: ids})
+	if err != nil {
+		return -1, err
+	}
+	for _, v := range vs {
+		if v.Name == name {
+			return slices.IndexFunc(b.Integrations, func(in platform.BotIntegration) bool { return in.IntegrationID == v.ID }), nil
+		}
+	}
+	return -1, nil
 }
 
 // idleBots is how long an executor keeps what it holds for a bot (a

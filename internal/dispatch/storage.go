@@ -21,6 +21,7 @@ type Store interface {
 	FinishJobClaimNext(ctx context.Context, id string, keep bool, states []platform.BotState, logs []platform.LogEntry, node string, now func() time.Time, lease time.Duration) (next *platform.Job, waiting bool, err error)
 	GetBot(ctx context.Context, workspaceID, id string) (platform.Bot, error)
 	GetConversationByID(ctx context.Context, id string) (platform.Conversation, error)
+	ListIntegrations(ctx context.Context, f store.IntegrationFilter) ([]platform.Integration, string, error)
 	NextJobAt(ctx context.Context, kind string, after time.Time) (time.Time, bool, error)
 	PurgeJobs(ctx context.Context, kind string, before time.Time) (int, error)
 	PurgeRuntimeEvents(ctx context.Context, before time.Time) (int, error)
