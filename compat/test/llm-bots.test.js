@@ -32,6 +32,36 @@ const ANSWER = 'Walruses live on Arctic sea ice.'
 // sequence llmz asks for (where a model server stops).
 const AGENT_CODE = "■fn_start\nconst t = await getTemperature({ city: 'Oslo' })\nreturn { action: 'answer', value: { text: `Oslo: ${t} degrees` } }\n"
 
+/**
+ * The stand-in model's answer to each kind of request the bots make, in
+ * the format its caller parses: zai's operations (told apart by their
+ * prompts), llmz's code, and a sentence for anything else.
+ */
+function standIn(body) {
+  const asked = JSON.stringify(body.messages)
+  const last = body.messages.at(-1)
+  const lastText = typeof last.content === 'string' ? last.content : ''
+  if (asked.includes('is about animals')) return '■TRUE■ walruses are animals ■END■'
+  if (asked.includes('getTemperature')) return AGENT_CODE
+  if (asked.includes('■json_start■')) return '■json_start■{"animal": "walrus", "legs": 0}■json_end■'
+  if (asked.includes('Your task is to filter out the items')) {
+    // Items "■<i> = <json>": the animals are kept.
+    const items = [...lastText.matchAll(/■(\d+) = (.*)/g)]
+    return items.map(([, i, item]) => `■${i}:${/walrus|seal/.test(item)}`).join('') + '■END■'
+  }
+  if (asked.includes('Format cheatsheet')) {
+    // Each label asked for, "■<label>:【explanation …】:x■".
+    const labels = [...new Set([...lastText.matchAll(/■(\w+):【explanation/g)].map((m) => m[1]))]
+    return labels.map((l) => `■${l}:【as the input says】:${l === 'animal' ? 'ABSOLUTELY_YES' : 'ABSOLUTELY_NOT'}■`).join('\n') + '\n■END■'
+  }
+  if (asked.includes('Rewrite the text between')) {
+    const original = lastText.slice(lastText.indexOf('■START■') + '■START■'.length, lastText.indexOf('■END■')).trim()
+    return `■START■${original.toUpperCase()}■END■`
+  }
+  if (asked.includes('You are summarizing a text')) return '■START■Walruses: Arctic sea ice.■END■'
+  return ANSWER
+}
+
 let model, server, client, home
 const projects = []
 
@@ -62,12 +92,7 @@ function bp(project, args) {
 
 before(async () => {
   // zai's check is answered TRUE, anything else with ANSWER.
-  model = await startModelServer((body) => {
-    const asked = JSON.stringify(body.messages)
-    if (asked.includes('is about animals')) return '■TRUE■ walruses are animals ■END■'
-    if (asked.includes('getTemperature')) return AGENT_CODE
-    return ANSWER
-  })
+  model = await startModelServer(standIn)
   server = await startServer({ args: ['--ai-url', model.url, '--ai-model', 'llama-8b', '--ai-prices', '{"llama-8b":{"input":1,"output":2}}'] })
   client = new Client({ apiUrl: server.apiUrl, token: server.token, workspaceId: server.workspaceId })
   home = await fs.mkdtemp(path.join(os.tmpdir(), 'bp-home-'))
@@ -124,6 +149,12 @@ test('bp deploy of a bot using @botpress/zai: its answers come from the operator
   assert.equal(asked.model, 'llama-8b')
   assert.ok(JSON.stringify(asked.messages).includes('where do walruses live?'), JSON.stringify(asked.messages))
   assert.equal(await ask('check:a walrus eats clams'), 'yes')
+  // zai's other operations, each parsed from the stand-in's answer.
+  assert.deepEqual(JSON.parse(await ask('extract:The walrus has no legs but flippers.')), { animal: 'walrus', legs: 0 })
+  assert.deepEqual(JSON.parse(await ask('filter:walrus,oak,seal')), ['walrus', 'seal'])
+  assert.deepEqual(JSON.parse(await ask('label:A walrus on the ice')), { animal: true, plant: false })
+  assert.equal(await ask('rewrite:walruses live on ice'), 'WALRUSES LIVE ON ICE')
+  assert.equal(await ask('summarize:Walruses live on the sea ice of the Arctic, where they rest between dives.'), 'Walruses: Arctic sea ice.')
   close()
 
   // Every model call the bot made is in the workspace's AI Spend.

@@ -1,9 +1,11 @@
 // A bot written with @botpress/sdk that answers through a language model
 // with @botpress/zai, run by test/llm-bots.test.js with `bp deploy`. zai
 // (through @botpress/cognitive) finds the models of the bot's openai
-// integration and calls them with callAction.
+// integration and calls them with callAction. "<operation>:<text>" runs
+// one of zai's operations on the text and answers with its result.
 import { Bot } from '@botpress/sdk'
 import { Zai } from '@botpress/zai'
+import { z } from '@bpinternal/zui'
 
 const bot = new Bot({ integrations: {}, plugins: {}, states: {}, events: {}, actions: {} } as any)
 
@@ -13,9 +15,22 @@ const say = (client: any, ctx: any, conversationId: string, text: string) =>
 bot.on.message('*', async ({ message, client, ctx }: any) => {
   const zai = new Zai({ client })
   const question: string = message.payload.text
-  if (question.startsWith('check:')) {
-    const yes = await zai.check(question.slice('check:'.length), 'is about animals')
-    return say(client, ctx, message.conversationId, yes ? 'yes' : 'no')
+  const [op, ...rest] = question.split(':')
+  const text = rest.join(':')
+  const reply = (answer: unknown) => say(client, ctx, message.conversationId, typeof answer === 'string' ? answer : JSON.stringify(answer))
+  switch (op) {
+    case 'check':
+      return reply((await zai.check(text, 'is about animals')) ? 'yes' : 'no')
+    case 'extract':
+      return reply(await zai.extract(text, z.object({ animal: z.string(), legs: z.number() })))
+    case 'filter':
+      return reply(await zai.filter(text.split(','), 'is an animal'))
+    case 'label':
+      return reply(await zai.label(text, { animal: 'is it about an animal?', plant: 'is it about a plant?' }))
+    case 'rewrite':
+      return reply(await zai.rewrite(text, 'in capital letters'))
+    case 'summarize':
+      return reply(await zai.summarize(text, { length: 20 }))
   }
   return say(client, ctx, message.conversationId, await zai.text(`Answer in one sentence: ${question}`))
 })
