@@ -155,6 +155,14 @@ test('bp deploy of a bot using @botpress/zai: its answers come from the operator
   assert.deepEqual(JSON.parse(await ask('label:A walrus on the ice')), { animal: true, plant: false })
   assert.equal(await ask('rewrite:walruses live on ice'), 'WALRUSES LIVE ON ICE')
   assert.equal(await ask('summarize:Walruses live on the sea ice of the Arctic, where they rest between dives.'), 'Walruses: Arctic sea ice.')
+  // @botpress/cognitive's beta path from the bot: /v2/cognitive with the bot's key.
+  const v2 = model.requests.length
+  assert.equal(await ask('beta:where do walruses rest?'), ANSWER)
+  assert.equal(model.requests.length, v2 + 1)
+  assert.deepEqual(model.requests.at(-1).messages, [
+    { role: 'system', content: 'Answer in one sentence.' },
+    { role: 'user', content: 'where do walruses rest?' },
+  ])
   close()
 
   // Every model call the bot made is in the workspace's AI Spend.

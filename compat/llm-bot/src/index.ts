@@ -2,7 +2,9 @@
 // with @botpress/zai, run by test/llm-bots.test.js with `bp deploy`. zai
 // (through @botpress/cognitive) finds the models of the bot's openai
 // integration and calls them with callAction. "<operation>:<text>" runs
-// one of zai's operations on the text and answers with its result.
+// one of zai's operations on the text and answers with its result;
+// "beta:<text>" asks @botpress/cognitive's beta path (/v2/cognitive).
+import { Cognitive } from '@botpress/cognitive'
 import { Bot } from '@botpress/sdk'
 import { Zai } from '@botpress/zai'
 import { z } from '@bpinternal/zui'
@@ -29,6 +31,15 @@ bot.on.message('*', async ({ message, client, ctx }: any) => {
       return reply(await zai.label(text, { animal: 'is it about an animal?', plant: 'is it about a plant?' }))
     case 'rewrite':
       return reply(await zai.rewrite(text, 'in capital letters'))
+    case 'beta': {
+      // @botpress/cognitive's beta path: /v2/cognitive instead of the integration.
+      const { output } = await new Cognitive({ client, __experimental_beta: true } as any).generateContent({
+        model: 'best',
+        systemPrompt: 'Answer in one sentence.',
+        messages: [{ role: 'user', content: text }],
+      })
+      return reply(output.choices[0]?.content ?? '')
+    }
     case 'summarize':
       return reply(await zai.summarize(text, { length: 20 }))
   }
