@@ -13,6 +13,7 @@ import {
   ForbiddenError,
   InvalidPayloadError,
   MethodNotFoundError,
+  ReferenceConstraintError,
   ResourceNotFoundError,
   UnauthorizedError,
 } from '@botpress/client'
@@ -573,6 +574,30 @@ describe('workspaces and account', () => {
 
     const { account: cleared } = await client.updateAccount({ displayName: before.displayName ?? '', profilePicture: '' })
     assert.equal(cleared.profilePicture, undefined)
+  })
+
+  test('deleteAccount deletes the caller\'s account, its tokens and memberships; a workspace\'s owner is refused', async () => {
+    const email = unique('leaving') + '@example.com'
+    const added = await client.createWorkspaceMember({ email, role: 'developer' })
+    const leaving = new Client({ apiUrl: server.apiUrl, token: await server.issueToken(email), workspaceId: server.workspaceId })
+    const { account } = await leaving.getAccount({})
+    // Owning a workspace, it is refused, naming it, and nothing is deleted.
+    const owned = await leaving.createWorkspace({ name: unique('owned by the leaver') })
+    const err = await rejectsWith(leaving.deleteAccount({}), ReferenceConstraintError, 'ReferenceConstraint')
+    assert.match(err.message, new RegExp(owned.id))
+    assert.equal((await leaving.getAccount({})).account.id, account.id)
+    await leaving.deleteWorkspace({ id: owned.id })
+
+    assert.deepEqual(await leaving.deleteAccount({}), {})
+    await rejectsWith(leaving.getAccount({}), UnauthorizedError, 'Unauthorized')
+    const { members } = await client.listWorkspaceMembers({})
+    assert.ok(!members.some((m) => m.id === added.id || m.email === email), 'the deleted account is no longer a member')
+    const { records } = await client.getAuditRecords({ id: server.workspaceId })
+    assert.ok(records.some((r) => r.resourceId === account.id && r.value?.startsWith('DELETE_ACCOUNT')), 'the deletion is in the audit log')
+    // The server's first account owns its first workspace: refused.
+    const first = await rejectsWith(client.deleteAccount({}), ReferenceConstraintError, 'ReferenceConstraint')
+    assert.match(first.message, new RegExp(server.workspaceId))
+    assert.ok((await client.getAccount({})).account.id)
   })
 
   test('getPublicWorkspace and listPublicWorkspaces show a workspace once its profile is public, to any account', async () => {

@@ -35,7 +35,6 @@ const notRouted = {
   deleteTask: 'tasks: not yet (not in @botpress/client 1.45.0)',
   listTasks: 'tasks: not yet (not in @botpress/client 1.45.0)',
   // Admin API: account and workspace
-  deleteAccount: 'not yet',
   // Admin API: bots
   transferBot: 'not yet',
   listActionRuns: 'not yet',

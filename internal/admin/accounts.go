@@ -118,6 +118,24 @@ func (s *Service) UpdateAccount(ctx context.Context, a *platform.Actor, u Accoun
 	return acc, s.store.UpdateAccount(ctx, acc)
 }
 
+// DeleteAccount deletes the caller's account, its personal access tokens
+// (the caller's credential among them), its memberships and preferences,
+// recorded in the audit log of each workspace it was a member of. An
+// account that owns workspaces keeps everything: they are deleted first
+// (deleteWorkspace), so that no workspace is left without its owner.
+func (s *Service) DeleteAccount(ctx context.Context, a *platform.Actor) error {
+	recs, err := s.inEachWorkspace(ctx, a.Account.ID, audit.Record{Action: audit.DeleteAccount, ResourceID: a.Account.ID, ResourceName: a.Account.Email})
+	if err != nil {
+		return err
+	}
+	defer s.auth.clear() // its cached credentials
+	owned, err := s.store.DeleteAccount(s.audited(ctx, a, recs...), a.Account.ID)
+	if errors.Is(err, platform.ErrConflict) {
+		return platform.Errorf(platform.TypeReferenceConstraint, "the account owns workspace %s: delete the workspaces it owns first (deleteWorkspace)", strings.Join(owned, ", "))
+	}
+	return notFound(err, "account", a.Account.ID)
+}
+
 // validPictureURL: an absolute http(s) URL of at most 2,048 bytes.
 func validPictureURL(s string) bool {
 	if len(s) > 2048 {

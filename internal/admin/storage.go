@@ -29,6 +29,7 @@ type Store interface {
 	CreatePAT(ctx context.Context, t platform.Token) error
 	CreatePlugin(ctx context.Context, i platform.Integration) error
 	CreateWorkspace(ctx context.Context, w platform.Workspace, owner platform.Member) error
+	DeleteAccount(ctx context.Context, id string) (owned []string, err error)
 	DeleteBot(ctx context.Context, workspaceID, id string) ([]string, error)
 	DeleteBotKey(ctx context.Context, workspaceID, id string) error
 	DeleteIntegration(ctx context.Context, workspaceID, id string) error

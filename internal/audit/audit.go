@@ -51,6 +51,7 @@ const (
 	ImportBot        Action = "IMPORT_BOT"
 	BackupCreated    Action = "BACKUP_CREATED"
 	SetStorageQuotas Action = "SET_STORAGE_QUOTAS"
+	DeleteAccount    Action = "DELETE_ACCOUNT"
 )
 
 // official holds the actions of the official client's enum.

@@ -29,6 +29,7 @@ func (a *api) adminRoutes() *table {
 	t.handle("POST /v1/admin/workspaces/preferences/{key}", "setWorkspacePreference", setPreferenceSchema, a.workspace(setPreference(a.Admin.SetWorkspacePreference)))
 	t.handle("GET /v1/admin/account/me", "getAccount", nil, a.account(a.getAccount))
 	t.handle("PUT /v1/admin/account/me", "updateAccount", updateAccountSchema, a.account(a.updateAccount))
+	t.handle("POST /v1/admin/account/me", "deleteAccount", emptyBodySchema, a.account(a.deleteAccount))
 	t.handle("POST /v1/admin/account/pats", "createPersonalAccessToken", createPATSchema, a.account(a.createPAT))
 	t.handle("GET /v1/admin/account/pats", "listPersonalAccessTokens", nil, a.account(a.listPATs))
 	t.handle("DELETE /v1/admin/account/pats/{id}", "deletePersonalAccessToken", emptyBodySchema, a.account(a.deletePAT))
@@ -237,6 +238,17 @@ func (a *api) updateAccount(w http.ResponseWriter, r *http.Request, act *platfor
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"account": accountJSON(acc)})
+	return nil
+}
+
+func (a *api) deleteAccount(w http.ResponseWriter, r *http.Request, act *platform.Actor) error {
+	if err := decode(r, &struct{}{}); err != nil {
+		return err
+	}
+	if err := a.Admin.DeleteAccount(r.Context(), act); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{})
 	return nil
 }
 

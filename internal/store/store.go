@@ -33,6 +33,11 @@ type Store interface {
 	// (ErrNotFound when there is no such account).
 	UpdateAccount(ctx context.Context, a platform.Account) error
 	GetAccountByEmail(ctx context.Context, email string) (platform.Account, error)
+	// DeleteAccount deletes the account with its tokens, memberships and
+	// preferences, unless it owns workspaces: then it deletes nothing and
+	// returns their ids (at most 10) with ErrConflict. ErrNotFound when
+	// there is no such account.
+	DeleteAccount(ctx context.Context, id string) (owned []string, err error)
 
 	CreatePAT(ctx context.Context, t platform.Token) error
 	ListPATs(ctx context.Context, accountID string) ([]platform.Token, error)

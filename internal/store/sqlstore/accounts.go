@@ -43,6 +43,32 @@ func (s *Store) UpdateAccount(ctx context.Context, a platform.Account) error {
 	})
 }
 
+func (s *Store) DeleteAccount(ctx context.Context, id string) ([]string, error) {
+	var owned []string
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, s.q(`SELECT id FROM workspaces WHERE owner_id = ? ORDER BY id LIMIT 10`), id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var w string
+			if err := rows.Scan(&w); err != nil {
+				return err
+			}
+			owned = append(owned, w)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(owned) > 0 {
+			return platform.ErrConflict // nothing written, audit records included
+		}
+		return s.execOne(ctx, tx, `DELETE FROM accounts WHERE id = ?`, id)
+	})
+	return owned, err
+}
+
 func (s *Store) CreatePAT(ctx context.Context, t platform.Token) error {
 	return s.tx(ctx, func(tx *sql.Tx) error { return s.insertPAT(ctx, tx, t) })
 }

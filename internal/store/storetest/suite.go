@@ -498,6 +498,42 @@ func testAccounts(t *testing.T, e *env) {
 	must(t, err, "GetCredential")
 	same(t, cred, normAccount(want), "the credential's account after UpdateAccount")
 	wantErr(t, e.s.UpdateAccount(e.ctx, platform.Account{ID: "acc_unknown", DisplayName: "x"}), platform.ErrNotFound, "UpdateAccount unknown id")
+
+	// DeleteAccount: refused, with nothing deleted, while the account owns a
+	// workspace; then its tokens and memberships go with it, the workspaces
+	// it was a member of stay.
+	owner := e.account(t, "owner-of-one")
+	ws, m := e.newWorkspace(owner)
+	must(t, e.s.CreateWorkspace(e.ctx, ws, m), "CreateWorkspace")
+	member := platform.Member{ID: platform.NewID(platform.PrefixMember), WorkspaceID: ws.ID, AccountID: a.ID, Email: a.Email, Role: platform.RoleViewer, CreatedAt: e.now()}
+	must(t, e.s.CreateMember(e.ctx, member), "CreateMember")
+	owned, err := e.s.DeleteAccount(e.ctx, owner.ID)
+	wantErr(t, err, platform.ErrConflict, "DeleteAccount of a workspace's owner")
+	if len(owned) != 1 || owned[0] != ws.ID {
+		t.Fatalf("DeleteAccount of a workspace's owner: owned %v, want [%s]", owned, ws.ID)
+	}
+	_, err = e.s.GetAccount(e.ctx, owner.ID)
+	must(t, err, "the owner's account after a refused DeleteAccount")
+	owned, err = e.s.DeleteAccount(e.ctx, a.ID)
+	must(t, err, "DeleteAccount")
+	if len(owned) != 0 {
+		t.Fatalf("DeleteAccount: owned %v", owned)
+	}
+	_, err = e.s.GetAccount(e.ctx, a.ID)
+	wantErr(t, err, platform.ErrNotFound, "GetAccount after DeleteAccount")
+	_, _, _, err = e.s.GetCredential(e.ctx, tok.Hash, "")
+	wantErr(t, err, platform.ErrNotFound, "a deleted account's token")
+	members, _, err := e.s.ListMembers(e.ctx, ws.ID, store.Page{Limit: 10})
+	must(t, err, "ListMembers after DeleteAccount")
+	for _, got := range members {
+		if got.AccountID == a.ID {
+			t.Fatalf("a deleted account is still a member: %+v", got)
+		}
+	}
+	_, err = e.s.GetWorkspace(e.ctx, ws.ID)
+	must(t, err, "the workspace a deleted account was a member of")
+	_, err = e.s.DeleteAccount(e.ctx, a.ID)
+	wantErr(t, err, platform.ErrNotFound, "DeleteAccount again")
 }
 
 func testCreateOwner(t *testing.T, e *env) {
