@@ -3,6 +3,7 @@ package indexing
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -160,7 +161,7 @@ func TestSummarization(t *testing.T) {
 			if _, m := f.contentsOf(t, "min.md"); len(m) != 0 {
 				t.Errorf("minimumInputLength 5000: %q", m)
 			}
-			vs, err := f.st.PassageVectors(f.ctx, f.bot.ID, 0)
+			vs, err := f.st.PassageVectors(f.ctx, f.bot.ID, 0, math.MaxInt64)
 			must(t, err)
 			dims := map[int64]int{}
 			for _, v := range vs {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -96,7 +97,14 @@ func search100k(b *testing.B, backend string) *fixture {
 }
 
 func search100kOn(b *testing.B, f *fixture) *fixture {
-	const files, per = 1000, 100
+	return searchFixtureOn(b, f, 1000)
+}
+
+// searchFixtureOn stores files indexed files of 100 passages each
+// (benchdata.LargeKB) in f's bot, with their built-in vectors, with
+// CompleteIndexing.
+func searchFixtureOn(b *testing.B, f *fixture, files int) *fixture {
+	const per = 100
 	backend := f.st.Dialect()
 	kb := benchdata.LargeKB(1, files, per, 0)
 	var texts []string
@@ -132,61 +140,112 @@ func BenchmarkSearch100k(b *testing.B) {
 	for _, backend := range backends() {
 		b.Run(backend, func(b *testing.B) {
 			logMachine(b)
-			f := search100k(b, backend)
-			start := time.Now()
-			_, err := f.svc.Search(f.ctx, Query{Visibility: f.vis, Text: "warm up", Limit: 10, ContextDepth: 1})
-			must(b, err)
-			b.Logf("first search (loads the vector index): %v", time.Since(start).Round(time.Millisecond))
-			if f.analyze != nil {
-				// Straight after a bulk load the store's own analysis (a
-				// second or so after the last write) may not have run yet,
-				// and without a vacuum the count of the vector cache check
-				// cannot use an index-only scan; autovacuum vacuums and
-				// analyzes a table within about a minute of such a change.
-				// Measured both ways: 100 queries before, all after VACUUM
-				// ANALYZE.
-				var before []time.Duration
-				for _, q := range qs[:100] {
-					t0 := time.Now()
-					_, err := f.svc.Search(f.ctx, Query{Visibility: f.vis, Text: q, Limit: 10, ContextDepth: 1})
-					before = append(before, time.Since(t0))
-					must(b, err)
-				}
-				sort.Slice(before, func(i, j int) bool { return before[i] < before[j] })
-				b.Logf("before VACUUM ANALYZE, 100 queries: p50 %.2f ms, p99 %.2f ms, max %.2f ms", float64(before[50])/1e6, float64(before[98])/1e6, float64(before[99])/1e6)
-				t0 := time.Now()
-				f.analyze(b)
-				b.Logf("VACUUM ANALYZE: %v", time.Since(t0).Round(time.Millisecond))
-			}
-			var lat []time.Duration
-			b.Logf("load average before: %s", loadAvg())
-			for b.Loop() {
-				lat = lat[:0]
-				for _, q := range qs {
-					t0 := time.Now()
-					res, err := f.svc.Search(f.ctx, Query{Visibility: f.vis, Text: q, Limit: 10, ContextDepth: 1})
-					lat = append(lat, time.Since(t0))
-					must(b, err)
-					if len(res) == 0 {
-						b.Fatalf("no result for %q", q)
-					}
-				}
-			}
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
-			var sum time.Duration
-			for _, l := range lat {
-				sum += l
-			}
-			ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-			b.ReportMetric(ms(pct(0.50)), "p50-ms")
-			b.ReportMetric(ms(pct(0.99)), "p99-ms")
-			b.ReportMetric(ms(lat[len(lat)-1]), "max-ms")
-			b.ReportMetric(0, "ns/op")
-			b.Logf("%s: %d queries: mean %.2f ms, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms; load average after: %s", backend, len(lat),
-				ms(sum/time.Duration(len(lat))), ms(pct(0.5)), ms(pct(0.9)), ms(pct(0.99)), ms(lat[len(lat)-1]), loadAvg())
+			benchSearch(b, search100k(b, backend), qs)
 		})
 	}
+}
+
+// BenchmarkSearchScale is BenchmarkSearch100k at the passage counts of
+// BOTPLATFORM_BENCH_PASSAGES (comma-separated, default 100000,1000000),
+// each a bot of its own, on both databases; it also reports the first
+// search after the index was stored (which loads the vector index) and the
+// Go heap that search kept.
+//
+//	BOTPLATFORM_TEST_DATABASE_URL=postgres://… go test -run '^$' -bench SearchScale -benchtime 1x -timeout 2h ./internal/indexing/
+func BenchmarkSearchScale(b *testing.B) {
+	sizes := []int{100_000, 1_000_000}
+	if env := os.Getenv("BOTPLATFORM_BENCH_PASSAGES"); env != "" {
+		sizes = nil
+		for _, f := range strings.Split(env, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 100 {
+				b.Fatalf("BOTPLATFORM_BENCH_PASSAGES: %q is not a passage count of at least 100", f)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	for _, backend := range backends() {
+		for _, n := range sizes {
+			b.Run(fmt.Sprintf("%s/%d", backend, n), func(b *testing.B) {
+				logMachine(b)
+				files := n / 100
+				qs := benchdata.LargeKB(1, files, 100, 960).Queries
+				benchSearch(b, searchFixtureOn(b, retrievalFixture(b, backend), files), qs)
+			})
+		}
+	}
+}
+
+// benchSearch times one search that loads the vector index, then qs one
+// at a time (after VACUUM ANALYZE on PostgreSQL), and reports their p50,
+// p99 and max, the first search's time and the heap it kept.
+func benchSearch(b *testing.B, f *fixture, qs []string) {
+	backend := f.st.Dialect()
+	heapBefore := heapInUse()
+	start := time.Now()
+	_, err := f.svc.Search(f.ctx, Query{Visibility: f.vis, Text: "warm up", Limit: 10, ContextDepth: 1})
+	must(b, err)
+	first := time.Since(start)
+	kept := heapInUse() - heapBefore
+	b.Logf("first search (loads the vector index): %v; heap kept %.0f MB", first.Round(time.Millisecond), float64(kept)/1e6)
+	if f.analyze != nil {
+		// Straight after a bulk load the store's own analysis (a
+		// second or so after the last write) may not have run yet,
+		// and without a vacuum the count of the vector cache check
+		// cannot use an index-only scan; autovacuum vacuums and
+		// analyzes a table within about a minute of such a change.
+		// Measured both ways: 100 queries before, all after VACUUM
+		// ANALYZE.
+		var before []time.Duration
+		for _, q := range qs[:100] {
+			t0 := time.Now()
+			_, err := f.svc.Search(f.ctx, Query{Visibility: f.vis, Text: q, Limit: 10, ContextDepth: 1})
+			before = append(before, time.Since(t0))
+			must(b, err)
+		}
+		sort.Slice(before, func(i, j int) bool { return before[i] < before[j] })
+		b.Logf("before VACUUM ANALYZE, 100 queries: p50 %.2f ms, p99 %.2f ms, max %.2f ms", float64(before[50])/1e6, float64(before[98])/1e6, float64(before[99])/1e6)
+		t0 := time.Now()
+		f.analyze(b)
+		b.Logf("VACUUM ANALYZE: %v", time.Since(t0).Round(time.Millisecond))
+	}
+	var lat []time.Duration
+	b.Logf("load average before: %s", loadAvg())
+	for b.Loop() {
+		lat = lat[:0]
+		for _, q := range qs {
+			t0 := time.Now()
+			res, err := f.svc.Search(f.ctx, Query{Visibility: f.vis, Text: q, Limit: 10, ContextDepth: 1})
+			lat = append(lat, time.Since(t0))
+			must(b, err)
+			if len(res) == 0 {
+				b.Fatalf("no result for %q", q)
+			}
+		}
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+	var sum time.Duration
+	for _, l := range lat {
+		sum += l
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	b.ReportMetric(ms(pct(0.50)), "p50-ms")
+	b.ReportMetric(ms(pct(0.99)), "p99-ms")
+	b.ReportMetric(ms(lat[len(lat)-1]), "max-ms")
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(float64(first)/1e6, "first-ms")
+	b.ReportMetric(float64(kept)/1e6, "heap-MB")
+	b.Logf("%s: %d queries: mean %.2f ms, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms; load average after: %s", backend, len(lat),
+		ms(sum/time.Duration(len(lat))), ms(pct(0.5)), ms(pct(0.9)), ms(pct(0.99)), ms(lat[len(lat)-1]), loadAvg())
+}
+
+// heapInUse is the Go heap in use after a collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
 }
 
 // cpuTime is the CPU time (user and system) this process has used.

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/botplatform/botplatform/internal/indexing/embed"
 	"github.com/botplatform/botplatform/internal/platform"
@@ -253,19 +251,9 @@ type vectorIndex struct {
 	cols    [][]float32      // dim columns: cols[d][i] is passage i's vector at d
 	dim     int
 	stale   bool
-	checked time.Time    // when the database last confirmed it up to date
-	changed atomic.Bool  // this service stored or dropped passages of the bot since
-	writing atomic.Int32 // this service is storing passages of the bot
+	loaded  bool
+	changes int64 // the bot's passages' changes (PassageStats) it holds
 }
-
-// statsTTL is how long a bot's vector index is used without asking the
-// database whether passages were stored or deleted meanwhile (a count over
-// the bot's passages, 10 ms at 100,000). Indexing by this service marks
-// the index at once; only passages stored by another process sharing the
-// database (or written to the store directly) reach the vector half of the
-// search up to statsTTL late. Deleted files never show: the files searched
-// are read from the database on every search.
-const statsTTL = time.Second
 
 // vectorIndexOf returns the bot's index, made empty if it has none yet.
 func (s *Service) vectorIndexOf(botID string) *vectorIndex {
@@ -277,18 +265,6 @@ func (s *Service) vectorIndexOf(botID string) *vectorIndex {
 		s.vecs[botID] = idx
 	}
 	return idx
-}
-
-// storing marks the bot's index while this service stores passages of
-// the bot: until done is called every search asks the database (the new
-// passages may be visible before done), and after it the next one does.
-func (s *Service) storing(botID string) (done func()) {
-	idx := s.vectorIndexOf(botID)
-	idx.writing.Add(1)
-	return func() {
-		idx.changed.Store(true) // before writing drops: no window in between
-		idx.writing.Add(-1)
-	}
 }
 
 // searchVectors returns the seqs of the passages most similar to the
@@ -310,44 +286,49 @@ func (s *Service) searchVectors(ctx context.Context, q Query, limit int) ([]int6
 	return seqs, sims, nil
 }
 
-// vectors returns the bot's index, brought up to date: new passages are
-// loaded; when some were deleted (the count shrank), it is reloaded whole.
+// vectors returns the bot's index, brought up to date with the database on
+// every search (the bot's passage stats are one row): the passages stored
+// since are loaded; when some were deleted, it is reloaded whole. So a
+// search sees every passage committed before it, stored by this process or
+// another sharing the database.
 func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, error) {
+	maxSeq, count, changes, err := s.store.PassageStats(ctx, botID)
+	if err != nil {
+		return nil, err
+	}
 	idx := s.vectorIndexOf(botID)
 	idx.mu.RLock()
-	fresh := !idx.checked.IsZero() && !idx.stale && time.Since(idx.checked) < statsTTL && idx.writing.Load() == 0 && !idx.changed.Load()
+	fresh := idx.loaded && idx.changes == changes
 	idx.mu.RUnlock()
 	if fresh {
 		return idx, nil
 	}
-	changed := idx.changed.Swap(false)
-	maxSeq, count, err := s.store.PassageStats(ctx, botID)
-	if err != nil {
-		if changed {
-			idx.changed.Store(true)
-		}
-		return nil, err
-	}
 	idx.mu.Lock()
 	defer idx.mu.Unlock()
-	idx.checked = time.Now()
-	if !idx.stale && maxSeq == idx.maxSeq && count == idx.rows {
-		return idx, nil
+	if idx.loaded && idx.changes == changes {
+		return idx, nil // loaded by another search meanwhile
 	}
 	if idx.stale || count < idx.rows || maxSeq < idx.maxSeq {
 		idx.rows, idx.seqs, idx.files, idx.fileIDs, idx.fileNum, idx.cols, idx.maxSeq, idx.stale = 0, nil, nil, nil, nil, nil, 0, false
 	}
-	ps, err := s.store.PassageVectors(ctx, botID, idx.maxSeq)
+	// Up to the stats' newest: what the count counts.
+	ps, err := s.store.PassageVectors(ctx, botID, idx.maxSeq, maxSeq)
 	if err != nil {
-		idx.checked = time.Time{}
+		idx.loaded = false
 		return nil, err
 	}
 	for _, p := range ps {
 		idx.add(p)
 	}
-	// Deleted passages are still in memory: reload whole next time. (Vectors
-	// of deleted passages match nothing: their seqs no longer load.)
+	idx.maxSeq = max(idx.maxSeq, maxSeq)
+	idx.changes, idx.loaded = changes, true
+	// Deleted passages are still in memory, or a passage committed after one
+	// with a higher seq was missed: reload whole next time. (Vectors of
+	// deleted passages match nothing: their seqs no longer load.)
 	idx.stale = idx.rows != count
+	if idx.stale {
+		idx.changes = -1 // not up to date, whatever the stats say next
+	}
 	return idx, nil
 }
 

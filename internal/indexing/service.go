@@ -306,8 +306,6 @@ func (s *Service) index(ctx context.Context, job platform.IndexJob, rep *indexRe
 			Type: cmp.Or(p.Type, platform.PassageChunk), Subtype: p.Subtype, PageNumber: p.Page, Breadcrumb: p.Breadcrumb, Questions: qs[i],
 			Vector: vecs[i], Image: p.Image, ImageType: p.ImageType}
 	}
-	done := s.storing(f.BotID)
-	defer done()
 	return s.store.CompleteIndexing(ctx, f.ID, f.Generation, cfg.indexingStack(), out, s.clock.Now())
 }
 

@@ -21,8 +21,8 @@ type Store interface {
 	GetFile(ctx context.Context, botID, id string) (platform.File, error)
 	GetFiles(ctx context.Context, ids []string) ([]platform.File, error)
 	GetWorkspace(ctx context.Context, id string) (platform.Workspace, error)
-	PassageStats(ctx context.Context, botID string) (maxSeq int64, count int, err error)
-	PassageVectors(ctx context.Context, botID string, afterSeq int64) ([]platform.Passage, error)
+	PassageStats(ctx context.Context, botID string) (maxSeq int64, count int, changes int64, err error)
+	PassageVectors(ctx context.Context, botID string, afterSeq, upToSeq int64) ([]platform.Passage, error)
 	PassagesAround(ctx context.Context, fileID string, from, to int) ([]platform.Passage, error)
 	PassagesBySeq(ctx context.Context, seqs []int64) ([]platform.Passage, error)
 	Queued(kind string) <-chan struct{}

@@ -43,7 +43,7 @@ type column struct {
 // target's triggers fill as the rows of others are copied (copied too,
 // they would count those rows twice).
 func skipped(name string) bool {
-	return name == "schema_migrations" || strings.HasPrefix(name, "sqlite_") || name == "ai_spend_days"
+	return name == "schema_migrations" || strings.HasPrefix(name, "sqlite_") || name == "ai_spend_days" || name == "passage_stats"
 }
 
 func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }

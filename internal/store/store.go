@@ -274,11 +274,13 @@ type Store interface {
 	// PassagesAround returns a file's passages with positions in [from, to].
 	PassagesAround(ctx context.Context, fileID string, from, to int) ([]platform.Passage, error)
 	PassagesBySeq(ctx context.Context, seqs []int64) ([]platform.Passage, error)
-	// PassageStats returns the newest seq and the count of a bot's passages.
-	PassageStats(ctx context.Context, botID string) (maxSeq int64, count int, err error)
+	// PassageStats returns the newest seq and the count of a bot's
+	// passages, and a number that grows with every change of them (a
+	// passage stored or deleted), read in constant time.
+	PassageStats(ctx context.Context, botID string) (maxSeq int64, count int, changes int64, err error)
 	// PassageVectors returns seq, file and vector of a bot's passages stored
 	// after afterSeq.
-	PassageVectors(ctx context.Context, botID string, afterSeq int64) ([]platform.Passage, error)
+	PassageVectors(ctx context.Context, botID string, afterSeq, upToSeq int64) ([]platform.Passage, error)
 	// SearchableFiles lists the indexed files v may see that pass the tag
 	// filters.
 	SearchableFiles(ctx context.Context, v FileVisibility, tags, notTags map[string][]string) ([]string, error)

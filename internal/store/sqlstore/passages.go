@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -245,18 +246,22 @@ func (s *Store) PassagesBySeq(ctx context.Context, seqs []int64) ([]platform.Pas
 	return s.passages(ctx, `SELECT `+passageCols+` FROM passages p WHERE p.seq IN (`+placeholders(len(seqs))+`)`, anys(seqs)...)
 }
 
-// PassageStats returns the newest seq and the number of a bot's passages.
-func (s *Store) PassageStats(ctx context.Context, botID string) (int64, int, error) {
-	var maxSeq sql.NullInt64
-	var n int
-	err := s.queryRow(ctx, `SELECT MAX(seq), COUNT(*) FROM passages WHERE bot_id = ?`, botID).Scan(&maxSeq, &n)
-	return maxSeq.Int64, n, err
+// PassageStats returns the newest seq and the number of a bot's passages,
+// and how many times they changed, as the triggers of passages keep them
+// (migration 0036): one row read, however many passages the bot has.
+func (s *Store) PassageStats(ctx context.Context, botID string) (int64, int, int64, error) {
+	var maxSeq, n, changes int64
+	err := s.queryRow(ctx, `SELECT max_seq, passages, changes FROM passage_stats WHERE bot_id = ?`, botID).Scan(&maxSeq, &n, &changes)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, 0, 0, nil // none ever stored
+	}
+	return maxSeq, int(n), changes, err
 }
 
 // PassageVectors returns the seq, file and vector of a bot's passages
-// stored after afterSeq, by seq.
-func (s *Store) PassageVectors(ctx context.Context, botID string, afterSeq int64) ([]platform.Passage, error) {
-	rows, err := s.query(ctx, `SELECT seq, file_id, vector FROM passages WHERE bot_id = ? AND seq > ? ORDER BY seq`, botID, afterSeq)
+// whose seq is after afterSeq and at most upToSeq, by seq.
+func (s *Store) PassageVectors(ctx context.Context, botID string, afterSeq, upToSeq int64) ([]platform.Passage, error) {
+	rows, err := s.query(ctx, `SELECT seq, file_id, vector FROM passages WHERE bot_id = ? AND seq > ? AND seq <= ? ORDER BY seq`, botID, afterSeq, upToSeq)
 	if err != nil {
 		return nil, err
 	}

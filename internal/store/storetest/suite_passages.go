@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -149,18 +150,27 @@ func testPassages(t *testing.T, e *env) {
 	if len(ids) != 3 {
 		t.Fatalf("SearchableFiles: %v", ids)
 	}
-	maxSeq, count, err := e.s.PassageStats(e.ctx, b.ID)
+	maxSeq, count, changes, err := e.s.PassageStats(e.ctx, b.ID)
 	must(t, err, "PassageStats")
-	if count != 5 || maxSeq == 0 {
-		t.Fatalf("PassageStats: max %d count %d", maxSeq, count)
+	if count != 5 || maxSeq == 0 || changes == 0 {
+		t.Fatalf("PassageStats: max %d count %d changes %d", maxSeq, count, changes)
 	}
-	vs, err := e.s.PassageVectors(e.ctx, b.ID, 0)
+	if m, n, c, err := e.s.PassageStats(e.ctx, "bot_none"); err != nil || m != 0 || n != 0 || c != 0 {
+		t.Fatalf("PassageStats of a bot without passages: %d %d %d %v", m, n, c, err)
+	}
+	vs, err := e.s.PassageVectors(e.ctx, b.ID, 0, maxSeq)
 	must(t, err, "PassageVectors")
 	if len(vs) != 5 || len(vs[0].Vector) != 2 || vs[0].Vector[0] != 1 || vs[0].FileID != f.ID {
 		t.Fatalf("PassageVectors: %+v", vs)
 	}
-	if later, _ := e.s.PassageVectors(e.ctx, b.ID, vs[2].Seq); len(later) != 2 {
+	if vs[4].Seq != maxSeq {
+		t.Fatalf("PassageStats: max %d, the newest passage is %d", maxSeq, vs[4].Seq)
+	}
+	if later, _ := e.s.PassageVectors(e.ctx, b.ID, vs[2].Seq, maxSeq); len(later) != 2 {
 		t.Fatalf("PassageVectors after a seq: %d, want 2", len(later))
+	}
+	if between, _ := e.s.PassageVectors(e.ctx, b.ID, vs[0].Seq, vs[2].Seq); len(between) != 2 || between[1].Seq != vs[2].Seq {
+		t.Fatalf("PassageVectors between two seqs: %+v", between)
 	}
 	around, err := e.s.PassagesAround(e.ctx, f.ID, 0, 1)
 	must(t, err, "PassagesAround")
@@ -168,10 +178,18 @@ func testPassages(t *testing.T, e *env) {
 		t.Fatalf("PassagesAround: %v", around)
 	}
 
-	// Indexing again replaces the passages (and the full-text index).
+	// Indexing again replaces the passages (and the full-text index), and
+	// the stats follow: the count, the newest seq, a change.
+	before, _, _ := e.s.ListPassages(e.ctx, f.ID, store.Page{Limit: 10})
 	must(t, e.s.CompleteIndexing(e.ctx, f.ID, f.Generation, "v2", []platform.Passage{passage(f, 0, "Completely new text", 1, 0)}, e.now()), "CompleteIndexing again")
-	if ps, _, _ := e.s.ListPassages(e.ctx, f.ID, store.Page{Limit: 10}); len(ps) != 1 {
+	ps, _, _ = e.s.ListPassages(e.ctx, f.ID, store.Page{Limit: 10})
+	if len(ps) != 1 {
 		t.Fatalf("passages after indexing again: %d, want 1", len(ps))
+	}
+	m2, n2, c2, err := e.s.PassageStats(e.ctx, b.ID)
+	must(t, err, "PassageStats after indexing again")
+	if n2 != count-len(before)+1 || m2 != ps[0].Seq || c2 <= changes {
+		t.Fatalf("PassageStats after indexing again: max %d count %d changes %d; want max %d count %d changes > %d", m2, n2, c2, ps[0].Seq, count-len(before)+1, changes)
 	}
 	seqs, _ = e.search(all, nil, nil, "shipping")
 	if len(seqs) != 0 {
@@ -202,8 +220,8 @@ func testPassages(t *testing.T, e *env) {
 	// Deleting a file deletes its passages, from the full-text index too.
 	_, err = e.s.DeleteFile(e.ctx, b.ID, h.ID)
 	must(t, err, "DeleteFile")
-	if _, count, _ := e.s.PassageStats(e.ctx, b.ID); count != 1 {
-		t.Fatalf("passages after deleting a file: %d, want 1", count)
+	if _, n, c, _ := e.s.PassageStats(e.ctx, b.ID); n != 1 || c <= c2 {
+		t.Fatalf("passages after deleting a file: %d (changes %d after %d), want 1", n, c, c2)
 	}
 	if seqs, _ := e.search(all, nil, nil, "private"); len(seqs) != 0 {
 		t.Fatalf("a deleted file's passage is still found")
@@ -309,7 +327,7 @@ func testPassagesMany(t *testing.T, e *env) {
 			t.Fatalf("passage %d: position %d content %q, want %q", i, p.Position, p.Content, ps[i].Content)
 		}
 	}
-	vs, err := e.s.PassageVectors(e.ctx, b.ID, 0)
+	vs, err := e.s.PassageVectors(e.ctx, b.ID, 0, math.MaxInt64)
 	must(t, err, "PassageVectors")
 	if len(vs) != n {
 		t.Fatalf("PassageVectors: %d rows, want %d", len(vs), n)

@@ -1,0 +1,68 @@
+package indexing
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/botplatform/botplatform/internal/platform"
+)
+
+// TestVectorsFollowTheDatabase: the vector half of a search sees at once
+// what another process sharing the database stored, replaced or deleted
+// (passages written to the store directly, not by this service), with no
+// window in which the loaded vectors are taken as current.
+func TestVectorsFollowTheDatabase(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t, backend, 0)
+			store := func(file platform.File, texts ...string) {
+				t.Helper()
+				vecs, err := f.svc.emb.Embed(f.ctx, texts)
+				must(t, err)
+				ps := make([]platform.Passage, len(texts))
+				for i, text := range texts {
+					ps[i] = platform.Passage{ID: platform.NewID("psg_"), FileID: file.ID, BotID: f.bot.ID, Position: i, Content: text,
+						Type: platform.PassageChunk, Breadcrumb: []string{}, Vector: vecs[i]}
+				}
+				must(t, f.st.CompleteIndexing(f.ctx, file.ID, file.Generation, "v2", ps, time.Now()))
+			}
+			top := func(text string) string {
+				t.Helper()
+				res, err := f.svc.Search(f.ctx, Query{Visibility: f.vis, Text: text, Limit: 1, Mode: "vector"})
+				must(t, err)
+				if len(res) == 0 {
+					return ""
+				}
+				return res[0].Passage.Content
+			}
+			a := f.upload(t, "a.md", "text/markdown", []byte("a"))
+			store(a, "walruses rest on the arctic sea ice", "penguins nest on antarctic rocks")
+			if got := top("walruses rest on the arctic sea ice"); got != "walruses rest on the arctic sea ice" {
+				t.Fatalf("first search: %q", got)
+			}
+			// Stored by another process: found by the very next search.
+			b := f.upload(t, "b.md", "text/markdown", []byte("b"))
+			store(b, "volcanoes erupt molten basalt lava")
+			if got := top("volcanoes erupt molten basalt lava"); got != "volcanoes erupt molten basalt lava" {
+				t.Fatalf("a passage stored meanwhile: top %q", got)
+			}
+			// Replaced: the new text is found, the old one no longer.
+			store(a, "glaciers carve deep fjords slowly")
+			if got := top("glaciers carve deep fjords slowly"); got != "glaciers carve deep fjords slowly" {
+				t.Fatalf("a passage replaced meanwhile: top %q", got)
+			}
+			if got := top("penguins nest on antarctic rocks"); got == "penguins nest on antarctic rocks" {
+				t.Fatalf("a replaced passage is still found")
+			}
+			// Many changes in a row, each seen by the search that follows it.
+			for i := range 5 {
+				text := fmt.Sprintf("comet number %d crosses the orbit of jupiter %d", i, i)
+				store(b, text)
+				if got := top(text); got != text {
+					t.Fatalf("change %d: top %q", i, got)
+				}
+			}
+		})
+	}
+}
