@@ -117,9 +117,9 @@ func (d *Dispatcher) integrationAction(ctx context.Context, b *Bot, alias, actio
 }
 
 // installedAs finds the installation of the integration named name
-// ("<handle>/<name>", the name getBot shows and @botpress/cognitive calls
-// the integration by) among those installed under its bare name (what
-// installing it by its id names it); -1 if there is none.
+// ("<handle>/<name>": the installation's name in getBot, by which code that
+// reads the bot's integrations calls it) among those installed under its
+// bare name (what installing it by its id names it); -1 if there is none.
 func (d *Dispatcher) installedAs(ctx context.Context, b *Bot, name string) (int, error) {
 	var ids []string
 	for _, in := range b.Integrations {

@@ -112,7 +112,7 @@ func (f *fixture) indexAll(tb testing.TB, timeout time.Duration) time.Duration {
 	defer func() { cancel(); <-done }()
 	deadline := start.Add(timeout)
 	for {
-		ids, err := f.st.SearchableFiles(f.ctx, f.vis, nil, nil)
+		ids, err := f.st.SearchableFiles(f.ctx, f.vis, nil, nil, nil)
 		must(tb, err)
 		if len(ids) == len(f.files) {
 			return time.Since(start)

@@ -270,10 +270,6 @@ func (s *Service) vectorIndexOf(botID string) *vectorIndex {
 // searchVectors returns the seqs of the passages most similar to the
 // query, best first, and their similarities.
 func (s *Service) searchVectors(ctx context.Context, q Query, limit int) ([]int64, []float32, error) {
-	allowed, err := s.store.SearchableFiles(ctx, q.Visibility, q.Tags, q.NotTags)
-	if err != nil || len(allowed) == 0 {
-		return nil, nil, err
-	}
 	vs, err := s.emb.Embed(ctx, []string{q.Text})
 	if err != nil {
 		return nil, nil, err
@@ -282,7 +278,27 @@ func (s *Service) searchVectors(ctx context.Context, q Query, limit int) ([]int6
 	if err != nil {
 		return nil, nil, err
 	}
-	seqs, sims := idx.top(vs[0], allowed, limit)
+	if q.Visibility.All && len(q.Tags) == 0 && len(q.NotTags) == 0 {
+		// Every indexed file of the bot may be searched: the best passages
+		// of all are taken, and only their files (at most limit) are checked
+		// (still indexed, not deleted) rather than every file id of the bot
+		// read. Should one of them not be, the search below reads them all.
+		seqs, sims, files := idx.top(vs[0], nil, limit)
+		slices.Sort(files)
+		files = slices.Compact(files)
+		ok, err := s.store.SearchableFiles(ctx, q.Visibility, nil, nil, files)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ok) == len(files) {
+			return seqs, sims, nil
+		}
+	}
+	allowed, err := s.store.SearchableFiles(ctx, q.Visibility, q.Tags, q.NotTags, nil)
+	if err != nil || len(allowed) == 0 {
+		return nil, nil, err
+	}
+	seqs, sims, _ := idx.top(vs[0], allowed, limit)
 	return seqs, sims, nil
 }
 
@@ -333,16 +349,22 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 }
 
 // top returns the seqs of the limit passages most similar to v among the
-// allowed files (vectors are normalized: the dot product is the cosine),
-// best first, ties in order of storage, and their similarities. A large
-// index is scanned in parallel, in parts whose bests are merged.
-func (idx *vectorIndex) top(v []float32, allowed []string, limit int) ([]int64, []float32) {
+// allowed files (nil: every file; vectors are normalized: the dot product
+// is the cosine), best first, ties in order of storage, and their
+// similarities and files. A large index is scanned in parallel, in parts
+// whose bests are merged.
+func (idx *vectorIndex) top(v []float32, allowed []string, limit int) ([]int64, []float32, []string) {
 	idx.mu.RLock()
 	defer idx.mu.RUnlock()
 	if idx.dim == 0 || len(v) != idx.dim || limit <= 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	ok := make([]bool, len(idx.fileIDs))
+	if allowed == nil {
+		for n := range ok {
+			ok[n] = true
+		}
+	}
 	for _, id := range allowed {
 		if n, found := idx.fileNum[id]; found {
 			ok[n] = true
@@ -372,11 +394,11 @@ func (idx *vectorIndex) top(v []float32, allowed []string, limit int) ([]int64, 
 		})
 		best = best[:min(limit, len(best))]
 	}
-	out, sims := make([]int64, len(best)), make([]float32, len(best))
+	out, sims, files := make([]int64, len(best)), make([]float32, len(best)), make([]string, len(best))
 	for i, h := range best {
-		out[i], sims[i] = idx.seqs[h.at], h.score
+		out[i], sims[i], files[i] = idx.seqs[h.at], h.score, idx.fileIDs[idx.files[h.at]]
 	}
-	return out, sims
+	return out, sims, files
 }
 
 // parallelScan is the fewest passages per goroutine of a parallel scan.

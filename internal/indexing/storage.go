@@ -29,7 +29,7 @@ type Store interface {
 	RecordAIUsage(ctx context.Context, u platform.AIUsage) error
 	ReleaseJobs(ctx context.Context, kind, node string) (int, error)
 	RetryJob(ctx context.Context, id string, runAfter time.Time) error
-	SearchableFiles(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string) ([]string, error)
+	SearchableFiles(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, among []string) ([]string, error)
 	TermStats(ctx context.Context, words []string, limit int) (total int64, df []int64, err error)
 	TextCandidates(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, words []string, df []int64, budget int) ([]platform.Passage, error)
 }

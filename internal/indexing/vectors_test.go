@@ -11,7 +11,8 @@ import (
 // TestVectorsFollowTheDatabase: the vector half of a search sees at once
 // what another process sharing the database stored, replaced or deleted
 // (passages written to the store directly, not by this service), with no
-// window in which the loaded vectors are taken as current.
+// window in which the loaded vectors are taken as current; a file that is
+// not indexed (queued again) is not searched though its vectors are held.
 func TestVectorsFollowTheDatabase(t *testing.T) {
 	for _, backend := range backends() {
 		t.Run(backend, func(t *testing.T) {
@@ -55,6 +56,15 @@ func TestVectorsFollowTheDatabase(t *testing.T) {
 			if got := top("penguins nest on antarctic rocks"); got == "penguins nest on antarctic rocks" {
 				t.Fatalf("a replaced passage is still found")
 			}
+			// Queued for indexing again, a file is not searched until it is
+			// indexed, though its passages are still stored: the best
+			// passage's file is checked, and the search goes on without it.
+			must(t, f.st.QueueIndexing(f.ctx, b.ID, []byte(`{"fileId":"`+b.ID+`"}`), time.Now()))
+			if got := top("volcanoes erupt molten basalt lava"); got == "volcanoes erupt molten basalt lava" || got == "" {
+				t.Fatalf("a file queued for indexing again is searched: top %q", got)
+			}
+			b, err := f.st.GetFile(f.ctx, "", b.ID) // as the queued job reads it
+			must(t, err)
 			// Many changes in a row, each seen by the search that follows it.
 			for i := range 5 {
 				text := fmt.Sprintf("comet number %d crosses the orbit of jupiter %d", i, i)

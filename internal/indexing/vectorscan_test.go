@@ -33,7 +33,7 @@ func dot(a, b []float32) float32 {
 // TestVectorScan: the scan by dimension ranks and scores the passages
 // exactly as a dot product of whole vectors does, for sparse and dense
 // queries, dimensions that are not a multiple of 4, blocks cut anywhere,
-// files left out, and the parallel scan of a large index.
+// files left out or none, and the parallel scan of a large index.
 func TestVectorScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	vector := func(dim, every int) []float32 {
@@ -62,8 +62,11 @@ func TestVectorScan(t *testing.T) {
 			for trial := range 5 {
 				q := vector(tc.dim, tc.every)
 				allowed := []string{"file_0", "file_1", "file_2", "file_3", "file_4", "file_5", "file_6"}
-				if trial%2 == 1 {
+				switch trial % 3 {
+				case 1:
 					allowed = allowed[2:]
+				case 2:
+					allowed = nil // every file
 				}
 				in := map[string]bool{}
 				for _, f := range allowed {
@@ -75,19 +78,22 @@ func TestVectorScan(t *testing.T) {
 				}
 				var all []want
 				for i, row := range rows {
-					if in[fmt.Sprintf("file_%d", i%7)] {
+					if allowed == nil || in[fmt.Sprintf("file_%d", i%7)] {
 						all = append(all, want{int64(i + 1), dot(q, row)})
 					}
 				}
 				sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
 				const limit = 25
-				seqs, sims := idx.top(q, allowed, limit)
+				seqs, sims, files := idx.top(q, allowed, limit)
 				if len(seqs) != min(limit, len(all)) {
 					t.Fatalf("trial %d: %d results, want %d", trial, len(seqs), min(limit, len(all)))
 				}
 				for k := range seqs {
 					if seqs[k] != all[k].seq || math.Float32bits(sims[k]) != math.Float32bits(all[k].score) && !(sims[k] == 0 && all[k].score == 0) {
 						t.Fatalf("trial %d: result %d is passage %d at %v, want %d at %v", trial, k, seqs[k], sims[k], all[k].seq, all[k].score)
+					}
+					if want := fmt.Sprintf("file_%d", (seqs[k]-1)%7); files[k] != want {
+						t.Fatalf("trial %d: result %d's file is %s, want %s", trial, k, files[k], want)
 					}
 				}
 			}

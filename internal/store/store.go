@@ -282,8 +282,8 @@ type Store interface {
 	// after afterSeq.
 	PassageVectors(ctx context.Context, botID string, afterSeq, upToSeq int64) ([]platform.Passage, error)
 	// SearchableFiles lists the indexed files v may see that pass the tag
-	// filters.
-	SearchableFiles(ctx context.Context, v FileVisibility, tags, notTags map[string][]string) ([]string, error)
+	// filters, among the files of among when it is not nil.
+	SearchableFiles(ctx context.Context, v FileVisibility, tags, notTags map[string][]string, among []string) ([]string, error)
 	// TextCandidates returns, in no order and with their content, up to
 	// budget of those files' passages holding words (words.Query's), the
 	// rarer first, for a ranking done by the caller; df holds the words'

@@ -280,12 +280,19 @@ func (s *Store) PassageVectors(ctx context.Context, botID string, afterSeq, upTo
 }
 
 // SearchableFiles returns the ids of the indexed files v may see that pass
-// the tag filters.
-func (s *Store) SearchableFiles(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string) ([]string, error) {
+// the tag filters, among the files of among unless it is nil.
+func (s *Store) SearchableFiles(ctx context.Context, v store.FileVisibility, tags, notTags map[string][]string, among []string) ([]string, error) {
+	if among != nil && len(among) == 0 {
+		return nil, nil
+	}
 	var q strings.Builder
 	q.WriteString(`SELECT f.id FROM files f WHERE `)
 	args := visible(&q, nil, v, "f")
 	args = tagConds(&q, args, tags, notTags)
+	if among != nil {
+		q.WriteString(` AND f.id IN (` + placeholders(len(among)) + `)`)
+		args = append(args, anys(among)...)
+	}
 	q.WriteString(` AND f.status = ?`)
 	args = append(args, platform.FileIndexCompleted)
 	return s.queryStrings(ctx, q.String(), args...)

@@ -57,7 +57,7 @@ func testPassages(t *testing.T, e *env) {
 
 	// Nothing is searchable before indexing completes.
 	all := store.FileVisibility{BotID: b.ID, All: true}
-	if ids, err := e.s.SearchableFiles(e.ctx, all, nil, nil); err != nil || len(ids) != 0 {
+	if ids, err := e.s.SearchableFiles(e.ctx, all, nil, nil, nil); err != nil || len(ids) != 0 {
 		t.Fatalf("SearchableFiles before indexing: %v, %v", ids, err)
 	}
 
@@ -145,10 +145,16 @@ func testPassages(t *testing.T, e *env) {
 	}
 
 	// Searchable files, vectors and stats.
-	ids, err := e.s.SearchableFiles(e.ctx, all, nil, nil)
+	ids, err := e.s.SearchableFiles(e.ctx, all, nil, nil, nil)
 	must(t, err, "SearchableFiles")
 	if len(ids) != 3 {
 		t.Fatalf("SearchableFiles: %v", ids)
+	}
+	if among, err := e.s.SearchableFiles(e.ctx, all, nil, nil, []string{ids[1], "file_unknown", g.ID}); err != nil || len(among) != 1 || among[0] != ids[1] {
+		t.Fatalf("SearchableFiles among three (one searchable, one unknown, one not indexed): %v, %v", among, err)
+	}
+	if among, err := e.s.SearchableFiles(e.ctx, all, nil, nil, []string{}); err != nil || len(among) != 0 {
+		t.Fatalf("SearchableFiles among none: %v, %v", among, err)
 	}
 	maxSeq, count, changes, err := e.s.PassageStats(e.ctx, b.ID)
 	must(t, err, "PassageStats")
