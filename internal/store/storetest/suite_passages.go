@@ -150,8 +150,11 @@ func testPassages(t *testing.T, e *env) {
 	if len(ids) != 3 {
 		t.Fatalf("SearchableFiles: %v", ids)
 	}
-	if among, err := e.s.SearchableFiles(e.ctx, all, nil, nil, []string{ids[1], "file_unknown", g.ID}); err != nil || len(among) != 1 || among[0] != ids[1] {
-		t.Fatalf("SearchableFiles among three (one searchable, one unknown, one not indexed): %v, %v", among, err)
+	if among, err := e.s.SearchableFiles(e.ctx, all, nil, nil, []string{f.ID, "file_unknown", o.ID}); err != nil || len(among) != 1 || among[0] != f.ID {
+		t.Fatalf("SearchableFiles among three (the bot's, an unknown one, another bot's): %v, %v", among, err)
+	}
+	if among, err := e.s.SearchableFiles(e.ctx, all, map[string][]string{"lang": {"en"}}, nil, []string{f.ID, g.ID}); err != nil || len(among) != 1 || among[0] != f.ID {
+		t.Fatalf("SearchableFiles among two, tagged lang=en: %v, %v", among, err)
 	}
 	if among, err := e.s.SearchableFiles(e.ctx, all, nil, nil, []string{}); err != nil || len(among) != 0 {
 		t.Fatalf("SearchableFiles among none: %v, %v", among, err)
