@@ -313,15 +313,19 @@ func (s *Service) vectors(ctx context.Context, botID string) (*vectorIndex, erro
 		return nil, err
 	}
 	idx := s.vectorIndexOf(botID)
+	// changes only grows: an index loaded by a search that read the stats
+	// after this one is at least as current as this search needs (and
+	// loading from this search's older stats could take its newer
+	// passages for deleted ones).
 	idx.mu.RLock()
-	fresh := idx.loaded && idx.changes == changes
+	fresh := idx.loaded && idx.changes >= changes
 	idx.mu.RUnlock()
 	if fresh {
 		return idx, nil
 	}
 	idx.mu.Lock()
 	defer idx.mu.Unlock()
-	if idx.loaded && idx.changes == changes {
+	if idx.loaded && idx.changes >= changes {
 		return idx, nil // loaded by another search meanwhile
 	}
 	if idx.stale || count < idx.rows || maxSeq < idx.maxSeq {

@@ -1,7 +1,10 @@
 package indexing
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -74,5 +77,63 @@ func TestVectorsFollowTheDatabase(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// statsSpy serves the stats of old, when set, instead of the database's
+// (a search that read them before another loaded newer passages), and
+// counts the loads of a bot's vectors from its first passage.
+type statsSpy struct {
+	Store
+	old          *[3]int64 // maxSeq, count, changes
+	loadsFromTop int
+}
+
+func (s *statsSpy) PassageStats(ctx context.Context, botID string) (int64, int, int64, error) {
+	if s.old != nil {
+		return s.old[0], int(s.old[1]), s.old[2], nil
+	}
+	return s.Store.PassageStats(ctx, botID)
+}
+
+func (s *statsSpy) PassageVectors(ctx context.Context, botID string, afterSeq, upToSeq int64) ([]platform.Passage, error) {
+	if afterSeq == 0 {
+		s.loadsFromTop++
+	}
+	return s.Store.PassageVectors(ctx, botID, afterSeq, upToSeq)
+}
+
+// TestVectorsKeepANewerLoad: a search that read the bot's stats before
+// another search loaded passages stored since uses that newer index; it
+// does not take those passages for deleted ones and reload every vector.
+func TestVectorsKeepANewerLoad(t *testing.T) {
+	f := newFixture(t, "sqlite", 0)
+	spy := &statsSpy{Store: f.st}
+	svc := New(spy, f.blobs, platform.SystemClock{}, Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	storeText := func(key, text string) {
+		t.Helper()
+		file := f.upload(t, key, "text/markdown", []byte(key))
+		vecs, err := svc.emb.Embed(f.ctx, []string{text})
+		must(t, err)
+		must(t, f.st.CompleteIndexing(f.ctx, file.ID, file.Generation, "v2", []platform.Passage{{ID: platform.NewID("psg_"), FileID: file.ID,
+			BotID: f.bot.ID, Content: text, Type: platform.PassageChunk, Breadcrumb: []string{}, Vector: vecs[0]}}, time.Now()))
+	}
+	storeText("a.md", "walruses rest on the ice")
+	storeText("b.md", "penguins nest on rocks")
+	maxSeq, count, changes, err := f.st.PassageStats(f.ctx, f.bot.ID)
+	must(t, err)
+	_, err = svc.vectors(f.ctx, f.bot.ID)
+	must(t, err)
+	storeText("c.md", "volcanoes erupt lava")
+	idx, err := svc.vectors(f.ctx, f.bot.ID) // the newer passage, loaded
+	must(t, err)
+	if idx.rows != 3 || spy.loadsFromTop != 1 {
+		t.Fatalf("after a passage stored: %d rows, %d loads from the first passage", idx.rows, spy.loadsFromTop)
+	}
+	spy.old = &[3]int64{maxSeq, int64(count), changes}
+	idx, err = svc.vectors(f.ctx, f.bot.ID)
+	must(t, err)
+	if idx.rows != 3 || spy.loadsFromTop != 1 {
+		t.Fatalf("a search with older stats: %d rows, %d loads from the first passage (want 3 rows, no reload)", idx.rows, spy.loadsFromTop)
 	}
 }
